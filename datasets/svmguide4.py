@@ -1,0 +1,18 @@
+"""svmguide4 (SDCA seed paper, Table 1: 612 x 10, 6 classes; 300 train + 312 test rows).
+
+Download route only: the LIBSVM site's ``svmguide4`` + ``svmguide4.t`` (unscaled; scaled here to
+[-1, 1]). No copy ships in Debian or PyPI, so offline the table says "needs download".
+"""
+from .base import DatasetSpec, RemoteFile, load_libsvm
+
+SPEC = DatasetSpec(
+    name="svmguide4",
+    description="svmguide4 (LIBSVM guide)",
+    paper_shape=(612, 10, 6),
+    download=(
+        RemoteFile("https://www.csie.ntu.edu.tw/~cjlin/libsvmtools/datasets/multiclass/svmguide4", None, "svmguide4"),
+        RemoteFile("https://www.csie.ntu.edu.tw/~cjlin/libsvmtools/datasets/multiclass/svmguide4.t", None, "svmguide4.t"),
+    ),
+    parse_download=lambda paths: load_libsvm(paths, 10),
+    scale_download=True,
+)

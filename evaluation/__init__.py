@@ -1,0 +1,1 @@
+"""Evaluation protocols, one module per family (retrieval, ...)."""
