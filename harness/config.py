@@ -1,0 +1,44 @@
+"""Checks of a validated config that the JSON schema cannot express, and the cells it implies."""
+from __future__ import annotations
+
+from algorithms import make_learner
+from datasets import get_dataset
+
+from .experiment import param_grid
+
+
+class ConfigError(ValueError):
+    """A config that names something that does not exist; the message says what and where."""
+
+
+def check_config(config: dict) -> None:
+    """Raise :class:`ConfigError` for an unknown hyperparameter or an invalid value of one.
+
+    Runs when the workflow starts, before any job: every grid point of every method is built.
+    """
+    for exp in ("sdca_table2",):
+        if exp not in config:
+            continue
+        for method, mcfg in config[exp]["methods"].items():
+            for params in param_grid(mcfg):
+                try:
+                    make_learner(method, **params)
+                except (KeyError, TypeError) as err:
+                    raise ConfigError(f"config {exp}.methods.{method}: {err}") from None
+        for name in config[exp]["datasets"]:
+            get_dataset(name)
+
+
+def available_datasets(config: dict, experiment: str, route: str) -> tuple[list[str], list[str]]:
+    """(datasets that can run under ``route``, datasets that need another route)."""
+    names = config[experiment]["datasets"]
+    ok = [n for n in names if get_dataset(n).has_route(route)]
+    return ok, [n for n in names if n not in ok]
+
+
+def experiment_cells(config: dict, experiment: str, results: str, route: str) -> list[str]:
+    """Paths of the test-run CSVs of every (dataset, seed, method) cell that can run."""
+    ok, _ = available_datasets(config, experiment, route)
+    cfg = config[experiment]
+    return [f"{results}/{experiment}/runs/{d}/seed{s}/{m}/test.csv"
+            for d in ok for s in cfg["seeds"] for m in cfg["methods"]]

@@ -1,0 +1,102 @@
+"""One cell of an experiment: build a learner from its constraints, fit it, evaluate mAP.
+
+The learners learn from different kinds of constraints (``constraint_kind``); every one of them
+receives the same triplet set, converted explicitly:
+
+* "triplets": the index triplets as they are (OASIS, SDCA, Eucl);
+* "pairs": (a, p) as +1 and (a, n) as -1 for each triplet (LEGO, ITML);
+* "chunklets": connected components of the similar pairs (RCA);
+* "labels": the samples that occur in the triplets with their class labels (LMNN).
+"""
+from __future__ import annotations
+
+import itertools
+import time
+
+import numpy as np
+
+from algorithms import make_learner
+from datasets.constraints import triplets_to_chunklets, triplets_to_pairs
+from evaluation.retrieval import mean_average_precision
+
+
+def param_grid(method_cfg: dict) -> list[dict]:
+    """All hyperparameter combinations of a method's config: ``fixed`` merged with each point of
+    the Cartesian product of ``grid`` (in the config's order)."""
+    grid = method_cfg.get("grid", {}) or {}
+    fixed = method_cfg.get("fixed", {}) or {}
+    keys = list(grid)
+    return [{**fixed, **dict(zip(keys, vals))} for vals in itertools.product(*(grid[k] for k in keys))]
+
+
+def grid_labels(method_cfg: dict) -> list[str]:
+    """File-name labels of the grid points, e.g. "lam=0.005"; "default" when there is no grid."""
+    grid = method_cfg.get("grid", {}) or {}
+    if not grid:
+        return ["default"]
+    keys = list(grid)
+    return ["_".join(f"{k}={v}" for k, v in zip(keys, vals))
+            for vals in itertools.product(*(grid[k] for k in keys))]
+
+
+def params_for_label(method_cfg: dict, label: str) -> dict:
+    labels = grid_labels(method_cfg)
+    if label not in labels:
+        raise KeyError(f"unknown grid point {label!r}; expected one of {labels}")
+    return param_grid(method_cfg)[labels.index(label)]
+
+
+def learner_seed(seed: int) -> int:
+    from datasets.preprocess import rng
+
+    return int(rng(seed, "learner").integers(2**31 - 1))
+
+
+def fit_learner(name: str, params: dict, triplets: np.ndarray, X: np.ndarray, y: np.ndarray,
+                seed: int, verbose: bool = False):
+    """Fit learner ``name`` on index ``triplets`` into ``X`` (labels ``y`` only for LMNN).
+
+    Returns ``(model, timing)`` with timing = {"fit_wall_s", "fit_cpu_s"}; conversion of the
+    constraints is not timed.
+    """
+    model = make_learner(name, preprocessor=X, random_state=learner_seed(seed), verbose=verbose,
+                         **params)
+    kind = model.constraint_kind
+    if kind == "triplets":
+        args = (triplets,)
+    elif kind == "pairs":
+        args = triplets_to_pairs(triplets)
+    elif kind == "chunklets":
+        args = (X, triplets_to_chunklets(triplets, len(X)))
+    elif kind == "labels":
+        used = np.unique(triplets)
+        args = (X[used], y[used])
+    else:
+        raise ValueError(f"{name}: unknown constraint kind {kind!r}")
+    t0, c0 = time.perf_counter(), time.process_time()
+    model.fit(*args)
+    return model, {"fit_wall_s": time.perf_counter() - t0, "fit_cpu_s": time.process_time() - c0}
+
+
+def evaluate_map(model, X_query, y_query, X_db, y_db) -> dict:
+    """mAP of ``model`` with ``X_query`` as queries ranking the database ``X_db`` (relevance = same
+    class, full ranking). Returns {"mAP", "queries_without_relevant", "eval_wall_s"}."""
+    t0 = time.perf_counter()
+    value, missing = mean_average_precision(model.similarity_matrix, X_query, y_query, X_db, y_db)
+    return {"mAP": value, "queries_without_relevant": missing,
+            "eval_wall_s": time.perf_counter() - t0}
+
+
+def model_arrays(model) -> dict:
+    """The learned matrix (and SDCA's dual variables) for saving."""
+    out = {}
+    for attr in ("W_", "M_", "alpha_"):
+        if hasattr(model, attr):
+            out[attr.rstrip("_")] = np.asarray(getattr(model, attr))
+    return out
+
+
+def model_scalars(model) -> dict:
+    """Extra final numbers a learner records (SDCA's primal, dual and duality gaps)."""
+    names = ("primal_", "dual_", "duality_gap_", "duality_gap_last_")
+    return {n.rstrip("_"): float(getattr(model, n)) for n in names if hasattr(model, n)}

@@ -1,0 +1,98 @@
+"""Aggregate tidy run rows into the papers' tables (CSV, Markdown, LaTeX) with the paper's values.
+
+Statistics: mean and sample standard deviation (ddof = 1; 0 for a single seed) over seeds of the
+per-seed test mAP. ``diff`` = ours - paper.
+"""
+from __future__ import annotations
+
+import numpy as np
+import pandas as pd
+
+
+def collect(paths) -> pd.DataFrame:
+    """Concatenate tidy run CSVs."""
+    return pd.concat([pd.read_csv(p) for p in paths], ignore_index=True)
+
+
+def paper_values(paper_csv, paper: str, artifact: str, metric: str) -> pd.DataFrame:
+    ref = pd.read_csv(paper_csv)
+    ref = ref[(ref.paper == paper) & (ref.artifact == artifact) & (ref.metric == metric)]
+    return ref[["dataset", "method", "value"]].rename(columns={"method": "algorithm",
+                                                               "value": "paper"})
+
+
+def summarize(runs: pd.DataFrame, metric: str, methods: list[str], datasets: list[str],
+              unavailable: dict[str, str], paper: pd.DataFrame) -> pd.DataFrame:
+    """One row per (dataset, algorithm): mean, std, n_seeds, paper value, diff, mean fit time,
+    selected hyperparameters per seed, and a status ("ok" or why there is no number)."""
+    final = runs[runs.checkpoint == "final"]
+    vals = final[final.metric == metric]
+    agg = vals.groupby(["dataset", "algorithm"]).agg(
+        mean=("value", "mean"), std=("value", lambda v: v.std(ddof=1) if len(v) > 1 else 0.0),
+        n_seeds=("value", "size"),
+        selected=("params_label", lambda v: ";".join(v.astype(str))))
+    fit = final[final.metric == "fit_wall_s"].groupby(["dataset", "algorithm"]).value.mean()
+    agg["fit_wall_s"] = fit
+    rows = []
+    for d in datasets:
+        for m in methods:
+            if (d, m) in agg.index:
+                r = agg.loc[(d, m)].to_dict()
+                r["status"] = "ok"
+            else:
+                r = {"mean": np.nan, "std": np.nan, "n_seeds": 0, "selected": "",
+                     "fit_wall_s": np.nan, "status": unavailable.get(d, "missing")}
+            rows.append({"dataset": d, "algorithm": m, **r})
+    out = pd.DataFrame(rows).merge(paper, on=["dataset", "algorithm"], how="left")
+    out["diff"] = out["mean"] - out["paper"]
+    return out[["dataset", "algorithm", "mean", "std", "n_seeds", "paper", "diff", "fit_wall_s",
+                "selected", "status"]]
+
+
+def _cell(r, digits=4):
+    if r.status != "ok":
+        ours = r.status
+    else:
+        ours = f"{r['mean']:.{digits}f} ± {r['std']:.{digits}f}"
+    paper = "–" if pd.isna(r.paper) else f"{r.paper:.{digits}f}"
+    return ours, paper
+
+
+def wide(summary: pd.DataFrame, datasets: list[str], methods: list[str]) -> pd.DataFrame:
+    """Methods x datasets; two columns per dataset: ours (mean ± std) and the paper's value."""
+    cols = {}
+    s = summary.set_index(["dataset", "algorithm"])
+    for d in datasets:
+        ours, paper = [], []
+        for m in methods:
+            o, p = _cell(s.loc[(d, m)])
+            ours.append(o)
+            paper.append(p)
+        cols[(d, "ours")] = ours
+        cols[(d, "paper")] = paper
+    df = pd.DataFrame(cols, index=pd.Index(methods, name="method"))
+    return df
+
+
+def to_markdown(summary, datasets, methods, title, caption_lines) -> str:
+    w = wide(summary, datasets, methods)
+    flat = w.copy()
+    flat.columns = [f"{d} ({k})" for d, k in w.columns]
+    diff = summary.pivot(index="algorithm", columns="dataset", values="diff").reindex(
+        index=methods, columns=datasets)
+    times = summary.pivot(index="algorithm", columns="dataset", values="fit_wall_s").reindex(
+        index=methods, columns=datasets)
+    parts = [f"# {title}", "", *caption_lines, "", flat.to_markdown(), "",
+             "Difference, ours - paper (mAP):", "",
+             diff.map(lambda v: "–" if pd.isna(v) else f"{v:+.4f}").to_markdown(), "",
+             "Mean fit wall time per seed on the full training set (s):", "",
+             times.map(lambda v: "–" if pd.isna(v) else f"{v:.2f}").to_markdown(), ""]
+    return "\n".join(parts)
+
+
+def to_latex(summary, datasets, methods, caption: str) -> str:
+    w = wide(summary, datasets, methods)
+    w = w.map(lambda v: v.replace("±", r"$\pm$"))
+    body = w.to_latex(escape=False, multicolumn=True, multicolumn_format="c")
+    return ("\\begin{table}\n\\centering\n\\small\n" + body
+            + f"\\caption{{{caption}}}\n\\end{{table}}\n")

@@ -1,0 +1,18 @@
+"""Rule prepare_dataset: fetch (download or embedded route), parse, check, scale -> one .npz."""
+from pathlib import Path
+
+from datasets import get_dataset
+from datasets.base import load
+from harness.io import now, save_npz, start_log
+
+start_log(snakemake.log[0])
+name = snakemake.wildcards.dataset
+spec = get_dataset(name)
+print(f"[{now()}] {name}: {spec.description} via the {snakemake.params.route} route")
+d = load(spec, snakemake.params.route, Path(snakemake.params.cache_dir),
+         allow_unpinned=snakemake.params.allow_unpinned)
+for fname, sha in d["files"].items():
+    print(f"  {fname}: sha256 {sha}")
+print(f"  {d['X'].shape[0]} samples x {d['X'].shape[1]} features, {len(d['classes'])} classes")
+save_npz(snakemake.output[0], X=d["X"], y=d["y"], classes=d["classes"], route=d["route"],
+         files=[f"{k}:{v}" for k, v in d["files"].items()])
