@@ -108,7 +108,12 @@ def start_log(path) -> None:
 
     Path(path).parent.mkdir(parents=True, exist_ok=True)
     fh = open(path, "w", buffering=1)
-    atexit.register(fh.close)
     sys.stdout = _Tee(sys.__stdout__, fh)
     sys.stderr = _Tee(sys.__stderr__, fh)
+
+    def close():
+        sys.stdout, sys.stderr = sys.__stdout__, sys.__stderr__
+        fh.close()
+
+    atexit.register(close)
     warnings.simplefilter("default")

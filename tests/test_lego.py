@@ -1,0 +1,41 @@
+import numpy as np
+import pytest
+
+from algorithms import LEGO
+
+
+def test_one_step_matches_closed_form_and_sherman_morrison():
+    # two pairs: squared distances 1 (similar) and 9 (dissimilar); quantiles (0.5, 1) put the
+    # similar target at 5 and the dissimilar one at 9. One step on the first pair, z = (1, 0, 0):
+    # y_hat = 1, b = eta*5*1 - 1, y_bar = (b + sqrt(b^2 + 4 eta)) / (2 eta).
+    pairs = np.array([[[0.0, 0, 0], [1.0, 0, 0]], [[0.0, 0, 0], [3.0, 0, 0]]])
+    eta = 0.5
+    m = LEGO(eta=eta, target_quantiles=(0.5, 1.0), n_passes=0.5).fit(pairs, [1, -1])
+    b = eta * 5 - 1
+    ybar = (b + np.sqrt(b * b + 4 * eta)) / (2 * eta)
+    z = np.array([1.0, 0, 0])
+    assert z @ m.M_ @ z == pytest.approx(ybar, rel=1e-12)
+    c = eta * (ybar - 5)
+    np.testing.assert_allclose(np.linalg.inv(m.M_), np.eye(3) + c * np.outer(z, z), rtol=1e-12)
+
+
+def test_stays_positive_definite_and_symmetric():
+    rng = np.random.default_rng(0)
+    X = rng.normal(size=(60, 4))
+    pairs = rng.integers(60, size=(400, 2))
+    y = np.where(rng.random(400) < 0.5, 1, -1)
+    m = LEGO(eta=0.5, n_passes=3, preprocessor=X).fit(pairs, y)
+    assert np.array_equal(m.M_, m.M_.T)
+    assert np.linalg.eigvalsh(m.M_).min() > 0
+
+
+def test_duplicate_points_are_skipped_not_nan():
+    pairs = np.array([[[1.0, 2.0], [1.0, 2.0]], [[0.0, 0.0], [1.0, 1.0]]])
+    m = LEGO(eta=0.1).fit(pairs, [1, -1])
+    assert np.all(np.isfinite(m.M_))
+    assert m.trace_["utilization"][0] == 0.0
+
+
+def test_labels_are_checked():
+    with pytest.raises(ValueError, match="label"):
+        LEGO().fit(np.zeros((2, 2, 2)), [1, 0])

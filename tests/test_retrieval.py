@@ -1,0 +1,58 @@
+import numpy as np
+import pytest
+from sklearn.metrics import average_precision_score
+
+from evaluation.retrieval import average_precision_rows, mean_average_precision, retrieval_scores
+
+
+@pytest.mark.parametrize("seed", range(5))
+@pytest.mark.parametrize("levels", [None, 3])  # None: continuous scores; 3: many ties
+def test_map_equals_mean_of_sklearn_average_precision(seed, levels):
+    rng = np.random.default_rng(seed)
+    Xq, Xdb = rng.normal(size=(17, 4)), rng.normal(size=(40, 4))
+    yq, ydb = rng.integers(3, size=17), rng.integers(3, size=40)
+
+    def score(A, B):
+        S = A @ B.T
+        return np.round(S * levels) / levels if levels else S
+
+    ours, missing = mean_average_precision(score, Xq, yq, Xdb, ydb, batch_size=5)
+    S = score(Xq, Xdb)
+    ref = [average_precision_score(ydb == yq[i], S[i]) for i in range(17) if (ydb == yq[i]).any()]
+    assert missing == 17 - len(ref)
+    assert ours == pytest.approx(np.mean(ref), abs=1e-12)
+
+
+def test_all_tied_scores_give_the_base_rate():
+    rel = np.array([[True, False, False, True]])
+    assert average_precision_rows(np.zeros((1, 4)), rel)[0] == pytest.approx(0.5)
+    assert average_precision_score(rel[0], np.zeros(4)) == pytest.approx(0.5)
+
+
+def test_exclude_self_drops_the_query_from_its_own_ranking():
+    rng = np.random.default_rng(0)
+    X, y = rng.normal(size=(12, 3)), rng.integers(2, size=12)
+    out = retrieval_scores(lambda A, B: -np.square(A[:, None] - B[None]).sum(-1), X, y, X, y,
+                           exclude_self=True)
+    for i in range(12):
+        keep = np.arange(12) != i
+        S = -np.square(X[i] - X[keep]).sum(-1)
+        rel = y[keep] == y[i]
+        expected = average_precision_score(rel, S) if rel.any() else np.nan
+        np.testing.assert_allclose(out["ap"][i], expected, atol=1e-12)
+
+
+def test_precision_at_k_and_missing_relevant():
+    S = np.array([[3.0, 2.0, 1.0, 0.0]])
+    out = retrieval_scores(lambda A, B: S, np.zeros((1, 1)), np.array([1]), np.zeros((4, 1)),
+                           np.array([1, 0, 1, 1]), ks=(1, 2, 4))
+    assert [out["precision_at"][k][0] for k in (1, 2, 4)] == [1.0, 0.5, 0.75]
+    with pytest.raises(ValueError, match="no query has a relevant item"):
+        mean_average_precision(lambda A, B: S, np.zeros((1, 1)), np.array([5]), np.zeros((4, 1)),
+                               np.array([1, 0, 1, 1]))
+
+
+def test_nan_scores_are_rejected():
+    with pytest.raises(ValueError, match="NaN"):
+        mean_average_precision(lambda A, B: np.full((1, 2), np.nan), np.zeros((1, 1)),
+                               np.array([0]), np.zeros((2, 1)), np.array([0, 1]))
