@@ -1,0 +1,69 @@
+"""Shared API checks over every learner, and the metric-learn adapters."""
+import numpy as np
+import pytest
+
+from algorithms import ALGORITHMS, make_learner
+from datasets.base import DataError
+from datasets.constraints import sample_class_triplets
+from harness.experiment import fit_learner
+
+
+def blobs(seed=0, n=90, d=4, k=3):
+    rng = np.random.default_rng(seed)
+    y = np.repeat(np.arange(k), n // k)
+    X = rng.normal(size=(n, d)) + 3 * np.eye(k, d)[y]
+    return X, y
+
+
+@pytest.mark.parametrize("name", sorted(ALGORITHMS))
+def test_every_learner_learns_from_triplets_and_scores_consistently(name):
+    X, y = blobs()
+    t = sample_class_triplets(y, 600, np.random.default_rng(0))
+    params = {"max_iter": 30} if name in ("ITML", "LMNN") else {}
+    model, timing = fit_learner(name, params, t, X, y, seed=0)
+    assert timing["fit_wall_s"] >= 0
+    dec = model.decision_function(t)
+    assert dec.shape == (600,) and np.all(np.isfinite(dec))
+    np.testing.assert_array_equal(model.predict(t), np.where(dec > 0, 1, -1))
+    assert model.score(t) == pytest.approx(np.mean(dec > 0))
+    assert model.score(t) > 0.8                        # well-separated blobs
+    S = model.similarity_matrix(X[:5], X)
+    pairs = np.column_stack([np.repeat(np.arange(5), len(X)), np.tile(np.arange(len(X)), 5)])
+    np.testing.assert_allclose(S.ravel(), model.pair_score(X[pairs]), rtol=1e-9, atol=1e-9)
+    if hasattr(model, "M_"):
+        assert np.linalg.eigvalsh((model.M_ + model.M_.T) / 2).min() > -1e-8
+        L = model.components()
+        np.testing.assert_allclose(L.T @ L, (model.M_ + model.M_.T) / 2, atol=1e-8)
+
+
+def test_unknown_algorithm_and_hyperparameter_are_named():
+    with pytest.raises(KeyError, match="unknown algorithm 'OASYS'"):
+        make_learner("OASYS")
+    with pytest.raises(KeyError, match=r"SDCA has no hyperparameter\(s\) \['lambda'\]"):
+        make_learner("SDCA", **{"lambda": 0.1})
+
+
+def test_bad_constraint_input_is_named():
+    m = make_learner("OASIS")
+    with pytest.raises(DataError, match="need preprocessor"):
+        m.fit(np.zeros((3, 3), dtype=int))
+    with pytest.raises(DataError, match="NaN"):
+        m.fit(np.full((2, 3, 2), np.nan))
+    with pytest.raises(DataError, match="zero usable triplets"):
+        m.fit(np.zeros((0, 3, 2)))
+
+
+def test_rca_ignores_a_constant_feature():
+    X, y = blobs()
+    X = np.column_stack([X, np.full(len(X), 9.0)])
+    t = sample_class_triplets(y, 300, np.random.default_rng(1))
+    model, _ = fit_learner("RCA", {}, t, X, y, seed=0)
+    assert np.all(np.isfinite(model.M_))
+    np.testing.assert_array_equal(model.M_[-1], 0.0)
+
+
+def test_lmnn_subsamples_to_max_points():
+    X, y = blobs(n=120)
+    t = sample_class_triplets(y, 500, np.random.default_rng(0))
+    model, _ = fit_learner("LMNN", {"max_points": 30, "max_iter": 10}, t, X, y, seed=0)
+    assert model.n_points_ == 30

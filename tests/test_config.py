@@ -1,0 +1,62 @@
+"""Config errors are caught before any job runs, with the offending name in the message."""
+import copy
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+import yaml
+from snakemake.utils import validate
+
+from harness.config import ConfigError, check_config
+
+ROOT = Path(__file__).resolve().parents[1]
+SCHEMA = ROOT / "workflow/schemas/config.schema.yaml"
+
+
+def default():
+    return yaml.safe_load((ROOT / "config/default.yaml").read_text())
+
+
+@pytest.mark.parametrize("name", ["default", "paper", "ci"])
+def test_shipped_configs_are_valid(name):
+    cfg = yaml.safe_load((ROOT / f"config/{name}.yaml").read_text())
+    validate(cfg, str(SCHEMA))
+    check_config(cfg)
+
+
+@pytest.mark.parametrize("mutate, needle", [
+    (lambda c: c["sdca_table2"].update(seedz=[0]), "seedz"),
+    (lambda c: c["data"].update(rout="download"), "rout"),
+    (lambda c: c["sdca_table2"]["datasets"].append("vehicel"), "vehicel"),
+    (lambda c: c["sdca_table2"]["methods"].update(OASYS={}), "OASYS"),
+    (lambda c: c["data"].update(route="internet"), "internet"),
+])
+def test_schema_rejects_misspelled_keys_and_unknown_names(mutate, needle):
+    cfg = default()
+    mutate(cfg)
+    with pytest.raises(Exception, match=needle):
+        validate(cfg, str(SCHEMA))
+
+
+def test_unknown_hyperparameter_is_named_with_its_place():
+    cfg = default()
+    cfg["sdca_table2"]["methods"]["SDCA"]["grid"] = {"lamda": [0.1]}
+    with pytest.raises(ConfigError, match=r"sdca_table2.methods.SDCA: .*lamda"):
+        check_config(cfg)
+
+
+def test_dry_run_shows_the_plan_and_a_bad_config_stops_it(tmp_path):
+    snakemake = [sys.executable, "-m", "snakemake"]
+    out = subprocess.run(snakemake + ["-n", "table_sdca_2"], cwd=ROOT, capture_output=True,
+                         text=True, timeout=300)
+    assert out.returncode == 0, out.stderr
+    assert "table_sdca_2" in out.stdout and "validate" in out.stdout
+    bad = default()
+    bad["sdca_table2"]["n_triplet"] = 5
+    path = tmp_path / "bad.yaml"
+    path.write_text(yaml.safe_dump(bad))
+    out = subprocess.run(snakemake + ["-n", "table_sdca_2", "--configfile", str(path)], cwd=ROOT,
+                         capture_output=True, text=True, timeout=300)
+    assert out.returncode != 0
+    assert "n_triplet" in out.stdout + out.stderr

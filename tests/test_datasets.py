@@ -1,0 +1,124 @@
+import functools
+import hashlib
+import http.server
+import shutil
+import threading
+from pathlib import Path
+
+import numpy as np
+import pandas as pd
+import pytest
+
+import datasets
+from datasets.base import (ChecksumError, DataError, DatasetSpec, DataUnavailable, EmbeddedFile,
+                           RemoteFile, fetch_download, fetch_embedded, load)
+from datasets.preprocess import check_features, make_split, minmax_scale, rng, split_per_class
+
+ROOT = Path(__file__).resolve().parents[1]
+
+
+def test_unknown_dataset_is_named():
+    with pytest.raises(DataError, match="unknown dataset 'vehicel'.*vehicle"):
+        datasets.get_dataset("vehicel")
+
+
+def test_nan_features_are_reported_with_position():
+    X = np.ones((4, 3))
+    X[2, 1] = np.nan
+    with pytest.raises(DataError, match="1 NaN/inf feature values.*row 2, column 1"):
+        check_features(X, "toy")
+
+
+def test_minmax_scaling_like_svm_scale():
+    X = np.array([[0.0, 5.0, 2.0], [10.0, 5.0, 4.0], [5.0, 5.0, 3.0]])
+    S = minmax_scale(X)
+    np.testing.assert_allclose(S, [[-1, 0, -1], [1, 0, 1], [0, 0, 0]])
+
+
+def test_split_is_per_class_disjoint_and_seeded():
+    y = np.repeat(np.arange(3), [10, 20, 7])
+    s = make_split(y, seed=4)
+    assert set(s["train"]).isdisjoint(s["test"])
+    assert len(s["train"]) + len(s["test"]) == len(y)
+    for c, n in zip(range(3), [10, 20, 7]):
+        assert np.sum(y[s["train"]] == c) == round(0.7 * n)
+    assert set(s["fit"]) | set(s["val"]) == set(s["train"])
+    np.testing.assert_array_equal(s["test"], make_split(y, seed=4)["test"])
+    assert not np.array_equal(s["test"], make_split(y, seed=5)["test"])
+
+
+def test_class_with_one_sample_is_a_clear_error():
+    with pytest.raises(DataError, match="class 2 has 1 sample"):
+        split_per_class(np.array([0, 0, 1, 1, 2]), 0.7, rng(0, "split"))
+
+
+def _serve(folder):
+    handler = functools.partial(http.server.SimpleHTTPRequestHandler, directory=str(folder))
+    server = http.server.ThreadingHTTPServer(("127.0.0.1", 0), handler)
+    threading.Thread(target=server.serve_forever, daemon=True).start()
+    return server
+
+
+def _toy_spec(url, sha):
+    return DatasetSpec(name="toy", description="toy", paper_shape=(3, 2, 2),
+                       download=(RemoteFile(url, sha, "toy.svm"),),
+                       parse_download=lambda p: datasets.base.load_libsvm(p, 2),
+                       scale_download=False)
+
+
+def test_download_verifies_checksum_and_rejects_a_truncated_file(tmp_path):
+    content = b"1 1:0.5 2:-1\n2 1:1 2:0.25\n1 1:-1 2:1\n"
+    sha = hashlib.sha256(content).hexdigest()
+    served = tmp_path / "served"
+    served.mkdir()
+    (served / "good.svm").write_bytes(content)
+    (served / "bad.svm").write_bytes(content[:-9])   # truncated
+    server = _serve(served)
+    base = f"http://127.0.0.1:{server.server_address[1]}/"
+    try:
+        cache = tmp_path / "cache"
+        with pytest.raises(ChecksumError, match="checksum mismatch"):
+            fetch_download(_toy_spec(base + "bad.svm", sha), cache)
+        assert not (cache / "download" / "toy" / "toy.svm").exists()   # nothing bad kept
+        d = load(_toy_spec(base + "good.svm", sha), "download", cache)
+        np.testing.assert_allclose(d["X"], [[0.5, -1], [1, 0.25], [-1, 1]])
+        assert d["files"] == {"toy.svm": sha}
+        with pytest.raises(DataUnavailable, match="no pinned sha256"):
+            fetch_download(_toy_spec(base + "good.svm", None), tmp_path / "other")
+    finally:
+        server.shutdown()
+
+
+def test_embedded_copy_with_wrong_checksum_is_rejected(tmp_path):
+    spec = DatasetSpec(name="toy", description="toy", paper_shape=(1, 1, 1), download=(),
+                       parse_download=None, scale_download=False,
+                       embedded=(EmbeddedFile("some-package", "usr/share/x.txt", "0" * 64),))
+    target = tmp_path / "embedded" / "some-package" / "usr/share/x.txt"
+    target.parent.mkdir(parents=True)
+    target.write_text("tampered")
+    with pytest.raises(ChecksumError, match="expected sha256 0000"):
+        fetch_embedded(spec, tmp_path)
+
+
+def test_dataset_without_embedded_copy_says_needs_download(tmp_path):
+    spec = datasets.get_dataset("svmguide4")
+    assert not spec.has_route("embedded")
+    with pytest.raises(DataUnavailable, match="needs a download"):
+        load(spec, "embedded", tmp_path)
+
+
+@pytest.mark.skipif(shutil.which("apt-get") is None, reason="the embedded route needs Debian's apt")
+@pytest.mark.parametrize("name", ["vehicle", "vowel", "segment", "letter"])
+def test_embedded_copies_match_the_papers_table(name):
+    spec = datasets.get_dataset(name)
+    d = load(spec, "embedded", ROOT / "data_cache")
+    n, dim, k = spec.paper_shape
+    assert d["X"].shape == (n, dim) and len(d["classes"]) == k
+    assert d["X"].min() == -1.0 and d["X"].max() == 1.0
+
+
+def test_paper_reference_is_the_shared_copy():
+    shared = ROOT.parent / "shared/reference/paper_results.csv"
+    if not shared.exists():
+        pytest.skip("../shared is not beside this checkout")
+    pd.testing.assert_frame_equal(pd.read_csv(shared), pd.read_csv(ROOT / "config/paper_results.csv"))
