@@ -10,7 +10,7 @@ from snakemake.utils import validate
 ROOT = Path(workflow.basedir).resolve()
 # The harness runs from its checkout: make its packages importable by every rule script, and keep
 # each job to one BLAS thread so that --cores N runs N independent cells in parallel.
-os.environ["PYTHONPATH"] = os.pathsep.join(filter(None, [str(ROOT), os.environ.get("PYTHONPATH")]))
+os.environ["PYTHONPATH"] = str(ROOT)
 for _var in ("OMP_NUM_THREADS", "OPENBLAS_NUM_THREADS", "MKL_NUM_THREADS"):
     os.environ[_var] = "1"
 sys.path.insert(0, str(ROOT))
@@ -38,6 +38,16 @@ wildcard_constraints:
     params=r"[^/]+",
     part=r"train|fit",
     experiment=r"[a-z0-9_]+",
+
+
+def validation_runs(wc):
+    from harness.experiment import grid_labels
+
+    labels = grid_labels(config[wc.experiment]["methods"][wc.method])
+    if len(labels) == 1:  # nothing to choose
+        return []
+    return [f"{RESULTS}/{wc.experiment}/runs/{wc.dataset}/seed{wc.seed}/{wc.method}/val/{p}.csv"
+            for p in labels]
 
 
 def record_run_start():

@@ -9,8 +9,9 @@ rule prepare_dataset:
         f"{LOGS}/prepare_dataset/{{dataset}}.log",
     params:
         route=ROUTE,
-        cache_dir=CACHE,
         allow_unpinned=config["data"]["allow_unpinned_downloads"],
+    conda:
+        "../../environment.yml"
     script:
         "../scripts/prepare_dataset.py"
 
@@ -22,6 +23,8 @@ rule split:
         f"{RESULTS}/{{experiment}}/splits/{{dataset}}/seed{{seed}}.npz",
     log:
         f"{LOGS}/{{experiment}}/split/{{dataset}}_seed{{seed}}.log",
+    conda:
+        "../../environment.yml"
     script:
         "../scripts/split.py"
 
@@ -34,5 +37,7 @@ rule sample_triplets:
         f"{RESULTS}/{{experiment}}/constraints/{{dataset}}/seed{{seed}}/triplets_{{part}}.npz",
     log:
         f"{LOGS}/{{experiment}}/constraints/{{dataset}}_seed{{seed}}_{{part}}.log",
+    conda:
+        "../../environment.yml"
     script:
         "../scripts/sample_triplets.py"

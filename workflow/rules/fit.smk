@@ -2,16 +2,6 @@
 # the full training set and evaluated on the test split. One tidy CSV per run.
 
 
-def validation_runs(wc):
-    from harness.experiment import grid_labels
-
-    labels = grid_labels(config[wc.experiment]["methods"][wc.method])
-    if len(labels) == 1:  # nothing to choose
-        return []
-    return [f"{RESULTS}/{wc.experiment}/runs/{wc.dataset}/seed{wc.seed}/{wc.method}/val/{p}.csv"
-            for p in labels]
-
-
 rule validate:
     input:
         data=f"{CACHE}/prepared/{{dataset}}_{ROUTE}.npz",
@@ -25,6 +15,8 @@ rule validate:
         f"{RESULTS}/{{experiment}}/benchmarks/validate/{{dataset}}_seed{{seed}}_{{method}}_{{params}}.tsv"
     params:
         stage="val",
+    conda:
+        "../../environment.yml"
     script:
         "../scripts/fit_evaluate.py"
 
@@ -44,5 +36,7 @@ rule test:
         f"{RESULTS}/{{experiment}}/benchmarks/test/{{dataset}}_seed{{seed}}_{{method}}.tsv"
     params:
         stage="test",
+    conda:
+        "../../environment.yml"
     script:
         "../scripts/fit_evaluate.py"

@@ -15,6 +15,8 @@ rule table_sdca_2:
         f"{LOGS}/tables/sdca_table2.log",
     params:
         paper_results=str(PAPER_RESULTS),
+    conda:
+        "../../environment.yml"
     script:
         "../scripts/table_sdca_2.py"
 
@@ -32,5 +34,7 @@ rule regression_check:
         f"{RESULTS}/regression_report.txt",
     log:
         f"{LOGS}/regression_check.log",
+    conda:
+        "../../environment.yml"
     script:
         "../scripts/regression_check.py"

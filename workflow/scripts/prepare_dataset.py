@@ -9,7 +9,8 @@ start_log(snakemake.log[0])
 name = snakemake.wildcards.dataset
 spec = get_dataset(name)
 print(f"[{now()}] {name}: {spec.description} via the {snakemake.params.route} route")
-d = load(spec, snakemake.params.route, Path(snakemake.params.cache_dir),
+cache_dir = Path(snakemake.output[0]).parent.parent  # {cache_dir}/prepared/<file>
+d = load(spec, snakemake.params.route, cache_dir,
          allow_unpinned=snakemake.params.allow_unpinned)
 for fname, sha in d["files"].items():
     print(f"  {fname}: sha256 {sha}")
