@@ -13,6 +13,8 @@ from __future__ import annotations
 import metric_learn
 import numpy as np
 
+from ._compat import quiet_metric_learn
+
 from .base import BaseLearner, MahalanobisMixin
 
 
@@ -35,7 +37,8 @@ class ITML(MahalanobisMixin, BaseLearner):
         model = metric_learn.ITML(gamma=self.gamma, max_iter=self.max_iter, tol=self.tol,
                                   prior="identity", verbose=self.verbose,
                                   random_state=self.random_state)
-        model.fit(np.stack([X[idx[:, 0]], X[idx[:, 1]]], axis=1), np.asarray(y))
+        with quiet_metric_learn():
+            model.fit(np.stack([X[idx[:, 0]], X[idx[:, 1]]], axis=1), np.asarray(y))
         self.M_ = model.get_mahalanobis_matrix()
         self.n_iter_ = getattr(model, "n_iter_", None)
         return self

@@ -11,6 +11,8 @@ from __future__ import annotations
 import metric_learn
 import numpy as np
 
+from ._compat import quiet_metric_learn
+
 from datasets.preprocess import check_features
 
 from .base import BaseLearner, MahalanobisMixin
@@ -43,7 +45,8 @@ class LMNN(MahalanobisMixin, BaseLearner):
         model = metric_learn.LMNN(n_neighbors=self.k, regularization=self.regularization,
                                   learn_rate=self.learn_rate, max_iter=self.max_iter,
                                   verbose=self.verbose, random_state=self.random_state)
-        model.fit(X, y)
+        with quiet_metric_learn():
+            model.fit(X, y)
         self.M_ = model.get_mahalanobis_matrix()
         self.n_points_ = len(X)
         return self

@@ -16,6 +16,8 @@ from __future__ import annotations
 import metric_learn
 import numpy as np
 
+from ._compat import quiet_metric_learn
+
 from .base import BaseLearner, MahalanobisMixin
 
 
@@ -36,7 +38,8 @@ class RCA(MahalanobisMixin, BaseLearner):
             raise ValueError("RCA needs at least one chunklet (no sample is in a similar pair)")
         keep = np.ptp(X, axis=0) > 0
         model = metric_learn.RCA()
-        model.fit(X[:, keep], chunks)
+        with quiet_metric_learn():
+            model.fit(X[:, keep], chunks)
         self.M_ = np.zeros((X.shape[1], X.shape[1]))
         self.M_[np.ix_(keep, keep)] = model.get_mahalanobis_matrix()
         if not np.all(np.isfinite(self.M_)):

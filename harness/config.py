@@ -37,8 +37,8 @@ def available_datasets(config: dict, experiment: str, route: str) -> tuple[list[
 
 
 def experiment_cells(config: dict, experiment: str, results: str, route: str) -> list[str]:
-    """Paths of the test-run CSVs of every (dataset, seed, method) cell that can run."""
+    """Paths of the run CSVs of every (dataset, seed, method) cell that can run."""
     ok, _ = available_datasets(config, experiment, route)
     cfg = config[experiment]
-    return [f"{results}/{experiment}/runs/{d}/seed{s}/{m}/test.csv"
+    return [f"{results}/{experiment}/runs/{d}/seed{s}/{m}.csv"
             for d in ok for s in cfg["seeds"] for m in cfg["methods"]]

@@ -11,9 +11,11 @@ receives the same triplet set, converted explicitly:
 from __future__ import annotations
 
 import itertools
+import json
 import time
 
 import numpy as np
+import pandas as pd
 
 from algorithms import make_learner
 from datasets.constraints import triplets_to_chunklets, triplets_to_pairs
@@ -100,3 +102,56 @@ def model_scalars(model) -> dict:
     """Extra final numbers a learner records (SDCA's primal, dual and duality gaps)."""
     names = ("primal_", "dual_", "duality_gap_", "duality_gap_last_")
     return {n.rstrip("_"): float(getattr(model, n)) for n in names if hasattr(model, n)}
+
+
+def _rows(base: dict, model, timing: dict, ev: dict) -> list[dict]:
+    """Tidy rows of one fit: final metrics, then the training trace at its checkpoints."""
+    final = {"mAP": ev["mAP"], "queries_without_relevant": ev["queries_without_relevant"],
+             **timing, "eval_wall_s": ev["eval_wall_s"], **model_scalars(model)}
+    rows = [{**base, "checkpoint": "final", "metric": k, "value": v} for k, v in final.items()]
+    trace = getattr(model, "trace_", None) or {}
+    for i, step in enumerate(trace.get("step", [])):
+        rows += [{**base, "checkpoint": str(step), "metric": k, "value": trace[k][i]}
+                 for k in trace if k != "step"]
+    return rows
+
+
+def run_cell(method: str, method_cfg: dict, X: np.ndarray, y: np.ndarray, split: dict,
+             triplets_fit: np.ndarray, triplets_train: np.ndarray, seed: int, base: dict,
+             log=print):
+    """Validation, selection, refit and test of one (dataset, seed, method) cell.
+
+    With more than one grid point, each is fitted on ``split["fit"]`` (with ``triplets_fit``) and
+    scored by mAP with ``split["val"]`` as queries and the fit part as database; the best (first
+    in grid order on ties) is refitted on ``split["train"]`` (with ``triplets_train``) and scored
+    with ``split["test"]`` as queries and the training set as database: unseen queries rank the
+    collection the metric was learned on, the retrieval protocol of the OASIS and SDCA papers.
+
+    Returns ``(rows, model)``: tidy rows (stage "val" and "test") and the final fitted model.
+    """
+    labels = grid_labels(method_cfg)
+    rows = []
+
+    def one(label, fit_part, query_part, triplets, stage):
+        params = params_for_label(method_cfg, label)
+        Xf, yf = X[split[fit_part]], y[split[fit_part]]
+        model, timing = fit_learner(method, params, triplets, Xf, yf, seed)
+        ev = evaluate_map(model, X[split[query_part]], y[split[query_part]], Xf, yf)
+        log(f"  {stage} {label}: fit {timing['fit_wall_s']:.2f} s, mAP {ev['mAP']:.4f}")
+        info = {**base, "n_triplets": len(triplets), "stage": stage, "params_label": label,
+                "params": json.dumps(params, sort_keys=True)}
+        rows.extend(_rows(info, model, timing, ev))
+        return model, ev["mAP"]
+
+    if len(labels) > 1:
+        scores = [one(label, "fit", "val", triplets_fit, "val")[1] for label in labels]
+        best = labels[int(np.argmax(scores))]
+    else:
+        best = labels[0]
+    model, _ = one(best, "train", "test", triplets_train, "test")
+    return rows, model
+
+
+def test_rows(runs: pd.DataFrame) -> pd.DataFrame:
+    """The final test-stage rows of collected runs."""
+    return runs[(runs.stage == "test") & (runs.checkpoint == "final")]

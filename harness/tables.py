@@ -25,7 +25,9 @@ def summarize(runs: pd.DataFrame, metric: str, methods: list[str], datasets: lis
               unavailable: dict[str, str], paper: pd.DataFrame) -> pd.DataFrame:
     """One row per (dataset, algorithm): mean, std, n_seeds, paper value, diff, mean fit time,
     selected hyperparameters per seed, and a status ("ok" or why there is no number)."""
-    final = runs[runs.checkpoint == "final"]
+    from .experiment import test_rows
+
+    final = test_rows(runs)
     vals = final[final.metric == metric]
     agg = vals.groupby(["dataset", "algorithm"]).agg(
         mean=("value", "mean"), std=("value", lambda v: v.std(ddof=1) if len(v) > 1 else 0.0),

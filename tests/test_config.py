@@ -51,7 +51,7 @@ def test_dry_run_shows_the_plan_and_a_bad_config_stops_it(tmp_path):
     out = subprocess.run(snakemake + ["-n", "table_sdca_2"], cwd=ROOT, capture_output=True,
                          text=True, timeout=300)
     assert out.returncode == 0, out.stderr
-    assert "table_sdca_2" in out.stdout and "validate" in out.stdout
+    assert "table_sdca_2" in out.stdout and "fit_evaluate" in out.stdout
     bad = default()
     bad["sdca_table2"]["n_triplet"] = 5
     path = tmp_path / "bad.yaml"

@@ -35,19 +35,7 @@ wildcard_constraints:
     dataset=r"[a-z0-9_]+",
     seed=r"\d+",
     method=r"[A-Za-z0-9_]+",
-    params=r"[^/]+",
-    part=r"train|fit",
     experiment=r"[a-z0-9_]+",
-
-
-def validation_runs(wc):
-    from harness.experiment import grid_labels
-
-    labels = grid_labels(config[wc.experiment]["methods"][wc.method])
-    if len(labels) == 1:  # nothing to choose
-        return []
-    return [f"{RESULTS}/{wc.experiment}/runs/{wc.dataset}/seed{wc.seed}/{wc.method}/val/{p}.csv"
-            for p in labels]
 
 
 def record_run_start():

@@ -34,9 +34,10 @@ rule sample_triplets:
         data=f"{CACHE}/prepared/{{dataset}}_{ROUTE}.npz",
         split=f"{RESULTS}/{{experiment}}/splits/{{dataset}}/seed{{seed}}.npz",
     output:
-        f"{RESULTS}/{{experiment}}/constraints/{{dataset}}/seed{{seed}}/triplets_{{part}}.npz",
+        train=f"{RESULTS}/{{experiment}}/constraints/{{dataset}}/seed{{seed}}/triplets_train.npz",
+        fit=f"{RESULTS}/{{experiment}}/constraints/{{dataset}}/seed{{seed}}/triplets_fit.npz",
     log:
-        f"{LOGS}/{{experiment}}/constraints/{{dataset}}_seed{{seed}}_{{part}}.log",
+        f"{LOGS}/{{experiment}}/constraints/{{dataset}}_seed{{seed}}.log",
     conda:
         "../../environment.yml"
     script:

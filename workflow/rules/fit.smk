@@ -1,41 +1,21 @@
-# fit + evaluate: every grid point on the validation split, then the selected point refitted on
-# the full training set and evaluated on the test split. One tidy CSV per run.
+# fit + evaluate, one job per cell (experiment, dataset, seed, method): every grid point fitted on
+# the fit part and scored on the validation part, the best refitted on the full training set and
+# scored on the test set. One tidy CSV per cell (validation and test rows), and the final model.
 
 
-rule validate:
+rule fit_evaluate:
     input:
         data=f"{CACHE}/prepared/{{dataset}}_{ROUTE}.npz",
         split=f"{RESULTS}/{{experiment}}/splits/{{dataset}}/seed{{seed}}.npz",
-        triplets=f"{RESULTS}/{{experiment}}/constraints/{{dataset}}/seed{{seed}}/triplets_fit.npz",
+        triplets_fit=f"{RESULTS}/{{experiment}}/constraints/{{dataset}}/seed{{seed}}/triplets_fit.npz",
+        triplets_train=f"{RESULTS}/{{experiment}}/constraints/{{dataset}}/seed{{seed}}/triplets_train.npz",
     output:
-        f"{RESULTS}/{{experiment}}/runs/{{dataset}}/seed{{seed}}/{{method}}/val/{{params}}.csv",
+        rows=f"{RESULTS}/{{experiment}}/runs/{{dataset}}/seed{{seed}}/{{method}}.csv",
+        model=f"{RESULTS}/{{experiment}}/runs/{{dataset}}/seed{{seed}}/{{method}}.npz",
     log:
-        f"{LOGS}/{{experiment}}/validate/{{dataset}}_seed{{seed}}_{{method}}_{{params}}.log",
+        f"{LOGS}/{{experiment}}/fit_evaluate/{{dataset}}_seed{{seed}}_{{method}}.log",
     benchmark:
-        f"{RESULTS}/{{experiment}}/benchmarks/validate/{{dataset}}_seed{{seed}}_{{method}}_{{params}}.tsv"
-    params:
-        stage="val",
-    conda:
-        "../../environment.yml"
-    script:
-        "../scripts/fit_evaluate.py"
-
-
-rule test:
-    input:
-        data=f"{CACHE}/prepared/{{dataset}}_{ROUTE}.npz",
-        split=f"{RESULTS}/{{experiment}}/splits/{{dataset}}/seed{{seed}}.npz",
-        triplets=f"{RESULTS}/{{experiment}}/constraints/{{dataset}}/seed{{seed}}/triplets_train.npz",
-        validation=validation_runs,
-    output:
-        rows=f"{RESULTS}/{{experiment}}/runs/{{dataset}}/seed{{seed}}/{{method}}/test.csv",
-        model=f"{RESULTS}/{{experiment}}/runs/{{dataset}}/seed{{seed}}/{{method}}/model.npz",
-    log:
-        f"{LOGS}/{{experiment}}/test/{{dataset}}_seed{{seed}}_{{method}}.log",
-    benchmark:
-        f"{RESULTS}/{{experiment}}/benchmarks/test/{{dataset}}_seed{{seed}}_{{method}}.tsv"
-    params:
-        stage="test",
+        f"{RESULTS}/{{experiment}}/benchmarks/{{dataset}}_seed{{seed}}_{{method}}.tsv"
     conda:
         "../../environment.yml"
     script:

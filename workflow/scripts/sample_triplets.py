@@ -1,5 +1,6 @@
-"""Rule sample_triplets: class-based random triplets on the training part ('train') or on the
-fit part of the validation split ('fit'); saved as indices into that part, with the seed."""
+"""Rule sample_triplets: class-based random triplets on the training part ('train', for the final
+fit) and on the fit part of the validation split ('fit', for hyperparameter selection); each saved
+as indices into its part, with the seed and the random stream that drew it."""
 import numpy as np
 
 from datasets.constraints import check_triplets, sample_class_triplets
@@ -8,11 +9,13 @@ from harness.io import save_npz, start_log
 
 start_log(snakemake.log[0])
 wc = snakemake.wildcards
-cfg = snakemake.config[wc.experiment]
-seed, part = int(wc.seed), wc.part
-y = np.load(snakemake.input.data)["y"][np.load(snakemake.input.split)[part]]
-purpose = f"constraints_{part}"
-t = check_triplets(sample_class_triplets(y, cfg["n_triplets"], rng(seed, purpose)), y)
-print(f"{len(t)} triplets on {len(y)} '{part}' samples, seed {seed} (stream {PURPOSES[purpose]})")
-save_npz(snakemake.output[0], triplets=t, seed=seed, purpose=purpose, sampler="class_random",
-         indices_into=part)
+n = snakemake.config[wc.experiment]["n_triplets"]
+seed = int(wc.seed)
+labels, split = np.load(snakemake.input.data)["y"], np.load(snakemake.input.split)
+for part in ("train", "fit"):
+    y = labels[split[part]]
+    purpose = f"constraints_{part}"
+    t = check_triplets(sample_class_triplets(y, n, rng(seed, purpose)), y)
+    print(f"{len(t)} triplets on {len(y)} '{part}' samples, seed {seed} (stream {PURPOSES[purpose]})")
+    save_npz(snakemake.output[part], triplets=t, seed=seed, purpose=purpose,
+             sampler="class_random", indices_into=part)

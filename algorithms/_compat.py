@@ -1,0 +1,12 @@
+"""metric-learn 0.7.0 with scikit-learn 1.7: silence its known, harmless deprecation warning."""
+import contextlib
+import warnings
+
+
+@contextlib.contextmanager
+def quiet_metric_learn():
+    """Hide scikit-learn's FutureWarning about metric-learn's use of ``force_all_finite``
+    (renamed ``ensure_all_finite`` in scikit-learn 1.6); every other warning still shows."""
+    with warnings.catch_warnings():
+        warnings.filterwarnings("ignore", message=".*force_all_finite.*", category=FutureWarning)
+        yield
