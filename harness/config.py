@@ -4,7 +4,7 @@ from __future__ import annotations
 from algorithms import make_learner
 from datasets import get_dataset
 
-from .experiment import param_grid
+from .experiment import algorithm_of, param_grid
 
 
 class ConfigError(ValueError):
@@ -12,7 +12,7 @@ class ConfigError(ValueError):
 
 
 def check_config(config: dict) -> None:
-    """Raise :class:`ConfigError` for an unknown hyperparameter or an invalid value of one.
+    """Raise :class:`ConfigError` for an unknown method or hyperparameter.
 
     Runs when the workflow starts, before any job: every grid point of every method is built.
     """
@@ -22,7 +22,7 @@ def check_config(config: dict) -> None:
         for method, mcfg in config[exp]["methods"].items():
             for params in param_grid(mcfg):
                 try:
-                    make_learner(method, **params)
+                    make_learner(algorithm_of(method, mcfg), **params)
                 except (KeyError, TypeError) as err:
                     raise ConfigError(f"config {exp}.methods.{method}: {err}") from None
         for name in config[exp]["datasets"]:

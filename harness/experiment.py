@@ -22,6 +22,12 @@ from datasets.constraints import triplets_to_chunklets, triplets_to_pairs
 from evaluation.retrieval import mean_average_precision
 
 
+def algorithm_of(method: str, method_cfg: dict) -> str:
+    """The learner behind a table row: ``method_cfg["algorithm"]`` if given, else the row's name
+    (so a table can hold variants, e.g. a row "SDCA-random" with algorithm SDCA)."""
+    return method_cfg.get("algorithm", method)
+
+
 def param_grid(method_cfg: dict) -> list[dict]:
     """All hyperparameter combinations of a method's config: ``fixed`` merged with each point of
     the Cartesian product of ``grid`` (in the config's order)."""
@@ -135,7 +141,8 @@ def run_cell(method: str, method_cfg: dict, X: np.ndarray, y: np.ndarray, split:
     def one(label, fit_part, query_part, triplets, stage):
         params = params_for_label(method_cfg, label)
         Xf, yf = X[split[fit_part]], y[split[fit_part]]
-        model, timing = fit_learner(method, params, triplets, Xf, yf, seed)
+        model, timing = fit_learner(algorithm_of(method, method_cfg), params, triplets, Xf, yf,
+                                    seed)
         ev = evaluate_map(model, X[split[query_part]], y[split[query_part]], Xf, yf)
         log(f"  {stage} {label}: fit {timing['fit_wall_s']:.2f} s, mAP {ev['mAP']:.4f}")
         info = {**base, "n_triplets": len(triplets), "stage": stage, "params_label": label,

@@ -29,7 +29,7 @@ def test_shipped_configs_are_valid(name):
     (lambda c: c["sdca_table2"].update(seedz=[0]), "seedz"),
     (lambda c: c["data"].update(rout="download"), "rout"),
     (lambda c: c["sdca_table2"]["datasets"].append("vehicel"), "vehicel"),
-    (lambda c: c["sdca_table2"]["methods"].update(OASYS={}), "OASYS"),
+    (lambda c: c["sdca_table2"]["methods"].update(SDCA2={"algorithm": "SDCB"}), "SDCB"),
     (lambda c: c["data"].update(route="internet"), "internet"),
 ])
 def test_schema_rejects_misspelled_keys_and_unknown_names(mutate, needle):
@@ -37,6 +37,20 @@ def test_schema_rejects_misspelled_keys_and_unknown_names(mutate, needle):
     mutate(cfg)
     with pytest.raises(Exception, match=needle):
         validate(cfg, str(SCHEMA))
+
+
+def test_unknown_method_is_named():
+    cfg = default()
+    cfg["sdca_table2"]["methods"]["OASYS"] = {}
+    with pytest.raises(ConfigError, match=r"sdca_table2.methods.OASYS: .*unknown algorithm 'OASYS'"):
+        check_config(cfg)
+
+
+def test_a_variant_row_names_its_algorithm():
+    cfg = default()
+    cfg["sdca_table2"]["methods"]["SDCA-random"] = {"algorithm": "SDCA", "fixed": {"output": "random"}}
+    validate(cfg, str(SCHEMA))
+    check_config(cfg)
 
 
 def test_unknown_hyperparameter_is_named_with_its_place():

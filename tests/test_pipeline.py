@@ -22,7 +22,8 @@ def test_ci_config_reproduces_the_stored_numbers(tmp_path):
     assert out.returncode == 0, f"pipeline or regression check failed:\n{tail}"
     assert "all within tolerance" in (tmp_path / "regression_report.txt").read_text()
     table = pd.read_csv(tmp_path / "tables/sdca_table2.csv")
-    assert set(table.algorithm) == {"Eucl", "RCA", "LMNN", "ITML", "LEGO", "OASIS", "SDCA"}
+    assert set(table.algorithm) == {"Eucl", "RCA", "LMNN", "ITML", "LEGO", "OASIS", "SDCA",
+                                      "SDCA-random"}
     assert (table[table.dataset == "svmguide4"].status == "needs download").all()
     runs = pd.read_csv(tmp_path / "sdca_table2/all_runs.csv")
     runs = runs[runs.stage == "test"]

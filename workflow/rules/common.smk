@@ -34,7 +34,7 @@ LOGS = f"{RESULTS}/logs"
 wildcard_constraints:
     dataset=r"[a-z0-9_]+",
     seed=r"\d+",
-    method=r"[A-Za-z0-9_]+",
+    method=r"[A-Za-z][A-Za-z0-9_-]*",
     experiment=r"[a-z0-9_]+",
 
 
