@@ -15,14 +15,51 @@ API (compatible with metric-learn, see ``../shared/DESIGN.md``):
 from __future__ import annotations
 
 import numpy as np
+import scipy.sparse as sp
 from sklearn.base import BaseEstimator
 from tqdm.auto import tqdm
 
 from datasets.base import DataError
 
 
+def row_bilinear(A, W, B) -> np.ndarray:
+    """a_k^T W b_k for each row k of A and B ((n, d) arrays or CSR matrices); shape (n,)."""
+    AW = A @ W
+    if sp.issparse(B):
+        return np.asarray(B.multiply(AW).sum(axis=1)).ravel()
+    return np.einsum("kd,kd->k", np.asarray(AW), B)
+
+
+def row_sqnorm(A) -> np.ndarray:
+    """||a_k||^2 for each row of A (array or CSR); shape (n,)."""
+    if sp.issparse(A):
+        return np.asarray(A.multiply(A).sum(axis=1)).ravel()
+    return np.einsum("kd,kd->k", A, A)
+
+
+def weighted_outer_sum(A, c, Z) -> np.ndarray:
+    """sum_k c_k a_k z_k^T = A^T diag(c) Z as a dense (d, d) array (A, Z arrays or CSR)."""
+    if sp.issparse(A) or sp.issparse(Z):
+        out = sp.csr_matrix(A).multiply(c[:, None]).T @ sp.csr_matrix(Z)
+        return np.asarray(out.toarray())
+    return (A * c[:, None]).T @ Z
+
+
 def _as_points(constraints, preprocessor, arity: int, what: str):
-    """(X, idx): a float64 point matrix and an int (n, arity) index array into it."""
+    """(X, idx): a float64 point matrix (or CSR matrix) and an int (n, arity) index array into it."""
+    if sp.issparse(preprocessor) and not sp.issparse(constraints):
+        c = np.asarray(constraints)
+        if not (c.ndim == 2 and c.shape[1] == arity and np.issubdtype(c.dtype, np.integer)):
+            raise DataError(f"with a sparse preprocessor, {what} must be (n, {arity}) int indices")
+        X = sp.csr_matrix(preprocessor, dtype=np.float64)
+        X.sum_duplicates()
+        if c.size and (c.min() < 0 or c.max() >= X.shape[0]):
+            raise DataError(f"{what} indices out of range [0, {X.shape[0]})")
+        if len(c) == 0:
+            raise DataError(f"zero usable {what}")
+        if not np.all(np.isfinite(X.data)):
+            raise DataError(f"{what}: the points contain NaN or inf")
+        return X, c
     c = np.asarray(constraints)
     if c.ndim == 3:
         if c.shape[1] != arity:
@@ -81,11 +118,11 @@ class BilinearMixin:
         return self.W_
 
     def _pair_score_points(self, A, B):
-        return np.einsum("ij,jk,ik->i", A, self.W_, B)
+        return row_bilinear(A, self.W_, B)
 
     def similarity_matrix(self, X, Y) -> np.ndarray:
-        """(len(X), len(Y)) matrix of x^T W y."""
-        return (np.asarray(X) @ self.W_) @ np.asarray(Y).T
+        """(n_x, n_y) matrix of x^T W y (X, Y arrays or CSR; the result is dense)."""
+        return np.asarray(Y @ np.asarray(X @ self.W_).T).T
 
 
 class MahalanobisMixin:
@@ -128,53 +165,141 @@ def checkpoints(n_steps: int, per_decade: int = 10) -> np.ndarray:
     return np.unique(np.append(np.geomspace(1, n_steps, n).round().astype(np.int64), n_steps))
 
 
-class OnlineMixin:
-    """The loop shared by the online learners; each learner supplies only its update rule.
-
-    ``_online_loop(n_constraints, n_steps, step, generator, sampling)`` calls ``step(i, t)`` for
-    t = 1..n_steps with constraint i drawn by ``sampling``:
+def sample_order(n_constraints: int, n_steps: int, generator: np.random.Generator,
+                 sampling: str) -> np.ndarray:
+    """Which constraint each of the ``n_steps`` online steps sees (int64, (n_steps,)).
 
     * "uniform": i.i.d. uniform with replacement (OASIS, SDCA's Algorithm 1);
     * "permutation": a fresh random permutation each pass;
     * "sequential": the constraints in their given order, pass after pass (a data stream).
+    """
+    if sampling == "uniform":
+        return generator.integers(n_constraints, size=n_steps)
+    if sampling == "permutation":
+        passes = -(-n_steps // n_constraints)
+        return np.concatenate([generator.permutation(n_constraints) for _ in range(passes)])[:n_steps]
+    if sampling == "sequential":
+        return np.arange(n_steps) % n_constraints
+    raise ValueError(f"unknown sampling {sampling!r}: 'uniform', 'permutation' or 'sequential'")
 
-    ``step`` returns (loss, mistake, updated) for the constraint *before* its update; the trace
-    ``trace_`` records at geometric checkpoints the average cumulative loss, the online mistake
-    rate and the constraint utilization (fraction of steps that changed the model).
+
+class TraceRecorder:
+    """Cumulative online statistics at geometric checkpoints (``checkpoints(n_steps)``).
+
+    ``record(t, loss, mistake, updated)`` is called once per step t = 1..n_steps with the loss
+    and mistake of the constraint *before* its update and whether it changed the model. At each
+    checkpoint the average cumulative loss, the online mistake rate and the constraint utilization
+    (fraction of steps that changed the model) are stored, plus whatever ``on_checkpoint(t)``
+    returns (a dict), called when the model is at its state after step t.
+    """
+
+    def __init__(self, n_steps, on_checkpoint=None, verbose=False, desc=""):
+        self.marks = checkpoints(n_steps)
+        self.on_checkpoint = on_checkpoint
+        self.trace = {"step": [], "avg_cumulative_loss": [], "mistake_rate": [], "utilization": []}
+        self._loss = self._mistakes = self._updates = 0.0
+        self._next = 0
+        self._bar = tqdm(total=n_steps, disable=not verbose, desc=desc, mininterval=1.0, leave=False)
+
+    def next_mark(self, t: int) -> int:
+        """The first checkpoint >= t."""
+        return int(self.marks[np.searchsorted(self.marks, t)])
+
+    def record(self, t, loss, mistake, updated):
+        self._loss += loss
+        self._mistakes += mistake
+        self._updates += updated
+        if t == self.marks[self._next]:
+            tr = self.trace
+            tr["step"].append(t)
+            tr["avg_cumulative_loss"].append(self._loss / t)
+            tr["mistake_rate"].append(self._mistakes / t)
+            tr["utilization"].append(self._updates / t)
+            if self.on_checkpoint is not None:
+                for k, v in self.on_checkpoint(t).items():
+                    tr.setdefault(k, []).append(v)
+            self._next += 1
+            self._bar.update(t - self._bar.n)
+            if self._next == len(self.marks):
+                self._bar.close()
+
+
+def bilinear_stream(W, A, Z, order, rule, recorder, block_size=128):
+    """Online steps on a matrix W whose updates are rank one in fixed vectors: the engine shared by
+    OASIS and SDCA (each supplies only its ``rule``).
+
+    Step t sees constraint i = order[t-1] with factors a = A[i], z = Z[i]; its margin is
+    m = a^T W_{t-1} z and ``rule(i, t, m)`` returns (loss, mistake, c); then W_t = W_{t-1} + c a z^T.
+
+    Blocked exactly: the factors of a block of K steps are known in advance (they do not depend on
+    W), so with W_0 the block's starting matrix
+        m_k = a_k^T W_0 z_k + sum_{s<k} c_s (a_k . a_s)(z_s . z_k),
+    i.e. one product (K x d)(d x d) for the first term plus a K x K correction, and the block's
+    updates are applied as one rank-K product W_0 + A_B^T diag(c) Z_B. The iterates equal those
+    of the one-at-a-time algorithm up to rounding (tested); the sequential work left is O(K) per
+    step. Blocks end at the recorder's checkpoints so that ``on_checkpoint`` sees the current W.
+
+    Sparse factors (scipy.sparse CSR A and Z) take a sequential path whose cost per step is
+    O(nnz(a) nnz(z)), independent of d: the margin reads and the update writes only the
+    nnz(a) x nnz(z) entries of W that the step touches.
+
+    W: (d, d) float64, updated in place. A, Z: (n, d) float64 arrays or CSR matrices. order: (T,)
+    int. Returns W.
+    """
+    if sp.issparse(A) or sp.issparse(Z):
+        return _bilinear_stream_sparse(W, sp.csr_matrix(A), sp.csr_matrix(Z), order, rule, recorder)
+    T = len(order)
+    t0 = 0
+    while t0 < T:
+        t1 = min(t0 + block_size, T, recorder.next_mark(t0 + 1))
+        idx = order[t0:t1]
+        Ab, Zb = A[idx], Z[idx]
+        base = np.einsum("kd,kd->k", Ab @ W, Zb)
+        H = (Ab @ Ab.T) * (Zb @ Zb.T)          # H[k, s] = (a_k . a_s)(z_s . z_k)
+        coef = np.zeros(len(idx))
+        results = []
+        for k, i in enumerate(idx.tolist()):
+            loss, mistake, c = rule(i, t0 + k + 1, base[k])
+            results.append((loss, mistake, c != 0.0))
+            if c != 0.0:
+                coef[k] = c
+                base[k + 1:] += c * H[k + 1:, k]
+        W += (Ab * coef[:, None]).T @ Zb
+        for k, (loss, mistake, updated) in enumerate(results):
+            recorder.record(t0 + k + 1, loss, mistake, updated)
+        t0 = t1
+    return W
+
+
+def _bilinear_stream_sparse(W, A, Z, order, rule, recorder):
+    Ap, Ai, Ax = A.indptr, A.indices, A.data
+    Zp, Zi, Zx = Z.indptr, Z.indices, Z.data
+    for t, i in enumerate(order.tolist(), start=1):
+        ia, va = Ai[Ap[i]:Ap[i + 1]], Ax[Ap[i]:Ap[i + 1]]
+        iz, vz = Zi[Zp[i]:Zp[i + 1]], Zx[Zp[i]:Zp[i + 1]]
+        block = np.ix_(ia, iz)
+        loss, mistake, c = rule(i, t, va @ W[block] @ vz)
+        if c != 0.0:
+            W[block] += c * np.outer(va, vz)
+        recorder.record(t, loss, mistake, c != 0.0)
+    return W
+
+
+class OnlineMixin:
+    """The plain loop shared by the online learners whose update is not rank one in fixed vectors
+    (LEGO and the like); each learner supplies only its update rule.
+
+    ``_online_loop(n_constraints, n_steps, step, generator, sampling)`` calls ``step(i, t)`` for
+    t = 1..n_steps with constraint i drawn by ``sampling`` (see :func:`sample_order`). ``step``
+    returns (loss, mistake, updated) for the constraint *before* its update; the trace ``trace_``
+    is a :class:`TraceRecorder`'s.
     """
 
     def _online_loop(self, n_constraints, n_steps, step, generator, sampling, on_checkpoint=None):
-        if sampling == "uniform":
-            order = generator.integers(n_constraints, size=n_steps)
-        elif sampling == "permutation":
-            passes = -(-n_steps // n_constraints)
-            order = np.concatenate([generator.permutation(n_constraints) for _ in range(passes)])
-        elif sampling == "sequential":
-            order = np.arange(n_steps) % n_constraints
-        else:
-            raise ValueError(f"unknown sampling {sampling!r}: 'uniform', 'permutation' or 'sequential'")
-        marks = checkpoints(n_steps)
-        trace = {"step": [], "avg_cumulative_loss": [], "mistake_rate": [], "utilization": []}
-        cum_loss = cum_mistakes = cum_updates = 0.0
-        next_mark = 0
-        bar = tqdm(total=n_steps, disable=not self.verbose, desc=type(self).__name__,
-                   mininterval=1.0, leave=False)
-        for t, i in enumerate(order[:n_steps].tolist(), start=1):
-            loss, mistake, updated = step(i, t)
-            cum_loss += loss
-            cum_mistakes += mistake
-            cum_updates += updated
-            if t == marks[next_mark]:
-                trace["step"].append(t)
-                trace["avg_cumulative_loss"].append(cum_loss / t)
-                trace["mistake_rate"].append(cum_mistakes / t)
-                trace["utilization"].append(cum_updates / t)
-                if on_checkpoint is not None:
-                    for k, v in on_checkpoint(t).items():
-                        trace.setdefault(k, []).append(v)
-                next_mark += 1
-                bar.update(t - bar.n)
-        bar.close()
-        self.trace_ = trace
+        order = sample_order(n_constraints, n_steps, generator, sampling)
+        rec = TraceRecorder(n_steps, on_checkpoint, self.verbose, type(self).__name__)
+        for t, i in enumerate(order.tolist(), start=1):
+            rec.record(t, *step(i, t))
+        self.trace_ = rec.trace
         self.n_steps_ = n_steps
-        return trace
+        return rec.trace

@@ -16,12 +16,15 @@ validation split (see ``config/default.yaml``).
 """
 from __future__ import annotations
 
+import time
+
 import numpy as np
 
-from .base import BaseLearner, BilinearMixin, OnlineMixin
+from .base import (BaseLearner, BilinearMixin, TraceRecorder, bilinear_stream, row_sqnorm,
+                   sample_order)
 
 
-class OASIS(BilinearMixin, OnlineMixin, BaseLearner):
+class OASIS(BilinearMixin, BaseLearner):
     """OASIS (Chechik et al. 2010).
 
     Parameters
@@ -29,16 +32,20 @@ class OASIS(BilinearMixin, OnlineMixin, BaseLearner):
     C : float, aggressiveness (upper bound of the step tau), > 0.
     n_epochs : float, number of steps = n_epochs * n_triplets.
     sampling : "uniform" (paper) | "permutation" | "sequential".
+    block_size : int >= 1, steps scored together by the exact blocked engine
+        (:func:`algorithms.base.bilinear_stream`); the iterates do not depend on it.
     preprocessor, random_state, verbose : see :mod:`algorithms.base`.
 
-    Fitted: ``W_`` (d, d) float64, ``trace_`` (dict of lists, see ``OnlineMixin``).
+    Fitted: ``W_`` (d, d) float64, ``trace_`` (dict of lists, see ``TraceRecorder``),
+    ``order_`` (n_steps,) the triplet index seen at each step.
     """
 
-    def __init__(self, C=0.1, n_epochs=10, sampling="uniform", preprocessor=None,
+    def __init__(self, C=0.1, n_epochs=10, sampling="uniform", block_size=128, preprocessor=None,
                  random_state=None, verbose=False):
         self.C = C
         self.n_epochs = n_epochs
         self.sampling = sampling
+        self.block_size = block_size
         self.preprocessor = preprocessor
         self.random_state = random_state
         self.verbose = verbose
@@ -49,20 +56,22 @@ class OASIS(BilinearMixin, OnlineMixin, BaseLearner):
         X, idx = self._points(triplets, 3, "triplets")
         P = X[idx[:, 0]]
         Dpn = X[idx[:, 1]] - X[idx[:, 2]]
-        sqnorm = (P ** 2).sum(1) * (Dpn ** 2).sum(1)   # ||V_i||_F^2
+        sqnorm = row_sqnorm(P) * row_sqnorm(Dpn)       # ||V_i||_F^2
         self.W_ = np.eye(X.shape[1])
-        W, C = self.W_, float(self.C)
+        C = float(self.C)
 
-        def step(i, t):
-            p, v = P[i], Dpn[i]
-            margin = p @ W @ v
+        def rule(i, t, margin):
             loss = max(0.0, 1.0 - margin)
             if loss == 0.0 or sqnorm[i] == 0.0:
-                return loss, margin <= 0, False
-            W[:] += min(C, loss / sqnorm[i]) * np.outer(p, v)
-            return loss, margin <= 0, True
+                return loss, margin <= 0, 0.0
+            return loss, margin <= 0, min(C, loss / sqnorm[i])
 
         n_steps = max(int(round(self.n_epochs * len(idx))), 1)
-        rng = np.random.default_rng(self.random_state)
-        self._online_loop(len(idx), n_steps, step, rng, self.sampling)
+        order = sample_order(len(idx), n_steps, np.random.default_rng(self.random_state),
+                             self.sampling)
+        rec = TraceRecorder(n_steps, verbose=self.verbose, desc="OASIS")
+        t_start = time.perf_counter()
+        bilinear_stream(self.W_, P, Dpn, order, rule, rec, self.block_size)
+        self.stream_seconds_ = time.perf_counter() - t_start
+        self.trace_, self.n_steps_, self.order_ = rec.trace, n_steps, order
         return self
