@@ -10,6 +10,7 @@ min_version("9.0")
 include: "workflow/rules/common.smk"
 include: "workflow/rules/data.smk"
 include: "workflow/rules/fit.smk"
+include: "workflow/rules/performance.smk"
 include: "workflow/rules/tables.smk"
 
 

@@ -7,12 +7,12 @@ from .euclidean import Euclidean
 from .itml import ITML
 from .lego import LEGO
 from .lmnn import LMNN
-from .oasis import OASIS
+from .oasis import OASIS, DissimOASIS
 from .rca import RCA
 from .sdca import SDCA
 
 ALGORITHMS = {"Eucl": Euclidean, "RCA": RCA, "LMNN": LMNN, "ITML": ITML, "LEGO": LEGO,
-              "OASIS": OASIS, "SDCA": SDCA}
+              "OASIS": OASIS, "Dissim-OASIS": DissimOASIS, "SDCA": SDCA}
 
 
 def make_learner(name: str, **params):
@@ -27,4 +27,5 @@ def make_learner(name: str, **params):
     return cls(**params)
 
 
-__all__ = ["ALGORITHMS", "make_learner", "Euclidean", "ITML", "LEGO", "LMNN", "OASIS", "RCA", "SDCA"]
+__all__ = ["ALGORITHMS", "make_learner", "Euclidean", "ITML", "LEGO", "LMNN", "OASIS", "DissimOASIS",
+           "RCA", "SDCA"]

@@ -30,11 +30,21 @@ def row_bilinear(A, W, B) -> np.ndarray:
     return np.einsum("kd,kd->k", np.asarray(AW), B)
 
 
+def row_dot(A, B) -> np.ndarray:
+    """a_k . b_k for each row of A and B (arrays or CSR); shape (n,)."""
+    if sp.issparse(A) or sp.issparse(B):
+        return np.asarray(sp.csr_matrix(A).multiply(B).sum(axis=1)).ravel()
+    return np.einsum("kd,kd->k", A, B)
+
+
 def row_sqnorm(A) -> np.ndarray:
     """||a_k||^2 for each row of A (array or CSR); shape (n,)."""
-    if sp.issparse(A):
-        return np.asarray(A.multiply(A).sum(axis=1)).ravel()
-    return np.einsum("kd,kd->k", A, A)
+    return row_dot(A, A)
+
+
+def dense(X) -> np.ndarray:
+    """X as a dense float64 array (from an array or a scipy.sparse matrix)."""
+    return X.toarray() if sp.issparse(X) else np.asarray(X, dtype=np.float64)
 
 
 def weighted_outer_sum(A, c, Z) -> np.ndarray:
@@ -224,38 +234,44 @@ class TraceRecorder:
                 self._bar.close()
 
 
-def bilinear_stream(W, A, Z, order, rule, recorder, block_size=128):
-    """Online steps on a matrix W whose updates are rank one in fixed vectors: the engine shared by
-    OASIS and SDCA (each supplies only its ``rule``).
+def bilinear_stream(W, terms, order, rule, recorder, block_size=128, hook=None, hook_every=None):
+    """Online steps on a matrix W whose updates are low rank in fixed vectors: the engine shared by
+    OASIS (and its variants) and SDCA; each learner supplies only its ``rule``.
 
-    Step t sees constraint i = order[t-1] with factors a = A[i], z = Z[i]; its margin is
-    m = a^T W_{t-1} z and ``rule(i, t, m)`` returns (loss, mistake, c); then W_t = W_{t-1} + c a z^T.
+    ``terms`` is a list of (A_j, Z_j, w_j): A_j, Z_j (n, d) arrays (or CSR matrices) and a weight.
+    Step t sees constraint i = order[t-1]; its margin is m = sum_j w_j a_ij^T W_{t-1} z_ij, and
+    ``rule(i, t, m)`` returns (loss, mistake, c); then W_t = W_{t-1} + c sum_j w_j a_ij z_ij^T.
+    (OASIS: one term (p, p+ - p-, 1); its symmetric variant two terms with weights 1/2.)
 
     Blocked exactly: the factors of a block of K steps are known in advance (they do not depend on
     W), so with W_0 the block's starting matrix
-        m_k = a_k^T W_0 z_k + sum_{s<k} c_s (a_k . a_s)(z_s . z_k),
-    i.e. one product (K x d)(d x d) for the first term plus a K x K correction, and the block's
-    updates are applied as one rank-K product W_0 + A_B^T diag(c) Z_B. The iterates equal those
-    of the one-at-a-time algorithm up to rounding (tested); the sequential work left is O(K) per
-    step. Blocks end at the recorder's checkpoints so that ``on_checkpoint`` sees the current W.
+        m_k = sum_j w_j a_kj^T W_0 z_kj + sum_{s<k} c_s H[k, s],
+        H[k, s] = sum_{j,j'} w_j w_j' (a_kj . a_sj')(z_sj' . z_kj),
+    i.e. products (K x d)(d x d) for the first term plus a K x K correction, and the block's
+    updates are applied as rank-K products. The iterates equal those of the one-at-a-time
+    algorithm up to rounding (tested); the sequential work left is O(K) per step. Blocks end at
+    the recorder's checkpoints (so ``on_checkpoint`` sees the current W) and after every
+    ``hook_every``-th step, where ``hook(W)`` may change W in place (e.g. a PSD projection).
 
-    Sparse factors (scipy.sparse CSR A and Z) take a sequential path whose cost per step is
-    O(nnz(a) nnz(z)), independent of d: the margin reads and the update writes only the
-    nnz(a) x nnz(z) entries of W that the step touches.
+    Sparse factors take a sequential path whose cost per step is O(nnz(a) nnz(z)) per term,
+    independent of d: the margin reads and the update writes only the entries of W it touches.
 
-    W: (d, d) float64, updated in place. A, Z: (n, d) float64 arrays or CSR matrices. order: (T,)
-    int. Returns W.
+    W: (d, d) float64, updated in place. order: (T,) int. Returns W.
     """
-    if sp.issparse(A) or sp.issparse(Z):
-        return _bilinear_stream_sparse(W, sp.csr_matrix(A), sp.csr_matrix(Z), order, rule, recorder)
+    if any(sp.issparse(A) or sp.issparse(Z) for A, Z, _ in terms):
+        terms = [(sp.csr_matrix(A), sp.csr_matrix(Z), w) for A, Z, w in terms]
+        return _bilinear_stream_sparse(W, terms, order, rule, recorder, hook, hook_every)
     T = len(order)
     t0 = 0
     while t0 < T:
         t1 = min(t0 + block_size, T, recorder.next_mark(t0 + 1))
+        if hook_every:
+            t1 = min(t1, (t0 // hook_every + 1) * hook_every)
         idx = order[t0:t1]
-        Ab, Zb = A[idx], Z[idx]
-        base = np.einsum("kd,kd->k", Ab @ W, Zb)
-        H = (Ab @ Ab.T) * (Zb @ Zb.T)          # H[k, s] = (a_k . a_s)(z_s . z_k)
+        blocks = [(A[idx], Z[idx], w) for A, Z, w in terms]
+        base = sum(w * np.einsum("kd,kd->k", Ab @ W, Zb) for Ab, Zb, w in blocks)
+        H = sum(w * w2 * (Ab @ Ab2.T) * (Zb @ Zb2.T)
+                for Ab, Zb, w in blocks for Ab2, Zb2, w2 in blocks)
         coef = np.zeros(len(idx))
         results = []
         for k, i in enumerate(idx.tolist()):
@@ -264,23 +280,35 @@ def bilinear_stream(W, A, Z, order, rule, recorder, block_size=128):
             if c != 0.0:
                 coef[k] = c
                 base[k + 1:] += c * H[k + 1:, k]
-        W += (Ab * coef[:, None]).T @ Zb
+        for Ab, Zb, w in blocks:
+            W += (Ab * (w * coef)[:, None]).T @ Zb
+        if hook_every and t1 % hook_every == 0:
+            hook(W)
         for k, (loss, mistake, updated) in enumerate(results):
             recorder.record(t0 + k + 1, loss, mistake, updated)
         t0 = t1
     return W
 
 
-def _bilinear_stream_sparse(W, A, Z, order, rule, recorder):
-    Ap, Ai, Ax = A.indptr, A.indices, A.data
-    Zp, Zi, Zx = Z.indptr, Z.indices, Z.data
+def _bilinear_stream_sparse(W, terms, order, rule, recorder, hook, hook_every):
+    def row(M, i):
+        lo, hi = M.indptr[i], M.indptr[i + 1]
+        return M.indices[lo:hi], M.data[lo:hi]
+
     for t, i in enumerate(order.tolist(), start=1):
-        ia, va = Ai[Ap[i]:Ap[i + 1]], Ax[Ap[i]:Ap[i + 1]]
-        iz, vz = Zi[Zp[i]:Zp[i + 1]], Zx[Zp[i]:Zp[i + 1]]
-        block = np.ix_(ia, iz)
-        loss, mistake, c = rule(i, t, va @ W[block] @ vz)
+        parts = []
+        margin = 0.0
+        for A, Z, w in terms:
+            (ia, va), (iz, vz) = row(A, i), row(Z, i)
+            cell = np.ix_(ia, iz)
+            margin += w * (va @ W[cell] @ vz)
+            parts.append((cell, w * va, vz))
+        loss, mistake, c = rule(i, t, margin)
         if c != 0.0:
-            W[block] += c * np.outer(va, vz)
+            for cell, wva, vz in parts:
+                W[cell] += c * np.outer(wva, vz)
+        if hook_every and t % hook_every == 0:
+            hook(W)
         recorder.record(t, loss, mistake, c != 0.0)
     return W
 

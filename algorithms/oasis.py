@@ -1,4 +1,5 @@
-"""OASIS: Online Algorithm for Scalable Image Similarity (passive-aggressive bilinear similarity).
+"""OASIS: Online Algorithm for Scalable Image Similarity (passive-aggressive bilinear similarity),
+and its variants.
 
 Chechik, Sharma, Shalit, Bengio, "Large Scale Online Learning of Image Similarity Through
 Ranking", JMLR 11 (2010), section 2:
@@ -8,6 +9,18 @@ Ranking", JMLR 11 (2010), section 2:
 * passive-aggressive step (eqs. 6-8): V = p (p+ - p-)^T, tau = min(C, l_W / ||V||_F^2),
   W <- W + tau V, with ||V||_F^2 = ||p||^2 ||p+ - p-||^2;
 * triplets sampled uniformly at random at each step (section 2).
+
+Variants (section 4.3 of the paper; its text was not at hand here, so the definitions follow the
+authors' Matlab code as ported to Python, whose options are ``do_sym`` and ``do_psd`` with their
+periods):
+
+* ``symmetrize="step"``: W <- (W + W^T)/2 after every step. As W_0 = I is symmetric this is the
+  step tau (V + V^T)/2 with the usual tau; ``symmetrize="end"``: once, after training.
+* ``psd=t`` (int): W <- projection of (W + W^T)/2 onto the PSD cone (eigenvalues clipped at 0)
+  every t steps and after the last; ``psd="end"``: once, after training.
+* :class:`DissimOASIS` ("Dissim-OASIS"): the same passive-aggressive learning of a dissimilarity
+  d_W(p, q) = (p - q)^T W (p - q), loss max(0, 1 - d_W(p, p-) + d_W(p, p+)),
+  V = (p - p-)(p - p-)^T - (p - p+)(p - p+)^T; ranking by -d_W.
 
 Deviations, stated: when ||V||_F = 0 (a zero anchor, or p+ = p-) the step is undefined (0/0);
 we skip it (no update, counted as not utilized) instead of dividing by zero. The number of steps
@@ -20,8 +33,18 @@ import time
 
 import numpy as np
 
-from .base import (BaseLearner, BilinearMixin, TraceRecorder, bilinear_stream, row_sqnorm,
-                   sample_order)
+from .base import (BaseLearner, BilinearMixin, TraceRecorder, bilinear_stream, dense,
+                   row_bilinear, row_dot, row_sqnorm, sample_order)
+
+
+def symmetric_part(W: np.ndarray) -> np.ndarray:
+    return (W + W.T) / 2
+
+
+def project_psd(W: np.ndarray) -> np.ndarray:
+    """Nearest PSD matrix (Frobenius) to the symmetric part of W: eigenvalues clipped at 0."""
+    w, V = np.linalg.eigh(symmetric_part(W))
+    return (V * np.clip(w, 0, None)) @ V.T
 
 
 class OASIS(BilinearMixin, BaseLearner):
@@ -31,32 +54,49 @@ class OASIS(BilinearMixin, BaseLearner):
     ----------
     C : float, aggressiveness (upper bound of the step tau), > 0.
     n_epochs : float, number of steps = n_epochs * n_triplets.
+    symmetrize : None | "step" | "end", projection of W onto symmetric matrices.
+    psd : None | int t | "end", projection onto the PSD cone every t steps or once at the end.
     sampling : "uniform" (paper) | "permutation" | "sequential".
     block_size : int >= 1, steps scored together by the exact blocked engine
         (:func:`algorithms.base.bilinear_stream`); the iterates do not depend on it.
-    preprocessor, random_state, verbose : see :mod:`algorithms.base`.
+    preprocessor, random_state, verbose : see :mod:`algorithms.base`. The preprocessor may be a
+        scipy.sparse CSR matrix (cost per step O(nnz^2), not O(d^2)).
 
     Fitted: ``W_`` (d, d) float64, ``trace_`` (dict of lists, see ``TraceRecorder``),
-    ``order_`` (n_steps,) the triplet index seen at each step.
+    ``order_`` (n_steps,) the triplet index seen at each step, ``stream_seconds_``.
     """
 
-    def __init__(self, C=0.1, n_epochs=10, sampling="uniform", block_size=128, preprocessor=None,
-                 random_state=None, verbose=False):
+    def __init__(self, C=0.1, n_epochs=10, symmetrize=None, psd=None, sampling="uniform",
+                 block_size=128, preprocessor=None, random_state=None, verbose=False):
         self.C = C
         self.n_epochs = n_epochs
+        self.symmetrize = symmetrize
+        self.psd = psd
         self.sampling = sampling
         self.block_size = block_size
         self.preprocessor = preprocessor
         self.random_state = random_state
         self.verbose = verbose
 
+    def _terms(self, X, idx):
+        """The step's factors [(A, Z, weight)] and ||V||_F^2 per triplet."""
+        P = X[idx[:, 0]]
+        Dpn = X[idx[:, 1]] - X[idx[:, 2]]
+        sqnorm = row_sqnorm(P) * row_sqnorm(Dpn)
+        if self.symmetrize == "step":
+            return [(P, Dpn, 0.5), (Dpn, P, 0.5)], sqnorm
+        return [(P, Dpn, 1.0)], sqnorm
+
     def fit(self, triplets):
         if not self.C > 0:
             raise ValueError(f"C must be > 0, got {self.C}")
+        if self.symmetrize not in (None, "step", "end"):
+            raise ValueError(f"symmetrize must be None, 'step' or 'end', got {self.symmetrize!r}")
+        psd_every = self.psd if isinstance(self.psd, (int, np.integer)) else None
+        if not (self.psd in (None, "end") or (psd_every is not None and psd_every >= 1)):
+            raise ValueError(f"psd must be None, 'end' or an int >= 1, got {self.psd!r}")
         X, idx = self._points(triplets, 3, "triplets")
-        P = X[idx[:, 0]]
-        Dpn = X[idx[:, 1]] - X[idx[:, 2]]
-        sqnorm = row_sqnorm(P) * row_sqnorm(Dpn)       # ||V_i||_F^2
+        terms, sqnorm = self._terms(X, idx)
         self.W_ = np.eye(X.shape[1])
         C = float(self.C)
 
@@ -66,12 +106,44 @@ class OASIS(BilinearMixin, BaseLearner):
                 return loss, margin <= 0, 0.0
             return loss, margin <= 0, min(C, loss / sqnorm[i])
 
+        def to_psd(W):
+            W[:] = project_psd(W)
+
         n_steps = max(int(round(self.n_epochs * len(idx))), 1)
         order = sample_order(len(idx), n_steps, np.random.default_rng(self.random_state),
                              self.sampling)
-        rec = TraceRecorder(n_steps, verbose=self.verbose, desc="OASIS")
+        rec = TraceRecorder(n_steps, verbose=self.verbose, desc=type(self).__name__)
         t_start = time.perf_counter()
-        bilinear_stream(self.W_, P, Dpn, order, rule, rec, self.block_size)
+        bilinear_stream(self.W_, terms, order, rule, rec, self.block_size,
+                        hook=to_psd if psd_every else None, hook_every=psd_every)
         self.stream_seconds_ = time.perf_counter() - t_start
+        if self.symmetrize == "end":
+            self.W_ = symmetric_part(self.W_)
+        if self.psd is not None:
+            self.W_ = project_psd(self.W_)
         self.trace_, self.n_steps_, self.order_ = rec.trace, n_steps, order
         return self
+
+
+class DissimOASIS(OASIS):
+    """Dissim-OASIS: OASIS's passive-aggressive steps on a dissimilarity
+    d_W(p, q) = (p - q)^T W (p - q) (see the module docstring); same parameters as OASIS.
+    Scores rank by -d_W (computed from the symmetric part of W, which d_W only depends on)."""
+
+    def _terms(self, X, idx):
+        Dn = X[idx[:, 0]] - X[idx[:, 2]]   # d_W(p, p-) must exceed d_W(p, p+) by 1
+        Dp = X[idx[:, 0]] - X[idx[:, 1]]
+        sqnorm = row_sqnorm(Dn) ** 2 + row_sqnorm(Dp) ** 2 - 2 * row_dot(Dn, Dp) ** 2
+        return [(Dn, Dn, 1.0), (Dp, Dp, -1.0)], sqnorm   # ||Dn Dn^T - Dp Dp^T||_F^2 above
+
+    def _pair_score_points(self, A, B):
+        D = A - B
+        return -row_bilinear(D, self.W_, D)
+
+    def similarity_matrix(self, X, Y) -> np.ndarray:
+        """(n_x, n_y) matrix of -d_W(x, y)."""
+        Ws = symmetric_part(self.W_)
+        X, Y = dense(X), dense(Y)
+        qx = np.einsum("id,de,ie->i", X, Ws, X)
+        qy = np.einsum("id,de,ie->i", Y, Ws, Y)
+        return -(qx[:, None] + qy[None, :] - 2 * X @ Ws @ Y.T)

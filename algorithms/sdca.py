@@ -118,7 +118,7 @@ class SDCA(BilinearMixin, BaseLearner):
         order = sample_order(n, T, rng, self.sampling)
         rec = TraceRecorder(T, gap if self.trace_gap else None, self.verbose, "SDCA")
         t_start = time.perf_counter()
-        bilinear_stream(M, A, Z, order, rule, rec, self.block_size)
+        bilinear_stream(M, [(A, Z, 1.0)], order, rule, rec, self.block_size)
         self.stream_seconds_ = time.perf_counter() - t_start
         self.trace_, self.n_steps_, self.order_ = rec.trace, T, order
         last_primal = squared_hinge_primal(M, A, Z, self.lam)

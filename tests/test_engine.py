@@ -50,7 +50,7 @@ def test_blocks_end_at_checkpoints_so_callbacks_see_the_current_matrix():
         seen[t] = W.copy()
         return {}
 
-    bilinear_stream(W, A, Z, order, rule, TraceRecorder(1000, snapshot), block_size=64)
+    bilinear_stream(W, [(A, Z, 1.0)], order, rule, TraceRecorder(1000, snapshot), block_size=64)
     for t in checkpoints(1000):
         expected = 0.01 * (A[order[:t]].T @ Z[order[:t]])
         np.testing.assert_allclose(seen[t], expected, rtol=1e-12, atol=1e-14)

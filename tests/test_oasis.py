@@ -1,7 +1,7 @@
 import numpy as np
 import pytest
 
-from algorithms import OASIS
+from algorithms import OASIS, DissimOASIS
 
 # one triplet: p = (1, 0), p+ = (0, 1), p- = (1, 0); with W = I the margin is 0 - 1 = -1, the loss
 # 2, V = p (p+ - p-)^T = [[-1, 1], [0, 0]], ||V||_F^2 = 2, tau = min(C, 2 / 2) = min(C, 1).
@@ -38,3 +38,43 @@ def test_index_triplets_with_preprocessor_equal_point_triplets():
     a = OASIS(C=0.1, random_state=3, preprocessor=X).fit(idx)
     b = OASIS(C=0.1, random_state=3).fit(X[idx])
     np.testing.assert_array_equal(a.W_, b.W_)
+
+
+def test_symmetric_variant_stays_symmetric_and_equals_projection_after_each_step():
+    rng = np.random.default_rng(1)
+    X = rng.normal(size=(30, 4))
+    t = rng.integers(30, size=(200, 3))
+    m = OASIS(C=0.1, n_epochs=2, symmetrize="step", random_state=0, preprocessor=X).fit(t)
+    np.testing.assert_allclose(m.W_, m.W_.T, atol=1e-13)
+    W = np.eye(4)                               # plain transcription: step, then project
+    for i in m.order_:
+        p, v = X[t[i, 0]], X[t[i, 1]] - X[t[i, 2]]
+        loss, nrm = 1 - p @ W @ v, (p @ p) * (v @ v)
+        if loss > 0 and nrm > 0:
+            W = W + min(0.1, loss / nrm) * np.outer(p, v)
+            W = (W + W.T) / 2
+    np.testing.assert_allclose(m.W_, W, rtol=1e-10, atol=1e-12)
+    end = OASIS(C=0.1, n_epochs=2, symmetrize="end", random_state=0, preprocessor=X).fit(t)
+    np.testing.assert_allclose(end.W_, end.W_.T)
+
+
+@pytest.mark.parametrize("psd", [1, 25, "end"])
+def test_psd_projection_gives_nonnegative_eigenvalues(psd):
+    rng = np.random.default_rng(2)
+    X = rng.normal(size=(30, 5))
+    t = rng.integers(30, size=(300, 3))
+    m = OASIS(C=1.0, n_epochs=3, psd=psd, random_state=0, preprocessor=X).fit(t)
+    assert np.linalg.eigvalsh(m.W_).min() >= -1e-10
+    np.testing.assert_allclose(m.W_, m.W_.T, atol=1e-12)
+
+
+def test_dissim_oasis_one_step_by_hand():
+    # p = (0, 0), p+ = (1, 0), p- = (0, 1); with W = I, d(p, p-) = d(p, p+) = 1 and the loss is 1.
+    # Dn = p - p- = (0, -1), Dp = p - p+ = (-1, 0): V = Dn Dn^T - Dp Dp^T = diag(-1, 1),
+    # ||V||_F^2 = 2, tau = min(C, 1/2) = 1/2, W = I + V/2 = diag(1/2, 3/2).
+    t = np.array([[[0.0, 0.0], [1.0, 0.0], [0.0, 1.0]]])
+    m = DissimOASIS(C=10.0, n_epochs=1).fit(t)
+    np.testing.assert_allclose(m.W_, [[0.5, 0.0], [0.0, 1.5]], atol=1e-15)
+    assert m.decision_function(t)[0] == pytest.approx(1.0)   # -d(p,p+) + d(p,p-) = -0.5 + 1.5
+    S = m.similarity_matrix(t[0], t[0])
+    np.testing.assert_allclose(S[0], [0.0, -0.5, -1.5])

@@ -24,6 +24,7 @@ rule table_sdca_2:
 rule reproduce_all:
     input:
         rules.table_sdca_2.output,
+        rules.performance.output,
 
 
 rule regression_check:

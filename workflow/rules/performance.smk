@@ -1,0 +1,16 @@
+# performance: speed and memory of the bilinear online learners, ratios measured in one run.
+# It reserves every core (threads: workflow.cores) so that no other job disturbs the timings;
+# the measurement itself is single-threaded (OMP_NUM_THREADS=1, as every job).
+
+
+rule performance:
+    output:
+        csv=f"{RESULTS}/tables/performance.csv",
+        md=f"{RESULTS}/tables/performance.md",
+    log:
+        f"{LOGS}/performance.log",
+    threads: workflow.cores
+    conda:
+        "../../environment.yml"
+    script:
+        "../scripts/performance.py"
