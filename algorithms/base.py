@@ -220,18 +220,28 @@ class TraceRecorder:
         self._mistakes += mistake
         self._updates += updated
         if t == self.marks[self._next]:
-            tr = self.trace
-            tr["step"].append(t)
-            tr["avg_cumulative_loss"].append(self._loss / t)
-            tr["mistake_rate"].append(self._mistakes / t)
-            tr["utilization"].append(self._updates / t)
-            if self.on_checkpoint is not None:
-                for k, v in self.on_checkpoint(t).items():
-                    tr.setdefault(k, []).append(v)
-            self._next += 1
-            self._bar.update(t - self._bar.n)
-            if self._next == len(self.marks):
-                self._bar.close()
+            self._store(t, self._loss / t, self._mistakes / t, self._updates / t)
+
+    def record_state(self, t, stats):
+        """For batch learners (one step = one block update): at a checkpoint t, store
+        ``stats()`` = (loss, mistake_rate, utilization) of the current model over all
+        constraints instead of online averages."""
+        if t == self.marks[self._next]:
+            self._store(t, *stats())
+
+    def _store(self, t, loss, mistake_rate, utilization):
+        tr = self.trace
+        tr["step"].append(t)
+        tr["avg_cumulative_loss"].append(loss)
+        tr["mistake_rate"].append(mistake_rate)
+        tr["utilization"].append(utilization)
+        if self.on_checkpoint is not None:
+            for k, v in self.on_checkpoint(t).items():
+                tr.setdefault(k, []).append(v)
+        self._next += 1
+        self._bar.update(t - self._bar.n)
+        if self._next == len(self.marks):
+            self._bar.close()
 
 
 def bilinear_stream(W, terms, order, rule, recorder, block_size=128, hook=None, hook_every=None):
