@@ -11,6 +11,7 @@ include: "workflow/rules/common.smk"
 include: "workflow/rules/data.smk"
 include: "workflow/rules/fit.smk"
 include: "workflow/rules/performance.smk"
+include: "workflow/rules/figures.smk"
 include: "workflow/rules/tables.smk"
 
 

@@ -59,6 +59,10 @@ class OASIS(BilinearMixin, BaseLearner):
     sampling : "uniform" (paper) | "permutation" | "sequential".
     block_size : int >= 1, steps scored together by the exact blocked engine
         (:func:`algorithms.base.bilinear_stream`); the iterates do not depend on it.
+    trace_loss : "hinge" (the loss OASIS minimizes) | "squared_hinge", the loss the trace records
+        (the SDCA paper's Figure 1 compares both learners on the squared hinge).
+    checkpoint_callback : None or callable (t, W) -> dict, called at each trace checkpoint with
+        the current matrix (evaluation along training); its values join the trace.
     preprocessor, random_state, verbose : see :mod:`algorithms.base`. The preprocessor may be a
         scipy.sparse CSR matrix (cost per step O(nnz^2), not O(d^2)).
 
@@ -67,13 +71,16 @@ class OASIS(BilinearMixin, BaseLearner):
     """
 
     def __init__(self, C=0.1, n_epochs=10, symmetrize=None, psd=None, sampling="uniform",
-                 block_size=128, preprocessor=None, random_state=None, verbose=False):
+                 block_size=128, trace_loss="hinge", checkpoint_callback=None, preprocessor=None,
+                 random_state=None, verbose=False):
         self.C = C
         self.n_epochs = n_epochs
         self.symmetrize = symmetrize
         self.psd = psd
         self.sampling = sampling
         self.block_size = block_size
+        self.trace_loss = trace_loss
+        self.checkpoint_callback = checkpoint_callback
         self.preprocessor = preprocessor
         self.random_state = random_state
         self.verbose = verbose
@@ -97,14 +104,17 @@ class OASIS(BilinearMixin, BaseLearner):
             raise ValueError(f"psd must be None, 'end' or an int >= 1, got {self.psd!r}")
         X, idx = self._points(triplets, 3, "triplets")
         terms, sqnorm = self._terms(X, idx)
+        if self.trace_loss not in ("hinge", "squared_hinge"):
+            raise ValueError(f"trace_loss must be 'hinge' or 'squared_hinge', got {self.trace_loss!r}")
         self.W_ = np.eye(X.shape[1])
         C = float(self.C)
+        power = 2 if self.trace_loss == "squared_hinge" else 1
 
         def rule(i, t, margin):
             loss = max(0.0, 1.0 - margin)
             if loss == 0.0 or sqnorm[i] == 0.0:
-                return loss, margin <= 0, 0.0
-            return loss, margin <= 0, min(C, loss / sqnorm[i])
+                return loss ** power, margin <= 0, 0.0
+            return loss ** power, margin <= 0, min(C, loss / sqnorm[i])
 
         def to_psd(W):
             W[:] = project_psd(W)
@@ -112,7 +122,9 @@ class OASIS(BilinearMixin, BaseLearner):
         n_steps = max(int(round(self.n_epochs * len(idx))), 1)
         order = sample_order(len(idx), n_steps, np.random.default_rng(self.random_state),
                              self.sampling)
-        rec = TraceRecorder(n_steps, verbose=self.verbose, desc=type(self).__name__)
+        callback = self.checkpoint_callback
+        rec = TraceRecorder(n_steps, (lambda t: callback(t, self.W_)) if callback else None,
+                            self.verbose, type(self).__name__)
         t_start = time.perf_counter()
         bilinear_stream(self.W_, terms, order, rule, rec, self.block_size,
                         hook=to_psd if psd_every else None, hook_every=psd_every)

@@ -58,6 +58,8 @@ class SDCA(BilinearMixin, BaseLearner):
         (:func:`algorithms.base.bilinear_stream`); the iterates do not depend on it.
     trace_gap : bool, record the duality gap of the current iterate at each trace checkpoint
         (each costs a pass over all triplets; off in the speed benchmark).
+    checkpoint_callback : None or callable (t, M) -> dict, called at each trace checkpoint with
+        the current iterate (evaluation along training); its values join the trace.
 
     Fitted: ``W_`` = M (d, d), ``alpha_`` (n,), ``primal_``, ``dual_``, ``duality_gap_`` of the
     output, ``duality_gap_last_`` of the last iterate, ``trace_`` (with "duality_gap" per checkpoint),
@@ -65,8 +67,8 @@ class SDCA(BilinearMixin, BaseLearner):
     """
 
     def __init__(self, lam=0.005, n_epochs=10, output="average", average_from=0.5,
-                 sampling="uniform", block_size=128, trace_gap=True, preprocessor=None,
-                 random_state=None, verbose=False):
+                 sampling="uniform", block_size=128, trace_gap=True, checkpoint_callback=None,
+                 preprocessor=None, random_state=None, verbose=False):
         self.lam = lam
         self.n_epochs = n_epochs
         self.output = output
@@ -74,6 +76,7 @@ class SDCA(BilinearMixin, BaseLearner):
         self.sampling = sampling
         self.block_size = block_size
         self.trace_gap = trace_gap
+        self.checkpoint_callback = checkpoint_callback
         self.preprocessor = preprocessor
         self.random_state = random_state
         self.verbose = verbose
@@ -111,12 +114,17 @@ class SDCA(BilinearMixin, BaseLearner):
                 snapshot["alpha"] = alpha.copy()
             return max(0.0, 1.0 - margin) ** 2, margin <= 0, delta / lam_n
 
-        def gap(t):
-            return {"duality_gap": squared_hinge_primal(M, A, Z, self.lam)
-                    - squared_hinge_dual(alpha, A, Z, self.lam)[0]}
+        def at_checkpoint(t):
+            out = {}
+            if self.trace_gap:
+                out["duality_gap"] = (squared_hinge_primal(M, A, Z, self.lam)
+                                      - squared_hinge_dual(alpha, A, Z, self.lam)[0])
+            if self.checkpoint_callback is not None:
+                out.update(self.checkpoint_callback(t, M))
+            return out
 
         order = sample_order(n, T, rng, self.sampling)
-        rec = TraceRecorder(T, gap if self.trace_gap else None, self.verbose, "SDCA")
+        rec = TraceRecorder(T, at_checkpoint, self.verbose, "SDCA")
         t_start = time.perf_counter()
         bilinear_stream(M, [(A, Z, 1.0)], order, rule, rec, self.block_size)
         self.stream_seconds_ = time.perf_counter() - t_start

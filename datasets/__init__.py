@@ -2,10 +2,11 @@
 
 ``get_dataset(name)`` returns a :class:`~datasets.base.DatasetSpec`; ``DATASETS`` lists them all.
 """
-from . import letter, segment, svmguide4, vehicle, vowel
+from . import fashion_mnist, letter, segment, svmguide4, vehicle, vowel
 from .base import ChecksumError, DataError, DataUnavailable, DatasetSpec
 
-DATASETS: dict[str, DatasetSpec] = {m.SPEC.name: m.SPEC for m in (vehicle, vowel, letter, segment, svmguide4)}
+DATASETS: dict[str, DatasetSpec] = {
+    m.SPEC.name: m.SPEC for m in (vehicle, vowel, letter, segment, svmguide4, fashion_mnist)}
 
 
 def get_dataset(name: str) -> DatasetSpec:

@@ -39,10 +39,11 @@ class DataUnavailable(DataError):
 
 @dataclasses.dataclass(frozen=True)
 class RemoteFile:
-    """One file of the download route: original URL and pinned sha256 (``None`` if unknown)."""
+    """One file of the download route: original URL and its pinned hash in pooch's form
+    ("sha256:<hex>" or "md5:<hex>" where only the publisher's md5 is known; ``None`` if unknown)."""
 
     url: str
-    sha256: str | None
+    known_hash: str | None
     fname: str
 
 
@@ -116,16 +117,15 @@ def fetch_download(spec: DatasetSpec, cache_dir: Path, allow_unpinned: bool = Fa
     out = []
     folder = Path(cache_dir) / "download" / spec.name
     for rf in spec.download:
-        if rf.sha256 is None and not allow_unpinned:
+        if rf.known_hash is None and not allow_unpinned:
             raise DataUnavailable(
-                f"{spec.name}: no pinned sha256 for {rf.url}; refusing an unverified download. "
+                f"{spec.name}: no pinned hash for {rf.url}; refusing an unverified download. "
                 "Set data.allow_unpinned_downloads: true in the config to accept the file as served "
                 "(its sha256 is then recorded), or add the hash to datasets/{spec.name}.py"
             )
-        known = f"sha256:{rf.sha256}" if rf.sha256 else None
         try:
             path = pooch.retrieve(
-                rf.url, known_hash=known, fname=rf.fname, path=folder,
+                rf.url, known_hash=rf.known_hash, fname=rf.fname, path=folder,
                 progressbar=progressbar,
             )
         except ValueError as err:  # pooch's hash mismatch

@@ -22,9 +22,9 @@ SPEC = DatasetSpec(
     paper_shape=(20000, 16, 26),
     download=(
         RemoteFile("https://www.csie.ntu.edu.tw/~cjlin/libsvmtools/datasets/multiclass/letter.scale",
-                   "ce2c7df15cc5742dc4382d59079181c97c21e0beaa0af53c84cc5745c69f1020", "letter.scale"),
+                   "sha256:ce2c7df15cc5742dc4382d59079181c97c21e0beaa0af53c84cc5745c69f1020", "letter.scale"),
         RemoteFile("https://www.csie.ntu.edu.tw/~cjlin/libsvmtools/datasets/multiclass/letter.scale.t",
-                   "07522ccbf54187fae6d560d1712b88c41ea1f7e8d19491c5adcc22ee37a075da", "letter.scale.t"),
+                   "sha256:07522ccbf54187fae6d560d1712b88c41ea1f7e8d19491c5adcc22ee37a075da", "letter.scale.t"),
     ),
     parse_download=lambda paths: load_libsvm(paths, 16),
     scale_download=False,

@@ -74,3 +74,10 @@ def test_dry_run_shows_the_plan_and_a_bad_config_stops_it(tmp_path):
                          capture_output=True, text=True, timeout=300)
     assert out.returncode != 0
     assert "n_triplet" in out.stdout + out.stderr
+
+
+def test_schema_knows_exactly_the_registered_algorithms():
+    from algorithms import ALGORITHMS
+
+    schema = yaml.safe_load(SCHEMA.read_text())
+    assert set(schema["definitions"]["method"]["properties"]["algorithm"]["enum"]) == set(ALGORITHMS)

@@ -78,12 +78,12 @@ def test_download_verifies_checksum_and_rejects_a_truncated_file(tmp_path):
     try:
         cache = tmp_path / "cache"
         with pytest.raises(ChecksumError, match="checksum mismatch"):
-            fetch_download(_toy_spec(base + "bad.svm", sha), cache)
+            fetch_download(_toy_spec(base + "bad.svm", f"sha256:{sha}"), cache)
         assert not (cache / "download" / "toy" / "toy.svm").exists()   # nothing bad kept
-        d = load(_toy_spec(base + "good.svm", sha), "download", cache)
+        d = load(_toy_spec(base + "good.svm", f"sha256:{sha}"), "download", cache)
         np.testing.assert_allclose(d["X"], [[0.5, -1], [1, 0.25], [-1, 1]])
         assert d["files"] == {"toy.svm": sha}
-        with pytest.raises(DataUnavailable, match="no pinned sha256"):
+        with pytest.raises(DataUnavailable, match="no pinned hash"):
             fetch_download(_toy_spec(base + "good.svm", None), tmp_path / "other")
     finally:
         server.shutdown()
@@ -108,13 +108,14 @@ def test_dataset_without_embedded_copy_says_needs_download(tmp_path):
 
 
 @pytest.mark.skipif(shutil.which("apt-get") is None, reason="the embedded route needs Debian's apt")
-@pytest.mark.parametrize("name", ["vehicle", "vowel", "segment", "letter"])
+@pytest.mark.parametrize("name", ["vehicle", "vowel", "segment", "letter", "fashion_mnist"])
 def test_embedded_copies_match_the_papers_table(name):
     spec = datasets.get_dataset(name)
     d = load(spec, "embedded", ROOT / "data_cache")
     n, dim, k = spec.paper_shape
     assert d["X"].shape == (n, dim) and len(d["classes"]) == k
-    assert d["X"].min() == -1.0 and d["X"].max() == 1.0
+    lo = -1.0 if spec.scale_embedded else 0.0          # LIBSVM sets: [-1, 1]; images: [0, 1]
+    assert d["X"].min() == lo and d["X"].max() == 1.0
 
 
 def test_paper_reference_is_the_shared_copy():

@@ -15,8 +15,9 @@ ROOT = Path(__file__).resolve().parents[1]
 
 @pytest.mark.skipif(shutil.which("apt-get") is None, reason="the embedded route needs Debian's apt")
 def test_ci_config_reproduces_the_stored_numbers(tmp_path):
-    cmd = [sys.executable, "-m", "snakemake", "regression_check", "--configfile", "config/ci.yaml",
-           "--config", f"results_dir={tmp_path}", "--cores", "2"]
+    cmd = [sys.executable, "-m", "snakemake", "regression_check", "figure_sdca_1", "figure_sdca_2",
+           "figure_oasis_3", "performance", "--configfile", "config/ci.yaml",
+           "--config", f"results_dir={tmp_path}", f"figures_dir={tmp_path}/figures", "--cores", "2"]
     out = subprocess.run(cmd, cwd=ROOT, capture_output=True, text=True, timeout=1200)
     tail = (out.stdout + out.stderr)[-6000:]
     assert out.returncode == 0, f"pipeline or regression check failed:\n{tail}"
@@ -31,6 +32,13 @@ def test_ci_config_reproduces_the_stored_numbers(tmp_path):
     assert len(sdca) == 1 and sdca.value.iloc[0] >= 0
     for ext in ("md", "tex"):
         assert (tmp_path / f"tables/sdca_table2.{ext}").stat().st_size > 0
+    for fig in ("sdca_1", "sdca_2", "oasis_3"):
+        for ext in ("png", "pdf", "md"):
+            assert (tmp_path / f"figures/figure_{fig}.{ext}").stat().st_size > 0
+    curves = pd.read_csv(tmp_path / "curves/sdca_1/seed0.csv")
+    assert set(curves.method) == {"OASIS", "SDCA"}
+    perf = pd.read_csv(tmp_path / "tables/performance.csv")
+    assert len(perf) == 6 and (perf.max_rel_diff < 1e-9).all()
 
 
 def test_a_moved_number_is_named_with_stored_and_new_values():

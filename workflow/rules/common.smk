@@ -28,6 +28,7 @@ check_config(config)
 CACHE = config["data"]["cache_dir"]
 ROUTE = config["data"]["route"]
 RESULTS = config["results_dir"]
+FIGURES = config["figures_dir"]
 LOGS = f"{RESULTS}/logs"
 
 

@@ -25,6 +25,9 @@ rule reproduce_all:
     input:
         rules.table_sdca_2.output,
         rules.performance.output,
+        rules.figure_sdca_1.output,
+        rules.figure_sdca_2.output,
+        rules.figure_oasis_3.output,
 
 
 rule regression_check:

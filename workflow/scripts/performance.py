@@ -6,7 +6,9 @@ from harness.io import now, save_csv, save_text, start_log
 from harness.performance import run
 
 start_log(snakemake.log[0])
-df = run()
+cfg = snakemake.config["performance"]
+df = run(dense_dims=tuple(cfg["dense_dims"]), sparse=tuple(map(tuple, cfg["sparse"])),
+         n_triplets=cfg["n_triplets"])
 save_csv(snakemake.output.csv, df)
 show = df[["learner", "input", "d", "nnz_per_row", "triplets_per_s", "speedup_vs_plain",
            "fraction_of_limit", "peak_traced_mb", "max_rel_diff", "fit_s"]].copy()

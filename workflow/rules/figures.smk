@@ -1,0 +1,64 @@
+# figures: training curves per seed, then one plot rule per figure (PNG, PDF, caption + values).
+
+FIG = config["figures"]
+FIG_DATA = f"{CACHE}/prepared/{FIG['dataset']}_{ROUTE}.npz"
+
+
+rule curves:
+    input:
+        FIG_DATA,
+    output:
+        f"{RESULTS}/curves/{{curves}}/seed{{seed}}.csv",
+    log:
+        f"{LOGS}/figures/{{curves}}_seed{{seed}}.log",
+    wildcard_constraints:
+        curves="sdca_1|oasis_3",
+    conda:
+        "../../environment.yml"
+    script:
+        "../scripts/curves.py"
+
+
+def curve_files(name):
+    return expand(f"{RESULTS}/curves/{name}/seed{{seed}}.csv", seed=FIG["seeds"])
+
+
+rule figure_sdca_1:
+    input:
+        curve_files("sdca_1"),
+    output:
+        png=f"{FIGURES}/figure_sdca_1.png",
+        pdf=f"{FIGURES}/figure_sdca_1.pdf",
+        md=f"{FIGURES}/figure_sdca_1.md",
+    log:
+        f"{LOGS}/figures/figure_sdca_1.log",
+    params:
+        metric="avg_cumulative_loss",
+    conda:
+        "../../environment.yml"
+    script:
+        "../scripts/plot_figure.py"
+
+
+use rule figure_sdca_1 as figure_sdca_2 with:
+    output:
+        png=f"{FIGURES}/figure_sdca_2.png",
+        pdf=f"{FIGURES}/figure_sdca_2.pdf",
+        md=f"{FIGURES}/figure_sdca_2.md",
+    log:
+        f"{LOGS}/figures/figure_sdca_2.log",
+    params:
+        metric="mistake_rate",
+
+
+use rule figure_sdca_1 as figure_oasis_3 with:
+    input:
+        curve_files("oasis_3"),
+    output:
+        png=f"{FIGURES}/figure_oasis_3.png",
+        pdf=f"{FIGURES}/figure_oasis_3.pdf",
+        md=f"{FIGURES}/figure_oasis_3.md",
+    log:
+        f"{LOGS}/figures/figure_oasis_3.log",
+    params:
+        metric="mAP",

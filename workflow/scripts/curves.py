@@ -1,0 +1,19 @@
+"""Rule curves: training curves of one seed for a convergence figure (harness.curves)."""
+import numpy as np
+import pandas as pd
+
+from harness.curves import oasis_variants, sdca_convergence
+from harness.io import save_csv, start_log
+
+start_log(snakemake.log[0])
+cfg = snakemake.config["figures"]
+seed, which = int(snakemake.wildcards.seed), snakemake.wildcards.curves
+data = np.load(snakemake.input[0])
+X, y = data["X"], data["y"]
+print(f"{which}, seed {seed}: {cfg['dataset']} ({len(y)} samples), {cfg['n_triplets']} triplets")
+if which == "sdca_1":
+    rows = sdca_convergence(X, y, seed, cfg["n_triplets"], cfg["oasis_C"], cfg["sdca_lam"])
+else:
+    rows = oasis_variants(X, y, seed, cfg["n_triplets"], cfg["oasis_C"], cfg["oasis_variants"],
+                          cfg["n_queries"], cfg["n_database"])
+save_csv(snakemake.output[0], pd.DataFrame(rows))
