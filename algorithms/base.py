@@ -115,6 +115,14 @@ class BaseLearner(BaseEstimator):
         """Triplet accuracy: fraction of triplets ranked correctly (ties count as wrong)."""
         return float(np.mean(self.predict(triplets) == 1))
 
+    def _labelled_pair_differences(self, pairs, y):
+        """(X, x_i - x_j per pair, y as int array) for pair learners; checks y in {+1, -1}."""
+        X, idx = self._points(pairs, 2, "pairs")
+        y = np.asarray(y)
+        if y.shape != (len(idx),) or not np.all(np.isin(y, (-1, 1))):
+            raise ValueError("y must hold one label in {+1, -1} per pair")
+        return X, X[idx[:, 0]] - X[idx[:, 1]], y
+
     def pair_score(self, pairs) -> np.ndarray:
         """Similarity of each pair, shape (n,); higher = more similar."""
         X, idx = self._points(pairs, 2, "pairs")

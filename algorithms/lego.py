@@ -52,11 +52,7 @@ class LEGO(MahalanobisMixin, OnlineMixin, BaseLearner):
     def fit(self, pairs, y):
         if not self.eta > 0:
             raise ValueError(f"eta must be > 0, got {self.eta}")
-        X, idx = self._points(pairs, 2, "pairs")
-        y = np.asarray(y)
-        if y.shape != (len(idx),) or not np.all(np.isin(y, (-1, 1))):
-            raise ValueError("y must hold one label in {+1, -1} per pair")
-        Z = X[idx[:, 0]] - X[idx[:, 1]]
+        X, Z, y = self._labelled_pair_differences(pairs, y)
         sq = (Z ** 2).sum(1)
         lo, hi = np.quantile(sq, self.target_quantiles)
         self.targets_ = np.array([lo, hi])
@@ -82,7 +78,7 @@ class LEGO(MahalanobisMixin, OnlineMixin, BaseLearner):
             A[:] -= (c / (1.0 + c * yhat)) * np.outer(Az, Az)
             return loss, mistake, True
 
-        n_steps = max(int(round(self.n_passes * len(idx))), 1)
-        self._online_loop(len(idx), n_steps, step, np.random.default_rng(self.random_state),
+        n_steps = max(int(round(self.n_passes * len(Z))), 1)
+        self._online_loop(len(Z), n_steps, step, np.random.default_rng(self.random_state),
                           "sequential")
         return self

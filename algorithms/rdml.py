@@ -53,11 +53,7 @@ class RDML(MahalanobisMixin, OnlineMixin, BaseLearner):
     def fit(self, pairs, y):
         if not self.lam > 0:
             raise ValueError(f"lam must be > 0, got {self.lam}")
-        X, idx = self._points(pairs, 2, "pairs")
-        y = np.asarray(y)
-        if y.shape != (len(idx),) or not np.all(np.isin(y, (-1, 1))):
-            raise ValueError("y must hold one label in {+1, -1} per pair")
-        D = X[idx[:, 0]] - X[idx[:, 1]]
+        X, D, y = self._labelled_pair_differences(pairs, y)
         lam = float(self.lam)
         self.M_ = np.zeros((X.shape[1], X.shape[1]))
         A = self.M_
@@ -83,7 +79,7 @@ class RDML(MahalanobisMixin, OnlineMixin, BaseLearner):
                 self.n_projections_ += 1
             return -value, True, True
 
-        n_steps = max(int(round(self.n_passes * len(idx))), 1)
-        self._online_loop(len(idx), n_steps, step, np.random.default_rng(self.random_state),
+        n_steps = max(int(round(self.n_passes * len(D))), 1)
+        self._online_loop(len(D), n_steps, step, np.random.default_rng(self.random_state),
                           "sequential")
         return self

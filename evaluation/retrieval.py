@@ -27,7 +27,7 @@ def average_precision_rows(scores: np.ndarray, relevant: np.ndarray) -> np.ndarr
     scores = np.asarray(scores, dtype=np.float64)
     relevant = np.asarray(relevant, dtype=bool)
     q, n = scores.shape
-    order = np.argsort(-scores, axis=1, kind="stable")
+    order = np.argsort(-scores, axis=1)   # AP does not depend on the order inside a tie group
     s = np.take_along_axis(scores, order, axis=1)
     rel = np.take_along_axis(relevant, order, axis=1)
     hits = np.cumsum(rel, axis=1)

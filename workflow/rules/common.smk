@@ -39,6 +39,11 @@ wildcard_constraints:
     experiment=r"[a-z0-9_]+",
 
 
+def curve_files(name):
+    """The per-seed training-curve CSVs of convergence figure ``name``."""
+    return expand(f"{RESULTS}/curves/{name}/seed{{seed}}.csv", seed=config["figures"]["seeds"])
+
+
 def record_run_start():
     Path(LOGS).mkdir(parents=True, exist_ok=True)
     workflow._tb_started = time.time()

@@ -1,7 +1,6 @@
 # figures: training curves per seed, then one plot rule per figure (PNG, PDF, caption + values).
 
-FIG = config["figures"]
-FIG_DATA = f"{CACHE}/prepared/{FIG['dataset']}_{ROUTE}.npz"
+FIG_DATA = f"{CACHE}/prepared/{config['figures']['dataset']}_{ROUTE}.npz"
 
 
 rule curves:
@@ -17,10 +16,6 @@ rule curves:
         "../../environment.yml"
     script:
         "../scripts/curves.py"
-
-
-def curve_files(name):
-    return expand(f"{RESULTS}/curves/{name}/seed{{seed}}.csv", seed=FIG["seeds"])
 
 
 rule figure_sdca_1:
