@@ -145,3 +145,27 @@ def run(dense_dims=(16, 128, 784), sparse=((1000, 70),), n_triplets=10_000, n_po
             "plain_triplets_per_s", "speedup_vs_plain", "gemm_gflops", "limit_triplets_per_s",
             "fraction_of_limit", "peak_traced_mb", "max_rel_diff", "ours_s", "fit_s", "plain_s"]
     return pd.DataFrame(rows)[cols]
+
+
+def other_learners(methods: dict, d=16, n_points=2_000, n_classes=10, n_triplets=10_000,
+                   log=print) -> pd.DataFrame:
+    """Seconds per 10K triplets of every other learner (``methods``: name -> fixed
+    hyperparameters, e.g. the default config's), on synthetic labelled points (Gaussian classes),
+    each given the same triplets through the harness's conversions."""
+    from datasets.constraints import sample_class_triplets
+
+    from .experiment import algorithm_of, fit_learner
+
+    rng = np.random.default_rng(0)
+    y = rng.integers(n_classes, size=n_points)
+    X = rng.normal(size=(n_points, d)) + rng.normal(size=(n_classes, d))[y]
+    t = sample_class_triplets(y, n_triplets, rng)
+    rows = []
+    for name, params in methods.items():
+        _, timing = fit_learner(algorithm_of(name, params), params.get("fixed", {}), t, X, y, 0)
+        rows.append({"learner": name, "d": d, "n_triplets": n_triplets,
+                     "fit_s": timing["fit_wall_s"],
+                     "s_per_10k_triplets": timing["fit_wall_s"] * 10_000 / n_triplets,
+                     "settings": str(params.get("fixed", {}))})
+        log(f"{name}: {rows[-1]['s_per_10k_triplets']:.2f} s per 10K triplets")
+    return pd.DataFrame(rows)

@@ -6,6 +6,7 @@
 rule performance:
     output:
         csv=f"{RESULTS}/tables/performance.csv",
+        others=f"{RESULTS}/tables/performance_other_learners.csv",
         md=f"{RESULTS}/tables/performance.md",
     log:
         f"{LOGS}/performance.log",
