@@ -83,3 +83,37 @@ def oasis_variants(X, y, seed, n_triplets, C, variants: dict, n_queries, n_datab
         log(f"  {name}: final mAP {[v for v in model.trace_['mAP'] if not np.isnan(v)][-1]:.4f}")
         rows += _trace_rows("oasis_3", seed, name, model.trace_)
     return rows
+
+
+def scaling(X, y, seed, n_triplets_list, n_samples_list, triplets_per_sample, lmnn_params,
+            oasis_C, sdca_lam, log=print) -> list[dict]:
+    """Fit time against the number of triplets (OASIS, SDCA: one pass) and against the number of
+    training samples (OASIS and SDCA with ``triplets_per_sample`` triplets per sample, LMNN on the
+    samples with their labels), as the OASIS paper's Figure 1(b). Rows: (figure, seed, method,
+    axis, size, fit_wall_s)."""
+    from .experiment import fit_learner
+
+    split = make_split(y, seed)
+    Xtr, ytr = X[split["train"]], y[split["train"]]
+    g = rng(seed, "constraints_train")
+    rows = []
+
+    def timed(method, params, t, Xs, ys, axis, size):
+        _, timing = fit_learner(method, params, t, Xs, ys, seed)
+        rows.append({"figure": "scaling", "seed": seed, "method": method, "axis": axis,
+                     "size": size, "fit_wall_s": timing["fit_wall_s"]})
+        log(f"  {method} {axis}={size}: {timing['fit_wall_s']:.2f} s")
+
+    online = {"OASIS": {"C": oasis_C, "n_epochs": 1},
+              "SDCA": {"lam": sdca_lam, "n_epochs": 1, "trace_gap": False}}
+    for n in n_triplets_list:
+        t = sample_class_triplets(ytr, n, g)
+        for method, params in online.items():
+            timed(method, params, t, Xtr, ytr, "n_triplets", n)
+    for m in n_samples_list:
+        pick = np.sort(g.choice(len(Xtr), size=min(m, len(Xtr)), replace=False))
+        Xs, ys = Xtr[pick], ytr[pick]
+        t = sample_class_triplets(ys, triplets_per_sample * len(pick), g)
+        for method, params in {**online, "LMNN": lmnn_params}.items():
+            timed(method, params, t, Xs, ys, "n_samples", len(pick))
+    return rows

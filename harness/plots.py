@@ -46,3 +46,33 @@ def curves(rows: pd.DataFrame, metric: str, ylabel: str, title: str, out_png, ou
              last[["method", "step", "mean", "std", "n_seeds"]].to_markdown(index=False), ""]
     save_text(out_md, "\n".join(lines))
     return summary
+
+
+def scaling(rows: pd.DataFrame, out_png, out_pdf, out_md, caption: str) -> pd.DataFrame:
+    """Two log-log panels: fit time against the number of triplets and against the number of
+    training samples (mean +- std over seeds)."""
+    summary = (rows.groupby(["axis", "method", "size"]).fit_wall_s.agg(["mean", "std", "count"])
+               .reset_index().rename(columns={"count": "n_seeds"}))
+    summary["std"] = summary["std"].fillna(0.0)
+    fig, axes = plt.subplots(1, 2, figsize=(9, 3.6), dpi=150)
+    colors = {m: f"C{i}" for i, m in enumerate(sorted(summary.method.unique()))}
+    for ax, axis, label in zip(axes, ("n_triplets", "n_samples"),
+                               ("number of triplets", "number of training samples")):
+        for method, s in summary[summary.axis == axis].groupby("method", sort=False):
+            ax.errorbar(s["size"], s["mean"], yerr=s["std"], marker="o", ms=3, capsize=2,
+                        label=method, color=colors[method])
+        ax.set_xscale("log")
+        ax.set_yscale("log")
+        ax.set_xlabel(label)
+        ax.set_ylabel("fit wall time (s)")
+        ax.grid(alpha=0.3, which="both")
+        ax.legend(fontsize=8)
+    fig.suptitle("Fit time (after the OASIS paper, Fig. 1b)", fontsize=10)
+    fig.tight_layout()
+    for path in (out_png, out_pdf):
+        with atomic_path(path) as tmp:
+            fig.savefig(tmp, format=str(path).rsplit(".", 1)[1])
+    plt.close(fig)
+    save_text(out_md, "\n".join(["# Fit time against problem size", "", caption, "",
+                                 summary.to_markdown(index=False, floatfmt=".3g"), ""]))
+    return summary

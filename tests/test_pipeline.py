@@ -16,7 +16,7 @@ ROOT = Path(__file__).resolve().parents[1]
 @pytest.mark.skipif(shutil.which("apt-get") is None, reason="the embedded route needs Debian's apt")
 def test_ci_config_reproduces_the_stored_numbers(tmp_path):
     cmd = [sys.executable, "-m", "snakemake", "regression_check", "figure_sdca_1", "figure_sdca_2",
-           "figure_oasis_3", "performance", "--configfile", "config/ci.yaml",
+           "figure_oasis_3", "figure_scaling", "performance", "--configfile", "config/ci.yaml",
            "--config", f"results_dir={tmp_path}", f"figures_dir={tmp_path}/figures", "--cores", "2"]
     out = subprocess.run(cmd, cwd=ROOT, capture_output=True, text=True, timeout=1200)
     tail = (out.stdout + out.stderr)[-6000:]
@@ -32,7 +32,7 @@ def test_ci_config_reproduces_the_stored_numbers(tmp_path):
     assert len(sdca) == 1 and sdca.value.iloc[0] >= 0
     for ext in ("md", "tex"):
         assert (tmp_path / f"tables/sdca_table2.{ext}").stat().st_size > 0
-    for fig in ("sdca_1", "sdca_2", "oasis_3"):
+    for fig in ("sdca_1", "sdca_2", "oasis_3", "scaling"):
         for ext in ("png", "pdf", "md"):
             assert (tmp_path / f"figures/figure_{fig}.{ext}").stat().st_size > 0
     curves = pd.read_csv(tmp_path / "curves/sdca_1/seed0.csv")

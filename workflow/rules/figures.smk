@@ -57,3 +57,30 @@ use rule figure_sdca_1 as figure_oasis_3 with:
         f"{LOGS}/figures/figure_oasis_3.log",
     params:
         metric="mAP",
+
+
+rule scaling_times:
+    input:
+        f"{CACHE}/prepared/{config['figures']['scaling_dataset']}_{ROUTE}.npz",
+    output:
+        f"{RESULTS}/curves/scaling/seed{{seed}}.csv",
+    log:
+        f"{LOGS}/figures/scaling_seed{{seed}}.log",
+    threads: workflow.cores  # timings: no other job beside it
+    conda:
+        "../../environment.yml"
+    script:
+        "../scripts/scaling.py"
+
+
+use rule figure_sdca_1 as figure_scaling with:
+    input:
+        curve_files("scaling"),
+    output:
+        png=f"{FIGURES}/figure_scaling.png",
+        pdf=f"{FIGURES}/figure_scaling.pdf",
+        md=f"{FIGURES}/figure_scaling.md",
+    log:
+        f"{LOGS}/figures/figure_scaling.log",
+    params:
+        metric="fit_wall_s",
