@@ -14,7 +14,7 @@ Pairs and targets (the paper leaves them to the application): the harness turns 
 (a, p, n) into the similar pair (a, p) and the dissimilar pair (a, n)
 (``datasets.constraints.triplets_to_pairs``). Targets follow ITML's convention: similar pairs aim
 at the 5th percentile and dissimilar pairs at the 95th percentile of the squared Euclidean
-distances of the training pairs (``target_quantiles``). The pairs are one online stream, seen in
+distances of the training pairs (``target_quantiles``; with ``partial_fit``, of the first batch). The pairs are one online stream, seen in
 order, ``n_passes`` times. A pair with z = 0 (duplicate points) has y_hat = 0 and no defined step:
 it is skipped. Loss (trace): (y_hat - y_t)^2 / 2; a mistake is y_hat on the wrong side of the
 midpoint of the two targets.
@@ -50,16 +50,25 @@ class LEGO(MahalanobisMixin, OnlineMixin, BaseLearner):
         self.verbose = verbose
 
     def fit(self, pairs, y):
+        """Learn from the pair stream, starting from the paper's initial matrix."""
+        self.__dict__.pop("M_", None)
+        self.__dict__.pop("targets_", None)
+        return self.partial_fit(pairs, y)
+
+    def partial_fit(self, pairs, y):
+        """Continue from the current matrix with ``n_passes`` over these pairs, in order."""
         if not self.eta > 0:
             raise ValueError(f"eta must be > 0, got {self.eta}")
         X, Z, y = self._labelled_pair_differences(pairs, y)
         sq = (Z ** 2).sum(1)
-        lo, hi = np.quantile(sq, self.target_quantiles)
-        self.targets_ = np.array([lo, hi])
+        if not hasattr(self, "targets_"):   # fixed by the first pairs of the stream
+            self.targets_ = np.quantile(sq, self.target_quantiles)
+        lo, hi = self.targets_
         target = np.where(y == 1, lo, hi)
         mid = (lo + hi) / 2
         eta = float(self.eta)
-        self.M_ = np.eye(X.shape[1])
+        if not hasattr(self, "M_"):
+            self.M_ = np.eye(X.shape[1])
         A = self.M_
 
         def step(i, t):

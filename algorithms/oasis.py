@@ -94,7 +94,7 @@ class OASIS(BilinearMixin, BaseLearner):
             return [(P, Dpn, 0.5), (Dpn, P, 0.5)], sqnorm
         return [(P, Dpn, 1.0)], sqnorm
 
-    def fit(self, triplets):
+    def _check_params(self):
         if not self.C > 0:
             raise ValueError(f"C must be > 0, got {self.C}")
         if self.symmetrize not in (None, "step", "end"):
@@ -102,11 +102,32 @@ class OASIS(BilinearMixin, BaseLearner):
         psd_every = self.psd if isinstance(self.psd, (int, np.integer)) else None
         if not (self.psd in (None, "end") or (psd_every is not None and psd_every >= 1)):
             raise ValueError(f"psd must be None, 'end' or an int >= 1, got {self.psd!r}")
-        X, idx = self._points(triplets, 3, "triplets")
-        terms, sqnorm = self._terms(X, idx)
         if self.trace_loss not in ("hinge", "squared_hinge"):
             raise ValueError(f"trace_loss must be 'hinge' or 'squared_hinge', got {self.trace_loss!r}")
-        self.W_ = np.eye(X.shape[1])
+        return psd_every
+
+    def fit(self, triplets):
+        """Learn W from W_0 = I: ``n_epochs`` passes of steps, then the "end" projections."""
+        for attr in ("W_", "_rng"):
+            self.__dict__.pop(attr, None)
+        self.partial_fit(triplets)
+        if self.symmetrize == "end":
+            self.W_ = symmetric_part(self.W_)
+        if self.psd is not None:
+            self.W_ = project_psd(self.W_)
+        return self
+
+    def partial_fit(self, triplets):
+        """Continue from the current W (W_0 = I the first time) with ``n_epochs`` passes over
+        these triplets; per-step projections apply, "end" projections are left to ``fit``.
+        ``trace_`` and ``order_`` describe this call's steps."""
+        psd_every = self._check_params()
+        X, idx = self._points(triplets, 3, "triplets")
+        terms, sqnorm = self._terms(X, idx)
+        if not hasattr(self, "W_"):
+            self.W_ = np.eye(X.shape[1])
+        if getattr(self, "_rng", None) is None:
+            self._rng = np.random.default_rng(self.random_state)
         C = float(self.C)
         power = 2 if self.trace_loss == "squared_hinge" else 1
 
@@ -120,8 +141,7 @@ class OASIS(BilinearMixin, BaseLearner):
             W[:] = project_psd(W)
 
         n_steps = max(int(round(self.n_epochs * len(idx))), 1)
-        order = sample_order(len(idx), n_steps, np.random.default_rng(self.random_state),
-                             self.sampling)
+        order = sample_order(len(idx), n_steps, self._rng, self.sampling)
         callback = self.checkpoint_callback
         rec = TraceRecorder(n_steps, (lambda t: callback(t, self.W_)) if callback else None,
                             self.verbose, type(self).__name__)
@@ -129,10 +149,6 @@ class OASIS(BilinearMixin, BaseLearner):
         bilinear_stream(self.W_, terms, order, rule, rec, self.block_size,
                         hook=to_psd if psd_every else None, hook_every=psd_every)
         self.stream_seconds_ = time.perf_counter() - t_start
-        if self.symmetrize == "end":
-            self.W_ = symmetric_part(self.W_)
-        if self.psd is not None:
-            self.W_ = project_psd(self.W_)
         self.trace_, self.n_steps_, self.order_ = rec.trace, n_steps, order
         return self
 

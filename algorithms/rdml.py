@@ -51,13 +51,21 @@ class RDML(MahalanobisMixin, OnlineMixin, BaseLearner):
         self.verbose = verbose
 
     def fit(self, pairs, y):
+        """Learn from the pair stream, starting from the paper's initial matrix."""
+        self.__dict__.pop("M_", None)
+        self.n_projections_ = 0
+        return self.partial_fit(pairs, y)
+
+    def partial_fit(self, pairs, y):
+        """Continue from the current matrix with ``n_passes`` over these pairs, in order."""
         if not self.lam > 0:
             raise ValueError(f"lam must be > 0, got {self.lam}")
         X, D, y = self._labelled_pair_differences(pairs, y)
         lam = float(self.lam)
-        self.M_ = np.zeros((X.shape[1], X.shape[1]))
+        if not hasattr(self, "M_"):
+            self.M_ = np.zeros((X.shape[1], X.shape[1]))
         A = self.M_
-        self.n_projections_ = 0
+        self.n_projections_ = getattr(self, "n_projections_", 0)
 
         def step(i, t):
             dvec, yi = D[i], y[i]

@@ -67,3 +67,24 @@ def test_lmnn_subsamples_to_max_points():
     t = sample_class_triplets(y, 500, np.random.default_rng(0))
     model, _ = fit_learner("LMNN", {"max_points": 30, "max_iter": 10}, t, X, y, seed=0)
     assert model.n_points_ == 30
+
+
+@pytest.mark.parametrize("name", ["OASIS", "LEGO", "RDML"])
+def test_partial_fit_on_two_halves_equals_fit_on_the_stream(name):
+    X, y = blobs()
+    t = sample_class_triplets(y, 400, np.random.default_rng(2))
+    if name == "OASIS":
+        kw = {"sampling": "sequential", "n_epochs": 1, "preprocessor": X}
+        whole = make_learner(name, **kw).fit(t)
+        parts = make_learner(name, **kw).partial_fit(t[:150]).partial_fit(t[150:])
+        np.testing.assert_allclose(parts.W_, whole.W_, rtol=1e-12, atol=1e-12)
+    else:
+        from datasets.constraints import triplets_to_pairs
+
+        pairs, labels = triplets_to_pairs(t)
+        whole = make_learner(name, preprocessor=X).fit(pairs, labels)
+        parts = make_learner(name, preprocessor=X)
+        if name == "LEGO":   # the targets come from the first pairs; give both the same
+            parts.targets_ = whole.targets_
+        parts.partial_fit(pairs[:300], labels[:300]).partial_fit(pairs[300:], labels[300:])
+        np.testing.assert_allclose(parts.M_, whole.M_, rtol=1e-10, atol=1e-12)
