@@ -3,6 +3,7 @@
 ``ALGORITHMS`` maps the tables' method names to classes; ``make_learner(name, **params)`` builds
 one and raises a clear error for an unknown name or hyperparameter.
 """
+
 from .comet import COMET
 from .euclidean import Euclidean
 from .itml import ITML
@@ -14,9 +15,19 @@ from .rca import RCA
 from .rdml import RDML
 from .sdca import SDCA
 
-ALGORITHMS = {"Eucl": Euclidean, "RCA": RCA, "LMNN": LMNN, "ITML": ITML, "LEGO": LEGO,
-              "OASIS": OASIS, "Dissim-OASIS": DissimOASIS, "SDCA": SDCA, "COMET": COMET, "RDML": RDML,
-              "OPML": OPML}
+ALGORITHMS = {
+    "Eucl": Euclidean,
+    "RCA": RCA,
+    "LMNN": LMNN,
+    "ITML": ITML,
+    "LEGO": LEGO,
+    "OASIS": OASIS,
+    "Dissim-OASIS": DissimOASIS,
+    "SDCA": SDCA,
+    "COMET": COMET,
+    "RDML": RDML,
+    "OPML": OPML,
+}
 
 
 def make_learner(name: str, **params):
@@ -31,5 +42,18 @@ def make_learner(name: str, **params):
     return cls(**params)
 
 
-__all__ = ["ALGORITHMS", "make_learner", "COMET", "Euclidean", "ITML", "LEGO", "LMNN", "OASIS",
-           "DissimOASIS", "OPML", "RCA", "RDML", "SDCA"]
+__all__ = [
+    "ALGORITHMS",
+    "make_learner",
+    "COMET",
+    "Euclidean",
+    "ITML",
+    "LEGO",
+    "LMNN",
+    "OASIS",
+    "DissimOASIS",
+    "OPML",
+    "RCA",
+    "RDML",
+    "SDCA",
+]

@@ -1,4 +1,5 @@
 """metric-learn 0.7.0 with scikit-learn 1.7: silence its known, harmless deprecation warning."""
+
 import contextlib
 import warnings
 

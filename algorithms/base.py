@@ -12,6 +12,7 @@ API (compatible with metric-learn, see ``../shared/DESIGN.md``):
 * each learner says which constraints it learns from in ``constraint_kind``: "triplets",
   "pairs" (with +1/-1 labels), "chunklets" (RCA) or "labels" (LMNN, supervised).
 """
+
 from __future__ import annotations
 
 import numpy as np
@@ -84,8 +85,10 @@ def _as_points(constraints, preprocessor, arity: int, what: str):
             raise DataError(f"{what} indices out of range [0, {len(X)})")
         idx = c
     else:
-        raise DataError(f"{what} must be (n, {arity}, d) points or (n, {arity}) int indices, "
-                        f"got shape {c.shape} and dtype {c.dtype}")
+        raise DataError(
+            f"{what} must be (n, {arity}, d) points or (n, {arity}) int indices, "
+            f"got shape {c.shape} and dtype {c.dtype}"
+        )
     if len(idx) == 0:
         raise DataError(f"zero usable {what}")
     if not np.all(np.isfinite(X)):
@@ -104,8 +107,9 @@ class BaseLearner(BaseEstimator):
     def decision_function(self, triplets) -> np.ndarray:
         """s(anchor, positive) - s(anchor, negative) for each triplet; shape (n,)."""
         X, idx = self._points(triplets, 3, "triplets")
-        return (self._pair_score_points(X[idx[:, 0]], X[idx[:, 1]])
-                - self._pair_score_points(X[idx[:, 0]], X[idx[:, 2]]))
+        return self._pair_score_points(X[idx[:, 0]], X[idx[:, 1]]) - self._pair_score_points(
+            X[idx[:, 0]], X[idx[:, 2]]
+        )
 
     def predict(self, triplets) -> np.ndarray:
         """+1 where the positive is more similar to the anchor than the negative, else -1."""
@@ -183,8 +187,9 @@ def checkpoints(n_steps: int, per_decade: int = 10) -> np.ndarray:
     return np.unique(np.append(np.geomspace(1, n_steps, n).round().astype(np.int64), n_steps))
 
 
-def sample_order(n_constraints: int, n_steps: int, generator: np.random.Generator,
-                 sampling: str) -> np.ndarray:
+def sample_order(
+    n_constraints: int, n_steps: int, generator: np.random.Generator, sampling: str
+) -> np.ndarray:
     """Which constraint each of the ``n_steps`` online steps sees (int64, (n_steps,)).
 
     * "uniform": i.i.d. uniform with replacement (OASIS, SDCA's Algorithm 1);
@@ -195,7 +200,9 @@ def sample_order(n_constraints: int, n_steps: int, generator: np.random.Generato
         return generator.integers(n_constraints, size=n_steps)
     if sampling == "permutation":
         passes = -(-n_steps // n_constraints)
-        return np.concatenate([generator.permutation(n_constraints) for _ in range(passes)])[:n_steps]
+        return np.concatenate([generator.permutation(n_constraints) for _ in range(passes)])[
+            :n_steps
+        ]
     if sampling == "sequential":
         return np.arange(n_steps) % n_constraints
     raise ValueError(f"unknown sampling {sampling!r}: 'uniform', 'permutation' or 'sequential'")
@@ -217,7 +224,9 @@ class TraceRecorder:
         self.trace = {"step": [], "avg_cumulative_loss": [], "mistake_rate": [], "utilization": []}
         self._loss = self._mistakes = self._updates = 0.0
         self._next = 0
-        self._bar = tqdm(total=n_steps, disable=not verbose, desc=desc, mininterval=1.0, leave=False)
+        self._bar = tqdm(
+            total=n_steps, disable=not verbose, desc=desc, mininterval=1.0, leave=False
+        )
 
     def next_mark(self, t: int) -> int:
         """The first checkpoint >= t."""
@@ -288,8 +297,9 @@ def bilinear_stream(W, terms, order, rule, recorder, block_size=128, hook=None, 
         idx = order[t0:t1]
         blocks = [(A[idx], Z[idx], w) for A, Z, w in terms]
         base = sum(w * np.einsum("kd,kd->k", Ab @ W, Zb) for Ab, Zb, w in blocks)
-        H = sum(w * w2 * (Ab @ Ab2.T) * (Zb @ Zb2.T)
-                for Ab, Zb, w in blocks for Ab2, Zb2, w2 in blocks)
+        H = sum(
+            w * w2 * (Ab @ Ab2.T) * (Zb @ Zb2.T) for Ab, Zb, w in blocks for Ab2, Zb2, w2 in blocks
+        )
         coef = np.zeros(len(idx))
         results = []
         for k, i in enumerate(idx.tolist()):
@@ -297,7 +307,7 @@ def bilinear_stream(W, terms, order, rule, recorder, block_size=128, hook=None, 
             results.append((loss, mistake, c != 0.0))
             if c != 0.0:
                 coef[k] = c
-                base[k + 1:] += c * H[k + 1:, k]
+                base[k + 1 :] += c * H[k + 1 :, k]
         for Ab, Zb, w in blocks:
             W += (Ab * (w * coef)[:, None]).T @ Zb
         if hook_every and t1 % hook_every == 0:

@@ -26,6 +26,7 @@ fraction of triplets ranked wrongly (training mistake rate), the fraction that h
 (contributed a gradient) at least once (constraint utilization), the objective, and at checkpoints
 the smallest eigenvalue of W.
 """
+
 from __future__ import annotations
 
 import numpy as np
@@ -47,8 +48,17 @@ class COMET(BilinearMixin, BaseLearner):
     Fitted: ``W_`` (d, d) symmetric positive definite, ``objective_``, ``trace_``.
     """
 
-    def __init__(self, mu=0.5, frob=0.0, max_step=1e-3, bound_weight=0.3, n_sweeps=10,
-                 preprocessor=None, random_state=None, verbose=False):
+    def __init__(
+        self,
+        mu=0.5,
+        frob=0.0,
+        max_step=1e-3,
+        bound_weight=0.3,
+        n_sweeps=10,
+        preprocessor=None,
+        random_state=None,
+        verbose=False,
+    ):
         self.mu = mu
         self.frob = frob
         self.max_step = max_step
@@ -60,8 +70,11 @@ class COMET(BilinearMixin, BaseLearner):
 
     def _objective(self, W, margins):
         sign, logdet = np.linalg.slogdet(W)
-        return (np.maximum(0.0, 1.0 - margins).sum() + 0.5 * self.frob * np.sum(W * W)
-                - self.mu * logdet)
+        return (
+            np.maximum(0.0, 1.0 - margins).sum()
+            + 0.5 * self.frob * np.sum(W * W)
+            - self.mu * logdet
+        )
 
     def fit(self, triplets):
         if not self.mu > 0:
@@ -80,8 +93,10 @@ class COMET(BilinearMixin, BaseLearner):
         n_steps = self.n_sweeps * d
 
         def at_checkpoint(t):
-            return {"objective": self._objective(W, margins),
-                    "min_eigenvalue": float(np.linalg.eigvalsh(W)[0])}
+            return {
+                "objective": self._objective(W, margins),
+                "min_eigenvalue": float(np.linalg.eigvalsh(W)[0]),
+            }
 
         rec = TraceRecorder(n_steps, at_checkpoint, self.verbose, "COMET")
         t = 0
@@ -100,9 +115,14 @@ class COMET(BilinearMixin, BaseLearner):
                     Winv = self._woodbury(Winv, eta * u, k)
                     W[:, k] += eta * u
                     W[k, :] += eta * u
-                rec.record_state(t, lambda: (float(np.maximum(0.0, 1.0 - margins).mean()),
-                                             float(np.mean(margins <= 0)),
-                                             float(ever_active.mean())))
+                rec.record_state(
+                    t,
+                    lambda: (
+                        float(np.maximum(0.0, 1.0 - margins).mean()),
+                        float(np.mean(margins <= 0)),
+                        float(ever_active.mean()),
+                    ),
+                )
             Winv = np.linalg.inv(W)
         self.W_ = W
         self.objective_ = self._objective(W, margins)
@@ -120,7 +140,7 @@ class COMET(BilinearMixin, BaseLearner):
         a = uA @ Ainv @ uA
         b = -2.0 * (u[k] - uA @ AinvB)
         c = -(W[k, k] - B @ AinvB)
-        if c >= 0:          # numerically not positive definite any more: take no step
+        if c >= 0:  # numerically not positive definite any more: take no step
             return 0.0
         if a <= 1e-300:
             bound = np.inf if b <= 0 else -c / b
@@ -135,7 +155,7 @@ class COMET(BilinearMixin, BaseLearner):
         U = np.zeros((d, 2))
         U[:, 0] = v
         U[k, 1] = 1.0
-        V = U[:, ::-1]            # W' = W + U V^T with V = [e_k, v]
+        V = U[:, ::-1]  # W' = W + U V^T with V = [e_k, v]
         WinvU = Winv @ U
         K = np.eye(2) + V.T @ WinvU
         return Winv - WinvU @ np.linalg.solve(K, V.T @ Winv)

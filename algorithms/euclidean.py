@@ -1,4 +1,5 @@
 """The Euclidean baseline ("Eucl" in the papers' tables): M = I, nothing is learned."""
+
 from __future__ import annotations
 
 import numpy as np

@@ -8,13 +8,13 @@ the 5th and 95th percentiles of the pairs' distances, as the ITML paper. The SDC
 trade-off ITML has). ``max_iter`` bounds the passes over the constraints (metric-learn's default
 1000; each pass is a Python loop over the pairs: the default config lowers it and says so).
 """
+
 from __future__ import annotations
 
 import metric_learn
 import numpy as np
 
 from ._compat import quiet_metric_learn
-
 from .base import BaseLearner, MahalanobisMixin
 
 
@@ -23,8 +23,15 @@ class ITML(MahalanobisMixin, BaseLearner):
 
     constraint_kind = "pairs"
 
-    def __init__(self, gamma=1.0, max_iter=1000, tol=1e-3, preprocessor=None, random_state=None,
-                 verbose=False):
+    def __init__(
+        self,
+        gamma=1.0,
+        max_iter=1000,
+        tol=1e-3,
+        preprocessor=None,
+        random_state=None,
+        verbose=False,
+    ):
         self.gamma = gamma
         self.max_iter = max_iter
         self.tol = tol
@@ -34,9 +41,14 @@ class ITML(MahalanobisMixin, BaseLearner):
 
     def fit(self, pairs, y):
         X, idx = self._points(pairs, 2, "pairs")
-        model = metric_learn.ITML(gamma=self.gamma, max_iter=self.max_iter, tol=self.tol,
-                                  prior="identity", verbose=self.verbose,
-                                  random_state=self.random_state)
+        model = metric_learn.ITML(
+            gamma=self.gamma,
+            max_iter=self.max_iter,
+            tol=self.tol,
+            prior="identity",
+            verbose=self.verbose,
+            random_state=self.random_state,
+        )
         with quiet_metric_learn():
             model.fit(np.stack([X[idx[:, 0]], X[idx[:, 1]]], axis=1), np.asarray(y))
         self.M_ = model.get_mahalanobis_matrix()

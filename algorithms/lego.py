@@ -10,15 +10,16 @@ y_hat = z^T A_t z and the update minimizing D_ld(A, A_t) + eta * (z^T A z - y_t)
 where y_bar = z^T A_{t+1} z > 0. Since A_{t+1}^{-1} = A_t^{-1} + eta (y_bar - y_t) z z^T and
 1 + eta (y_bar - y_t) y_hat = y_hat / y_bar > 0, A stays positive definite (tested). A_0 = I.
 
-Pairs and targets (the paper leaves them to the application): the harness turns each triplet
-(a, p, n) into the similar pair (a, p) and the dissimilar pair (a, n)
+Pairs and targets (the paper leaves them to the application): the harness turns each triplet (a, p,
+n) into the similar pair (a, p) and the dissimilar pair (a, n)
 (``datasets.constraints.triplets_to_pairs``). Targets follow ITML's convention: similar pairs aim
 at the 5th percentile and dissimilar pairs at the 95th percentile of the squared Euclidean
-distances of the training pairs (``target_quantiles``; with ``partial_fit``, of the first batch). The pairs are one online stream, seen in
-order, ``n_passes`` times. A pair with z = 0 (duplicate points) has y_hat = 0 and no defined step:
-it is skipped. Loss (trace): (y_hat - y_t)^2 / 2; a mistake is y_hat on the wrong side of the
-midpoint of the two targets.
+distances of the training pairs (``target_quantiles``; with ``partial_fit``, of the first batch).
+The pairs are one online stream, seen in order, ``n_passes`` times. A pair with z = 0 (duplicate
+points) has y_hat = 0 and no defined step: it is skipped. Loss (trace): (y_hat - y_t)^2 / 2; a
+mistake is y_hat on the wrong side of the midpoint of the two targets.
 """
+
 from __future__ import annotations
 
 import numpy as np
@@ -40,8 +41,15 @@ class LEGO(MahalanobisMixin, OnlineMixin, BaseLearner):
 
     constraint_kind = "pairs"
 
-    def __init__(self, eta=0.125, target_quantiles=(0.05, 0.95), n_passes=1, preprocessor=None,
-                 random_state=None, verbose=False):
+    def __init__(
+        self,
+        eta=0.125,
+        target_quantiles=(0.05, 0.95),
+        n_passes=1,
+        preprocessor=None,
+        random_state=None,
+        verbose=False,
+    ):
         self.eta = eta
         self.target_quantiles = target_quantiles
         self.n_passes = n_passes
@@ -60,8 +68,8 @@ class LEGO(MahalanobisMixin, OnlineMixin, BaseLearner):
         if not self.eta > 0:
             raise ValueError(f"eta must be > 0, got {self.eta}")
         X, Z, y = self._labelled_pair_differences(pairs, y)
-        sq = (Z ** 2).sum(1)
-        if not hasattr(self, "targets_"):   # fixed by the first pairs of the stream
+        sq = (Z**2).sum(1)
+        if not hasattr(self, "targets_"):  # fixed by the first pairs of the stream
             self.targets_ = np.quantile(sq, self.target_quantiles)
         lo, hi = self.targets_
         target = np.where(y == 1, lo, hi)
@@ -88,6 +96,7 @@ class LEGO(MahalanobisMixin, OnlineMixin, BaseLearner):
             return loss, mistake, True
 
         n_steps = max(int(round(self.n_passes * len(Z))), 1)
-        self._online_loop(len(Z), n_steps, step, np.random.default_rng(self.random_state),
-                          "sequential")
+        self._online_loop(
+            len(Z), n_steps, step, np.random.default_rng(self.random_state), "sequential"
+        )
         return self

@@ -6,15 +6,15 @@ and impostors). To give it the same information as the triplet learners, the har
 training samples that occur in the constraint set, with their labels; ``max_points`` (a stratified
 random subset) bounds its cost: LMNN did not finish within 15 minutes on letter's 14,000 rows here.
 """
+
 from __future__ import annotations
 
 import metric_learn
 import numpy as np
 
-from ._compat import quiet_metric_learn
-
 from datasets.preprocess import check_features
 
+from ._compat import quiet_metric_learn
 from .base import BaseLearner, MahalanobisMixin
 
 
@@ -23,8 +23,17 @@ class LMNN(MahalanobisMixin, BaseLearner):
 
     constraint_kind = "labels"
 
-    def __init__(self, k=3, regularization=0.5, learn_rate=1e-7, max_iter=1000, max_points=None,
-                 preprocessor=None, random_state=None, verbose=False):
+    def __init__(
+        self,
+        k=3,
+        regularization=0.5,
+        learn_rate=1e-7,
+        max_iter=1000,
+        max_points=None,
+        preprocessor=None,
+        random_state=None,
+        verbose=False,
+    ):
         self.k = k
         self.regularization = regularization
         self.learn_rate = learn_rate
@@ -40,11 +49,17 @@ class LMNN(MahalanobisMixin, BaseLearner):
         if self.max_points is not None and len(X) > self.max_points:
             from sklearn.model_selection import train_test_split
 
-            X, _, y, _ = train_test_split(X, y, train_size=self.max_points, stratify=y,
-                                          random_state=self.random_state)
-        model = metric_learn.LMNN(n_neighbors=self.k, regularization=self.regularization,
-                                  learn_rate=self.learn_rate, max_iter=self.max_iter,
-                                  verbose=self.verbose, random_state=self.random_state)
+            X, _, y, _ = train_test_split(
+                X, y, train_size=self.max_points, stratify=y, random_state=self.random_state
+            )
+        model = metric_learn.LMNN(
+            n_neighbors=self.k,
+            regularization=self.regularization,
+            learn_rate=self.learn_rate,
+            max_iter=self.max_iter,
+            verbose=self.verbose,
+            random_state=self.random_state,
+        )
         with quiet_metric_learn():
             model.fit(X, y)
         self.M_ = model.get_mahalanobis_matrix()

@@ -27,14 +27,24 @@ we skip it (no update, counted as not utilized) instead of dividing by zero. The
 is ``n_epochs`` times the number of triplets (the paper stops by validation); C is chosen on our
 validation split (see ``config/default.yaml``).
 """
+
 from __future__ import annotations
 
 import time
 
 import numpy as np
 
-from .base import (BaseLearner, BilinearMixin, TraceRecorder, bilinear_stream, dense,
-                   row_bilinear, row_dot, row_sqnorm, sample_order)
+from .base import (
+    BaseLearner,
+    BilinearMixin,
+    TraceRecorder,
+    bilinear_stream,
+    dense,
+    row_bilinear,
+    row_dot,
+    row_sqnorm,
+    sample_order,
+)
 
 
 def symmetric_part(W: np.ndarray) -> np.ndarray:
@@ -70,9 +80,20 @@ class OASIS(BilinearMixin, BaseLearner):
     ``order_`` (n_steps,) the triplet index seen at each step, ``stream_seconds_``.
     """
 
-    def __init__(self, C=0.1, n_epochs=10, symmetrize=None, psd=None, sampling="uniform",
-                 block_size=128, trace_loss="hinge", checkpoint_callback=None, preprocessor=None,
-                 random_state=None, verbose=False):
+    def __init__(
+        self,
+        C=0.1,
+        n_epochs=10,
+        symmetrize=None,
+        psd=None,
+        sampling="uniform",
+        block_size=128,
+        trace_loss="hinge",
+        checkpoint_callback=None,
+        preprocessor=None,
+        random_state=None,
+        verbose=False,
+    ):
         self.C = C
         self.n_epochs = n_epochs
         self.symmetrize = symmetrize
@@ -103,7 +124,9 @@ class OASIS(BilinearMixin, BaseLearner):
         if not (self.psd in (None, "end") or (psd_every is not None and psd_every >= 1)):
             raise ValueError(f"psd must be None, 'end' or an int >= 1, got {self.psd!r}")
         if self.trace_loss not in ("hinge", "squared_hinge"):
-            raise ValueError(f"trace_loss must be 'hinge' or 'squared_hinge', got {self.trace_loss!r}")
+            raise ValueError(
+                f"trace_loss must be 'hinge' or 'squared_hinge', got {self.trace_loss!r}"
+            )
         return psd_every
 
     def fit(self, triplets):
@@ -134,8 +157,8 @@ class OASIS(BilinearMixin, BaseLearner):
         def rule(i, t, margin):
             loss = max(0.0, 1.0 - margin)
             if loss == 0.0 or sqnorm[i] == 0.0:
-                return loss ** power, margin <= 0, 0.0
-            return loss ** power, margin <= 0, min(C, loss / sqnorm[i])
+                return loss**power, margin <= 0, 0.0
+            return loss**power, margin <= 0, min(C, loss / sqnorm[i])
 
         def to_psd(W):
             W[:] = project_psd(W)
@@ -143,11 +166,23 @@ class OASIS(BilinearMixin, BaseLearner):
         n_steps = max(int(round(self.n_epochs * len(idx))), 1)
         order = sample_order(len(idx), n_steps, self._rng, self.sampling)
         callback = self.checkpoint_callback
-        rec = TraceRecorder(n_steps, (lambda t: callback(t, self.W_)) if callback else None,
-                            self.verbose, type(self).__name__)
+        rec = TraceRecorder(
+            n_steps,
+            (lambda t: callback(t, self.W_)) if callback else None,
+            self.verbose,
+            type(self).__name__,
+        )
         t_start = time.perf_counter()
-        bilinear_stream(self.W_, terms, order, rule, rec, self.block_size,
-                        hook=to_psd if psd_every else None, hook_every=psd_every)
+        bilinear_stream(
+            self.W_,
+            terms,
+            order,
+            rule,
+            rec,
+            self.block_size,
+            hook=to_psd if psd_every else None,
+            hook_every=psd_every,
+        )
         self.stream_seconds_ = time.perf_counter() - t_start
         self.trace_, self.n_steps_, self.order_ = rec.trace, n_steps, order
         return self
@@ -159,10 +194,10 @@ class DissimOASIS(OASIS):
     Scores rank by -d_W (computed from the symmetric part of W, which d_W only depends on)."""
 
     def _terms(self, X, idx):
-        Dn = X[idx[:, 0]] - X[idx[:, 2]]   # d_W(p, p-) must exceed d_W(p, p+) by 1
+        Dn = X[idx[:, 0]] - X[idx[:, 2]]  # d_W(p, p-) must exceed d_W(p, p+) by 1
         Dp = X[idx[:, 0]] - X[idx[:, 1]]
         sqnorm = row_sqnorm(Dn) ** 2 + row_sqnorm(Dp) ** 2 - 2 * row_dot(Dn, Dp) ** 2
-        return [(Dn, Dn, 1.0), (Dp, Dp, -1.0)], sqnorm   # ||Dn Dn^T - Dp Dp^T||_F^2 above
+        return [(Dn, Dn, 1.0), (Dp, Dp, -1.0)], sqnorm  # ||Dn Dn^T - Dp Dp^T||_F^2 above
 
     def _pair_score_points(self, A, B):
         D = A - B

@@ -19,6 +19,7 @@ Input: labelled samples in stream order (``fit(X, y)``); the harness passes the 
 that occur in the triplet set, in a seeded random order (OPML builds its own triplets). A singular
 (I + gamma(a a^T - b b^T)) (possible only for gamma ||b||^2 >= 1) is skipped and counted.
 """
+
 from __future__ import annotations
 
 import numpy as np
@@ -64,8 +65,9 @@ class OPML(MahalanobisMixin, OnlineMixin, BaseLearner):
 
     constraint_kind = "labels"
 
-    def __init__(self, gamma=1e-3, shuffle=True, preprocessor=None, random_state=None,
-                 verbose=False):
+    def __init__(
+        self, gamma=1e-3, shuffle=True, preprocessor=None, random_state=None, verbose=False
+    ):
         self.gamma = gamma
         self.shuffle = shuffle
         self.preprocessor = preprocessor
@@ -81,7 +83,9 @@ class OPML(MahalanobisMixin, OnlineMixin, BaseLearner):
         stream = rng.permutation(len(X)) if self.shuffle else np.arange(len(X))
         local = one_pass_triplets(y[stream])
         if len(local) == 0:
-            raise ValueError("OPML: the stream forms no triplet (it needs two classes and a repeat)")
+            raise ValueError(
+                "OPML: the stream forms no triplet (it needs two classes and a repeat)"
+            )
         self.triplets_ = stream[local]
         a_all = X[self.triplets_[:, 0]] - X[self.triplets_[:, 1]]
         b_all = X[self.triplets_[:, 0]] - X[self.triplets_[:, 2]]
@@ -93,7 +97,7 @@ class OPML(MahalanobisMixin, OnlineMixin, BaseLearner):
             a, b = a_all[i], b_all[i]
             La, Lb = L @ a, L @ b
             z = La @ La + 1.0 - Lb @ Lb
-            mistake = z >= 1.0          # x_p not closer than x_q
+            mistake = z >= 1.0  # x_p not closer than x_q
             if z <= 0:
                 return 0.0, False, False
             # (I + U V^T)^{-1} = I - U (I_2 + V^T U)^{-1} V^T with U = gamma [a, -b], V = [a, b]

@@ -11,13 +11,13 @@ the within-chunklet covariance singular and metric-learn's inverse infinite. Suc
 no distance information on the training data, so RCA is fitted on the other features and M is zero
 in the constant feature's row and column.
 """
+
 from __future__ import annotations
 
 import metric_learn
 import numpy as np
 
 from ._compat import quiet_metric_learn
-
 from .base import BaseLearner, MahalanobisMixin
 
 

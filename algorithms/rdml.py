@@ -19,6 +19,7 @@ Pairs come from the triplets as for LEGO (``datasets.constraints.triplets_to_pai
 in their order (``n_passes``). lambda: the paper's value could not be read here; the default 0.1
 is the value public implementations use, and the tables choose it on the validation split.
 """
+
 from __future__ import annotations
 
 import numpy as np
@@ -41,8 +42,15 @@ class RDML(MahalanobisMixin, OnlineMixin, BaseLearner):
 
     constraint_kind = "pairs"
 
-    def __init__(self, lam=0.1, n_passes=1, range_tol=1e-10, preprocessor=None, random_state=None,
-                 verbose=False):
+    def __init__(
+        self,
+        lam=0.1,
+        n_passes=1,
+        range_tol=1e-10,
+        preprocessor=None,
+        random_state=None,
+        verbose=False,
+    ):
         self.lam = lam
         self.n_passes = n_passes
         self.range_tol = range_tol
@@ -76,7 +84,9 @@ class RDML(MahalanobisMixin, OnlineMixin, BaseLearner):
                 A[:] += lam * np.outer(dvec, dvec)
                 return -value, True, True
             u, *_ = np.linalg.lstsq(A, dvec, rcond=None)
-            in_range = np.linalg.norm(A @ u - dvec) <= self.range_tol * max(np.linalg.norm(dvec), 1e-300)
+            in_range = np.linalg.norm(A @ u - dvec) <= self.range_tol * max(
+                np.linalg.norm(dvec), 1e-300
+            )
             q = dvec @ u
             if in_range and q > 0:
                 A[:] -= min(lam, 1.0 / q) * np.outer(dvec, dvec)
@@ -88,6 +98,7 @@ class RDML(MahalanobisMixin, OnlineMixin, BaseLearner):
             return -value, True, True
 
         n_steps = max(int(round(self.n_passes * len(D))), 1)
-        self._online_loop(len(D), n_steps, step, np.random.default_rng(self.random_state),
-                          "sequential")
+        self._online_loop(
+            len(D), n_steps, step, np.random.default_rng(self.random_state), "sequential"
+        )
         return self

@@ -21,14 +21,23 @@ triplet problem with the bilinear similarity S_M(x, y) = x^T M y:
 A zero A_i (zero anchor or x+ = x-) needs no special case: its step leaves M unchanged.
 The average is accumulated lazily per coordinate (O(1) per step), then M(alpha_bar) is one product.
 """
+
 from __future__ import annotations
 
 import time
 
 import numpy as np
 
-from .base import (BaseLearner, BilinearMixin, TraceRecorder, bilinear_stream, row_bilinear,
-                   row_sqnorm, sample_order, weighted_outer_sum)
+from .base import (
+    BaseLearner,
+    BilinearMixin,
+    TraceRecorder,
+    bilinear_stream,
+    row_bilinear,
+    row_sqnorm,
+    sample_order,
+    weighted_outer_sum,
+)
 
 
 def squared_hinge_primal(M, A, Z, lam):
@@ -41,7 +50,7 @@ def squared_hinge_dual(alpha, A, Z, lam):
     """D(alpha) and M(alpha) for the same problem."""
     n = len(alpha)
     M = weighted_outer_sum(A, alpha, Z) / (lam * n)
-    return float(np.mean(alpha - alpha ** 2 / 4) - 0.5 * lam * np.sum(M * M)), M
+    return float(np.mean(alpha - alpha**2 / 4) - 0.5 * lam * np.sum(M * M)), M
 
 
 class SDCA(BilinearMixin, BaseLearner):
@@ -66,9 +75,20 @@ class SDCA(BilinearMixin, BaseLearner):
     ``order_`` (T,) the triplet index seen at each step.
     """
 
-    def __init__(self, lam=0.005, n_epochs=10, output="average", average_from=0.5,
-                 sampling="uniform", block_size=128, trace_gap=True, checkpoint_callback=None,
-                 preprocessor=None, random_state=None, verbose=False):
+    def __init__(
+        self,
+        lam=0.005,
+        n_epochs=10,
+        output="average",
+        average_from=0.5,
+        sampling="uniform",
+        block_size=128,
+        trace_gap=True,
+        checkpoint_callback=None,
+        preprocessor=None,
+        random_state=None,
+        verbose=False,
+    ):
         self.lam = lam
         self.n_epochs = n_epochs
         self.output = output
@@ -98,8 +118,8 @@ class SDCA(BilinearMixin, BaseLearner):
         t_random = int(rng.integers(T0 + 1, T + 1))
         alpha = np.zeros(n)
         M = np.zeros((d, d))
-        acc = np.zeros(n)            # sum of alpha_i^(s) over s = T0..T-1, lazily
-        since = np.full(n, T0)       # alpha_i has held its value since state max(., T0)
+        acc = np.zeros(n)  # sum of alpha_i^(s) over s = T0..T-1, lazily
+        since = np.full(n, T0)  # alpha_i has held its value since state max(., T0)
         snapshot = {}
 
         def rule(i, t, margin):
@@ -117,8 +137,10 @@ class SDCA(BilinearMixin, BaseLearner):
         def at_checkpoint(t):
             out = {}
             if self.trace_gap:
-                out["duality_gap"] = (squared_hinge_primal(M, A, Z, self.lam)
-                                      - squared_hinge_dual(alpha, A, Z, self.lam)[0])
+                out["duality_gap"] = (
+                    squared_hinge_primal(M, A, Z, self.lam)
+                    - squared_hinge_dual(alpha, A, Z, self.lam)[0]
+                )
             if self.checkpoint_callback is not None:
                 out.update(self.checkpoint_callback(t, M))
             return out
@@ -130,7 +152,7 @@ class SDCA(BilinearMixin, BaseLearner):
         self.stream_seconds_ = time.perf_counter() - t_start
         self.trace_, self.n_steps_, self.order_ = rec.trace, T, order
         last_primal = squared_hinge_primal(M, A, Z, self.lam)
-        last_dual = float(np.mean(alpha - alpha ** 2 / 4) - 0.5 * self.lam * np.sum(M * M))
+        last_dual = float(np.mean(alpha - alpha**2 / 4) - 0.5 * self.lam * np.sum(M * M))
         self.duality_gap_last_ = last_primal - last_dual
         if self.output == "last":
             self.alpha_, self.W_ = alpha, M

@@ -2,11 +2,13 @@
 
 ``get_dataset(name)`` returns a :class:`~datasets.base.DatasetSpec`; ``DATASETS`` lists them all.
 """
+
 from . import fashion_mnist, letter, segment, svmguide4, vehicle, vowel
-from .base import ChecksumError, DataError, DataUnavailable, DatasetSpec
+from .base import ChecksumError, DataError, DatasetSpec, DataUnavailable
 
 DATASETS: dict[str, DatasetSpec] = {
-    m.SPEC.name: m.SPEC for m in (vehicle, vowel, letter, segment, svmguide4, fashion_mnist)}
+    m.SPEC.name: m.SPEC for m in (vehicle, vowel, letter, segment, svmguide4, fashion_mnist)
+}
 
 
 def get_dataset(name: str) -> DatasetSpec:
@@ -17,4 +19,11 @@ def get_dataset(name: str) -> DatasetSpec:
         raise DataError(f"unknown dataset {name!r}; known datasets: {sorted(DATASETS)}") from None
 
 
-__all__ = ["DATASETS", "get_dataset", "DatasetSpec", "DataError", "ChecksumError", "DataUnavailable"]
+__all__ = [
+    "DATASETS",
+    "get_dataset",
+    "DatasetSpec",
+    "DataError",
+    "ChecksumError",
+    "DataUnavailable",
+]

@@ -9,6 +9,7 @@ Every dataset module defines one :class:`DatasetSpec`. A spec names
 
 See ``../shared/DATA.md`` for where each copy comes from.
 """
+
 from __future__ import annotations
 
 import dataclasses
@@ -103,8 +104,9 @@ def verify_sha256(path: Path, expected: str, what: str) -> None:
         )
 
 
-def fetch_download(spec: DatasetSpec, cache_dir: Path, allow_unpinned: bool = False,
-                   progressbar: bool = False) -> list[Path]:
+def fetch_download(
+    spec: DatasetSpec, cache_dir: Path, allow_unpinned: bool = False, progressbar: bool = False
+) -> list[Path]:
     """Download (once) and verify the files of the download route.
 
     Returns the local paths. Raises :class:`DataUnavailable` if the network fails, or if a file
@@ -125,7 +127,10 @@ def fetch_download(spec: DatasetSpec, cache_dir: Path, allow_unpinned: bool = Fa
             )
         try:
             path = pooch.retrieve(
-                rf.url, known_hash=rf.known_hash, fname=rf.fname, path=folder,
+                rf.url,
+                known_hash=rf.known_hash,
+                fname=rf.fname,
+                path=folder,
                 progressbar=progressbar,
             )
         except ValueError as err:  # pooch's hash mismatch
@@ -165,8 +170,9 @@ def _unpack_from_package(ef: EmbeddedFile, target: Path, dataset: str) -> None:
     target.parent.mkdir(parents=True, exist_ok=True)
     with tempfile.TemporaryDirectory(dir=target.parent, prefix=".unpack-") as tmp:
         tmp = Path(tmp)
-        res = subprocess.run(["apt-get", "download", ef.package], cwd=tmp,
-                             capture_output=True, text=True)
+        res = subprocess.run(
+            ["apt-get", "download", ef.package], cwd=tmp, capture_output=True, text=True
+        )
         debs = sorted(tmp.glob(f"{ef.package}_*.deb"))
         if res.returncode != 0 or not debs:
             raise DataUnavailable(
@@ -181,7 +187,9 @@ def _unpack_from_package(ef: EmbeddedFile, target: Path, dataset: str) -> None:
         os.replace(src, target)
 
 
-def fetch(spec: DatasetSpec, route: str, cache_dir: Path, allow_unpinned: bool = False) -> list[Path]:
+def fetch(
+    spec: DatasetSpec, route: str, cache_dir: Path, allow_unpinned: bool = False
+) -> list[Path]:
     """Local, verified files of ``spec`` through ``route`` ('embedded' or 'download')."""
     check_route(route)
     if route == "embedded":

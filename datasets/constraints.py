@@ -4,6 +4,7 @@ A triplet is a row ``(anchor, positive, negative)`` of indices into one feature 
 and the positive share a class, the negative has another class. Constraint sets are saved as
 int64 index arrays together with the seed that drew them (see ``workflow/scripts/constraints.py``).
 """
+
 from __future__ import annotations
 
 import numpy as np
@@ -13,7 +14,9 @@ from scipy.sparse.csgraph import connected_components
 from .base import DataError
 
 
-def sample_class_triplets(y: np.ndarray, n_triplets: int, generator: np.random.Generator) -> np.ndarray:
+def sample_class_triplets(
+    y: np.ndarray, n_triplets: int, generator: np.random.Generator
+) -> np.ndarray:
     """Draw ``n_triplets`` random class-based triplets, independently and with replacement.
 
     The anchor is uniform over the samples whose class has at least two members; the positive is
@@ -29,27 +32,33 @@ def sample_class_triplets(y: np.ndarray, n_triplets: int, generator: np.random.G
         raise ValueError(f"n_triplets must be >= 1, got {n_triplets}")
     classes, codes, counts = np.unique(y, return_inverse=True, return_counts=True)
     if len(classes) < 2:
-        raise DataError(f"no valid triplet: all {len(y)} samples have one class ({classes.tolist()})")
+        raise DataError(
+            f"no valid triplet: all {len(y)} samples have one class ({classes.tolist()})"
+        )
     eligible = np.flatnonzero(counts[codes] >= 2)
     if len(eligible) == 0:
-        raise DataError("no valid triplet: no class has two samples to form an anchor-positive pair")
-    order = np.argsort(codes, kind="stable")          # samples grouped by class
+        raise DataError(
+            "no valid triplet: no class has two samples to form an anchor-positive pair"
+        )
+    order = np.argsort(codes, kind="stable")  # samples grouped by class
     start = np.concatenate([[0], np.cumsum(counts)[:-1]])
-    rank = np.empty(len(y), dtype=np.int64)           # position of each sample inside its class
+    rank = np.empty(len(y), dtype=np.int64)  # position of each sample inside its class
     rank[order] = np.arange(len(y)) - start[codes[order]]
 
     anchor = eligible[generator.integers(len(eligible), size=n_triplets)]
     c = codes[anchor]
-    q = generator.integers(counts[c] - 1)             # another member of the class: skip the anchor
+    q = generator.integers(counts[c] - 1)  # another member of the class: skip the anchor
     q = q + (q >= rank[anchor])
     positive = order[start[c] + q]
-    r = generator.integers(len(y) - counts[c])        # any sample outside the class
+    r = generator.integers(len(y) - counts[c])  # any sample outside the class
     r = r + counts[c] * (r >= start[c])
     negative = order[r]
     return np.column_stack([anchor, positive, negative]).astype(np.int64)
 
 
-def check_triplets(triplets: np.ndarray, y: np.ndarray | None = None, n_samples: int | None = None) -> np.ndarray:
+def check_triplets(
+    triplets: np.ndarray, y: np.ndarray | None = None, n_samples: int | None = None
+) -> np.ndarray:
     """Validate an index triplet array; with ``y`` also check the class conditions.
 
     Returns the array as int64 (n, 3). Raises :class:`DataError` on a wrong shape, zero triplets,

@@ -7,6 +7,7 @@ images and labels; its gzip files are recompressed, hence other hashes). The 60,
 10,000 test images are stacked (the protocols split them again); features are the 784 pixel
 values divided by 255 (in [0, 1]); no further scaling.
 """
+
 import gzip
 
 import numpy as np
@@ -15,14 +16,24 @@ from .base import DatasetSpec, EmbeddedFile, RemoteFile
 
 URL = "http://fashion-mnist.s3-website.eu-central-1.amazonaws.com/"
 DEB = "usr/share/datasets/fashion-mnist/"
-FILES = ("train-images-idx3-ubyte.gz", "train-labels-idx1-ubyte.gz",
-         "t10k-images-idx3-ubyte.gz", "t10k-labels-idx1-ubyte.gz")
-MD5 = ("8d4fb7e6c68d591d4c3dfef9ec88bf0d", "25c81989df183df01b3e8a0aad5dffbe",
-       "bef4ecab320f06d8554ea6380940ec79", "bb300cfdad3c16e7a12a480ee83cd310")
-DEB_SHA256 = ("b0564c3eedabfbf835052cff8503ea422014ce006caf5b757f851416ee8300c7",
-              "0ae29f65d86684f32d1b9c85147786c547b9c6aebcaf235f0400a0cce308b056",
-              "cc1d090a38ace84dfa1aa66e3ada7c336ef481a96936906477e6dd344da56eaa",
-              "8d3605d196f4be44669e46906da9733c8131fef761fdbfec72c424d5222f1a05")
+FILES = (
+    "train-images-idx3-ubyte.gz",
+    "train-labels-idx1-ubyte.gz",
+    "t10k-images-idx3-ubyte.gz",
+    "t10k-labels-idx1-ubyte.gz",
+)
+MD5 = (
+    "8d4fb7e6c68d591d4c3dfef9ec88bf0d",
+    "25c81989df183df01b3e8a0aad5dffbe",
+    "bef4ecab320f06d8554ea6380940ec79",
+    "bb300cfdad3c16e7a12a480ee83cd310",
+)
+DEB_SHA256 = (
+    "b0564c3eedabfbf835052cff8503ea422014ce006caf5b757f851416ee8300c7",
+    "0ae29f65d86684f32d1b9c85147786c547b9c6aebcaf235f0400a0cce308b056",
+    "cc1d090a38ace84dfa1aa66e3ada7c336ef481a96936906477e6dd344da56eaa",
+    "8d3605d196f4be44669e46906da9733c8131fef761fdbfec72c424d5222f1a05",
+)
 
 
 def read_idx(path) -> np.ndarray:
@@ -32,10 +43,12 @@ def read_idx(path) -> np.ndarray:
     zero, dtype, ndim = raw[0] * 256 + raw[1], raw[2], raw[3]
     if zero != 0 or dtype != 0x08:
         raise ValueError(f"{path}: not an unsigned-byte IDX file")
-    shape = tuple(int.from_bytes(raw[4 + 4 * i: 8 + 4 * i], "big") for i in range(ndim))
+    shape = tuple(int.from_bytes(raw[4 + 4 * i : 8 + 4 * i], "big") for i in range(ndim))
     data = np.frombuffer(raw, dtype=np.uint8, offset=4 + 4 * ndim)
     if data.size != int(np.prod(shape)):
-        raise ValueError(f"{path}: truncated IDX data ({data.size} of {int(np.prod(shape))} values)")
+        raise ValueError(
+            f"{path}: truncated IDX data ({data.size} of {int(np.prod(shape))} values)"
+        )
     return data.reshape(shape)
 
 
@@ -52,7 +65,9 @@ SPEC = DatasetSpec(
     download=tuple(RemoteFile(URL + f, f"md5:{h}", f) for f, h in zip(FILES, MD5)),
     parse_download=_parse,
     scale_download=False,
-    embedded=tuple(EmbeddedFile("dataset-fashion-mnist", DEB + f, h) for f, h in zip(FILES, DEB_SHA256)),
+    embedded=tuple(
+        EmbeddedFile("dataset-fashion-mnist", DEB + f, h) for f, h in zip(FILES, DEB_SHA256)
+    ),
     parse_embedded=_parse,
     scale_embedded=False,
 )

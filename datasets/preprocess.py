@@ -4,14 +4,20 @@ Seeds: every random choice of the harness draws from ``rng(seed, purpose)``, a N
 seeded with ``[seed, PURPOSES[purpose]]``, so that the split, the validation split and each
 constraint set of one seed are independent streams and each can be regenerated alone.
 """
+
 from __future__ import annotations
 
 import numpy as np
 
 from .base import DataError
 
-PURPOSES = {"split": 0, "validation_split": 1, "constraints_train": 2, "constraints_fit": 3,
-            "learner": 4}
+PURPOSES = {
+    "split": 0,
+    "validation_split": 1,
+    "constraints_train": 2,
+    "constraints_fit": 3,
+    "learner": 4,
+}
 
 
 def rng(seed: int, purpose: str) -> np.random.Generator:
@@ -25,7 +31,9 @@ def check_features(X: np.ndarray, name: str = "data") -> np.ndarray:
     """Return ``X`` if it is a finite 2-D float array; raise :class:`DataError` naming the problem."""
     X = np.asarray(X)
     if X.ndim != 2:
-        raise DataError(f"{name}: features must be 2-D (n_samples, n_features), got shape {X.shape}")
+        raise DataError(
+            f"{name}: features must be 2-D (n_samples, n_features), got shape {X.shape}"
+        )
     bad = ~np.isfinite(X)
     if bad.any():
         rows, cols = np.nonzero(bad)
@@ -70,8 +78,9 @@ def split_per_class(y: np.ndarray, first_fraction: float, generator: np.random.G
     return np.sort(np.concatenate(first)), np.sort(np.concatenate(second))
 
 
-def make_split(y: np.ndarray, seed: int, train_fraction: float = 0.7,
-               fit_fraction: float = 0.8) -> dict:
+def make_split(
+    y: np.ndarray, seed: int, train_fraction: float = 0.7, fit_fraction: float = 0.8
+) -> dict:
     """The per-seed protocol split of the SDCA paper plus our validation split.
 
     Returns int64 index arrays into ``y``: ``train`` / ``test`` (per class ``train_fraction``) and,

@@ -6,6 +6,7 @@ Embedded route: Debian ``weka``, ``segment-challenge.arff`` (1500 rows) + ``segm
 rows reordered; scaled here to [-1, 1] (the constant ``region-pixel-count`` becomes 0, as
 svm-scale leaves it).
 """
+
 import numpy as np
 
 from .base import DatasetSpec, EmbeddedFile, RemoteFile, load_libsvm
@@ -29,14 +30,26 @@ SPEC = DatasetSpec(
     name="segment",
     description="Statlog image segmentation",
     paper_shape=(2310, 19, 7),
-    download=(RemoteFile("https://www.csie.ntu.edu.tw/~cjlin/libsvmtools/datasets/multiclass/segment.scale", None, "segment.scale"),),
+    download=(
+        RemoteFile(
+            "https://www.csie.ntu.edu.tw/~cjlin/libsvmtools/datasets/multiclass/segment.scale",
+            None,
+            "segment.scale",
+        ),
+    ),
     parse_download=lambda paths: load_libsvm(paths, 19),
     scale_download=False,
     embedded=(
-        EmbeddedFile("weka", WEKA + "segment-challenge.arff",
-                     "f83454c706ab4ebabe66673975bec8de15925bdb448d475da2a26aad06694cff"),
-        EmbeddedFile("weka", WEKA + "segment-test.arff",
-                     "11ff8dd597fe939cf6b66ec21f01c64e16318524d3b54e58e5b86fed5340ed18"),
+        EmbeddedFile(
+            "weka",
+            WEKA + "segment-challenge.arff",
+            "f83454c706ab4ebabe66673975bec8de15925bdb448d475da2a26aad06694cff",
+        ),
+        EmbeddedFile(
+            "weka",
+            WEKA + "segment-test.arff",
+            "11ff8dd597fe939cf6b66ec21f01c64e16318524d3b54e58e5b86fed5340ed18",
+        ),
     ),
     parse_embedded=_parse_embedded,
 )

@@ -3,6 +3,7 @@
 Download route only: the LIBSVM site's ``svmguide4`` + ``svmguide4.t`` (unscaled; scaled here to
 [-1, 1]). No copy ships in Debian or PyPI, so offline the table says "needs download".
 """
+
 from .base import DatasetSpec, RemoteFile, load_libsvm
 
 SPEC = DatasetSpec(
@@ -10,8 +11,16 @@ SPEC = DatasetSpec(
     description="svmguide4 (LIBSVM guide)",
     paper_shape=(612, 10, 6),
     download=(
-        RemoteFile("https://www.csie.ntu.edu.tw/~cjlin/libsvmtools/datasets/multiclass/svmguide4", None, "svmguide4"),
-        RemoteFile("https://www.csie.ntu.edu.tw/~cjlin/libsvmtools/datasets/multiclass/svmguide4.t", None, "svmguide4.t"),
+        RemoteFile(
+            "https://www.csie.ntu.edu.tw/~cjlin/libsvmtools/datasets/multiclass/svmguide4",
+            None,
+            "svmguide4",
+        ),
+        RemoteFile(
+            "https://www.csie.ntu.edu.tw/~cjlin/libsvmtools/datasets/multiclass/svmguide4.t",
+            None,
+            "svmguide4.t",
+        ),
     ),
     parse_download=lambda paths: load_libsvm(paths, 10),
     scale_download=True,

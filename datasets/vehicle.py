@@ -4,6 +4,7 @@ Download route: the LIBSVM site's ``vehicle.scale`` (features already scaled to 
 Embedded route: Debian ``r-cran-mlbench``, ``Vehicle.rda`` (the exact Statlog data, unscaled;
 scaled here to [-1, 1] as svm-scale did).
 """
+
 from .base import DatasetSpec, EmbeddedFile, RemoteFile, load_libsvm, load_rda_frame
 
 MLBENCH = "usr/lib/R/site-library/mlbench/data/"
@@ -18,10 +19,21 @@ SPEC = DatasetSpec(
     name="vehicle",
     description="Statlog vehicle silhouettes",
     paper_shape=(846, 18, 4),
-    download=(RemoteFile("https://www.csie.ntu.edu.tw/~cjlin/libsvmtools/datasets/multiclass/vehicle.scale", None, "vehicle.scale"),),
+    download=(
+        RemoteFile(
+            "https://www.csie.ntu.edu.tw/~cjlin/libsvmtools/datasets/multiclass/vehicle.scale",
+            None,
+            "vehicle.scale",
+        ),
+    ),
     parse_download=lambda paths: load_libsvm(paths, 18),
     scale_download=False,
-    embedded=(EmbeddedFile("r-cran-mlbench", MLBENCH + "Vehicle.rda",
-                           "ea993a1fe72b2611a609101aa6ebee43b6a9dd07c329c9acd1a184ba971a2710"),),
+    embedded=(
+        EmbeddedFile(
+            "r-cran-mlbench",
+            MLBENCH + "Vehicle.rda",
+            "ea993a1fe72b2611a609101aa6ebee43b6a9dd07c329c9acd1a184ba971a2710",
+        ),
+    ),
     parse_embedded=_parse_embedded,
 )

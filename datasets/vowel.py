@@ -6,6 +6,7 @@ script that checks them against the live download); not re-checked here, which h
 Embedded route: Debian ``r-cran-ddalpha``, ``vowel_MvsF.txt.gz``: columns train/test flag, speaker,
 10 features, class, sex. (mlbench's ``Vowel.rda`` drops the second feature and is not used.)
 """
+
 import numpy as np
 
 from .base import DatasetSpec, EmbeddedFile, RemoteFile, load_libsvm
@@ -27,14 +28,25 @@ SPEC = DatasetSpec(
     description="Deterding vowel recognition",
     paper_shape=(990, 10, 11),
     download=(
-        RemoteFile("https://www.csie.ntu.edu.tw/~cjlin/libsvmtools/datasets/multiclass/vowel.scale",
-                   "sha256:89ecbd4590cabc23b001cbd2d90128efe3c8ad02540ce1a08ef367b98d765585", "vowel.scale"),
-        RemoteFile("https://www.csie.ntu.edu.tw/~cjlin/libsvmtools/datasets/multiclass/vowel.scale.t",
-                   "sha256:b96670a92b4d4d711db91ecc6c89bf7d75347a1ef1f196f5876575f1c5f9a240", "vowel.scale.t"),
+        RemoteFile(
+            "https://www.csie.ntu.edu.tw/~cjlin/libsvmtools/datasets/multiclass/vowel.scale",
+            "sha256:89ecbd4590cabc23b001cbd2d90128efe3c8ad02540ce1a08ef367b98d765585",
+            "vowel.scale",
+        ),
+        RemoteFile(
+            "https://www.csie.ntu.edu.tw/~cjlin/libsvmtools/datasets/multiclass/vowel.scale.t",
+            "sha256:b96670a92b4d4d711db91ecc6c89bf7d75347a1ef1f196f5876575f1c5f9a240",
+            "vowel.scale.t",
+        ),
     ),
     parse_download=lambda paths: load_libsvm(paths, 10),
     scale_download=False,
-    embedded=(EmbeddedFile("r-cran-ddalpha", "usr/lib/R/site-library/ddalpha/data/vowel_MvsF.txt.gz",
-                           "eb5e1ed8c10e46ebc131df0e210dea491d081334db83dc437098ffcb272699ae"),),
+    embedded=(
+        EmbeddedFile(
+            "r-cran-ddalpha",
+            "usr/lib/R/site-library/ddalpha/data/vowel_MvsF.txt.gz",
+            "eb5e1ed8c10e46ebc131df0e210dea491d081334db83dc437098ffcb272699ae",
+        ),
+    ),
     parse_embedded=_parse_embedded,
 )

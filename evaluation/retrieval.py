@@ -11,6 +11,7 @@ Definitions (fixed here and in ``tests/test_retrieval.py``):
 * Queries with no relevant item in the database have no AP; they are left out of the mean and
   counted (``n_queries_without_relevant``).
 """
+
 from __future__ import annotations
 
 from typing import Callable
@@ -27,7 +28,7 @@ def average_precision_rows(scores: np.ndarray, relevant: np.ndarray) -> np.ndarr
     scores = np.asarray(scores, dtype=np.float64)
     relevant = np.asarray(relevant, dtype=bool)
     q, n = scores.shape
-    order = np.argsort(-scores, axis=1)   # AP does not depend on the order inside a tie group
+    order = np.argsort(-scores, axis=1)  # AP does not depend on the order inside a tie group
     s = np.take_along_axis(scores, order, axis=1)
     rel = np.take_along_axis(relevant, order, axis=1)
     hits = np.cumsum(rel, axis=1)
@@ -44,9 +45,16 @@ def average_precision_rows(scores: np.ndarray, relevant: np.ndarray) -> np.ndarr
     return np.where(n_rel > 0, ap, np.nan)
 
 
-def retrieval_scores(score_fn: ScoreFn, X_query: np.ndarray, y_query: np.ndarray,
-                     X_db: np.ndarray, y_db: np.ndarray, exclude_self: bool = False,
-                     ks: tuple[int, ...] = (), batch_size: int = 256) -> dict:
+def retrieval_scores(
+    score_fn: ScoreFn,
+    X_query: np.ndarray,
+    y_query: np.ndarray,
+    X_db: np.ndarray,
+    y_db: np.ndarray,
+    exclude_self: bool = False,
+    ks: tuple[int, ...] = (),
+    batch_size: int = 256,
+) -> dict:
     """Per-query AP (and precision@k) of ``score_fn`` on a query set against a database.
 
     ``score_fn(A, B)`` returns the (len(A), len(B)) similarity matrix (higher = more similar);
@@ -79,14 +87,22 @@ def retrieval_scores(score_fn: ScoreFn, X_query: np.ndarray, y_query: np.ndarray
     return {"ap": ap, "precision_at": prec}
 
 
-def mean_average_precision(score_fn: ScoreFn, X_query, y_query, X_db, y_db,
-                           exclude_self: bool = False, batch_size: int = 256) -> tuple[float, int]:
+def mean_average_precision(
+    score_fn: ScoreFn,
+    X_query,
+    y_query,
+    X_db,
+    y_db,
+    exclude_self: bool = False,
+    batch_size: int = 256,
+) -> tuple[float, int]:
     """mAP over the queries that have a relevant item; returns ``(mAP, n_queries_without_relevant)``.
 
     Raises ``ValueError`` if no query has a relevant item.
     """
-    ap = retrieval_scores(score_fn, X_query, y_query, X_db, y_db, exclude_self,
-                          batch_size=batch_size)["ap"]
+    ap = retrieval_scores(
+        score_fn, X_query, y_query, X_db, y_db, exclude_self, batch_size=batch_size
+    )["ap"]
     ok = ~np.isnan(ap)
     if not ok.any():
         raise ValueError("no query has a relevant item in the database: mAP is undefined")

@@ -1,4 +1,5 @@
 """Checks of a validated config that the JSON schema cannot express, and the cells it implies."""
+
 from __future__ import annotations
 
 from algorithms import make_learner
@@ -40,5 +41,9 @@ def experiment_cells(config: dict, experiment: str, results: str, route: str) ->
     """Paths of the run CSVs of every (dataset, seed, method) cell that can run."""
     ok, _ = available_datasets(config, experiment, route)
     cfg = config[experiment]
-    return [f"{results}/{experiment}/runs/{d}/seed{s}/{m}.csv"
-            for d in ok for s in cfg["seeds"] for m in cfg["methods"]]
+    return [
+        f"{results}/{experiment}/runs/{d}/seed{s}/{m}.csv"
+        for d in ok
+        for s in cfg["seeds"]
+        for m in cfg["methods"]
+    ]

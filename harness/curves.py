@@ -7,6 +7,7 @@ each learner makes ``n_triplets`` online steps (one pass in uniformly random ord
 and OASIS sample). Figure 3's mAP along training uses ``n_queries`` random test queries ranking
 ``n_database`` random training samples, at about three checkpoints per decade of steps.
 """
+
 from __future__ import annotations
 
 import numpy as np
@@ -33,8 +34,16 @@ def _trace_rows(figure, seed, method, trace):
     for i, step in enumerate(trace["step"]):
         for k, v in trace.items():
             if k != "step" and not (isinstance(v[i], float) and np.isnan(v[i])):
-                rows.append({"figure": figure, "seed": seed, "method": method, "step": step,
-                             "metric": k, "value": float(v[i])})
+                rows.append(
+                    {
+                        "figure": figure,
+                        "seed": seed,
+                        "method": method,
+                        "step": step,
+                        "metric": k,
+                        "value": float(v[i]),
+                    }
+                )
     return rows
 
 
@@ -47,15 +56,18 @@ def sdca_convergence(X, y, seed, n_triplets, oasis_C, sdca_lam, log=print) -> li
         ("SDCA", SDCA(lam=sdca_lam, n_epochs=1, output="last", trace_gap=False)),
     ):
         model.set_params(preprocessor=Xtr, random_state=learner_seed(seed)).fit(t)
-        log(f"  {name}: average cumulative squared hinge at {model.n_steps_} steps "
+        log(
+            f"  {name}: average cumulative squared hinge at {model.n_steps_} steps "
             f"{model.trace_['avg_cumulative_loss'][-1]:.4f}, mistake rate "
-            f"{model.trace_['mistake_rate'][-1]:.4f}")
+            f"{model.trace_['mistake_rate'][-1]:.4f}"
+        )
         rows += _trace_rows("sdca_1", seed, name, model.trace_)
     return rows
 
 
-def oasis_variants(X, y, seed, n_triplets, C, variants: dict, n_queries, n_database,
-                   log=print) -> list[dict]:
+def oasis_variants(
+    X, y, seed, n_triplets, C, variants: dict, n_queries, n_database, log=print
+) -> list[dict]:
     """mAP along training of OASIS variants (``variants``: name -> OASIS keyword arguments).
     A variant that projects only at the end is evaluated at each checkpoint as if training had
     stopped there (its projection applied to the current W)."""
@@ -67,6 +79,7 @@ def oasis_variants(X, y, seed, n_triplets, C, variants: dict, n_queries, n_datab
     evaluate_at = set(checkpoints(n_triplets, per_decade=3).tolist())
     rows = []
     for name, kwargs in variants.items():
+
         def finish(W, kw=kwargs):
             if kw.get("psd") is not None:
                 return project_psd(W)
@@ -78,15 +91,31 @@ def oasis_variants(X, y, seed, n_triplets, C, variants: dict, n_queries, n_datab
             Wf = finish(W)
             return {"mAP": mean_average_precision(lambda A, B: A @ Wf @ B.T, Xq, yq, Xdb, ydb)[0]}
 
-        model = OASIS(C=C, n_epochs=1, checkpoint_callback=callback, preprocessor=Xtr,
-                      random_state=learner_seed(seed), **kwargs).fit(t)
+        model = OASIS(
+            C=C,
+            n_epochs=1,
+            checkpoint_callback=callback,
+            preprocessor=Xtr,
+            random_state=learner_seed(seed),
+            **kwargs,
+        ).fit(t)
         log(f"  {name}: final mAP {[v for v in model.trace_['mAP'] if not np.isnan(v)][-1]:.4f}")
         rows += _trace_rows("oasis_3", seed, name, model.trace_)
     return rows
 
 
-def scaling(X, y, seed, n_triplets_list, n_samples_list, triplets_per_sample, lmnn_params,
-            oasis_C, sdca_lam, log=print) -> list[dict]:
+def scaling(
+    X,
+    y,
+    seed,
+    n_triplets_list,
+    n_samples_list,
+    triplets_per_sample,
+    lmnn_params,
+    oasis_C,
+    sdca_lam,
+    log=print,
+) -> list[dict]:
     """Fit time against the number of triplets (OASIS, SDCA: one pass) and against the number of
     training samples (OASIS and SDCA with ``triplets_per_sample`` triplets per sample, LMNN on the
     samples with their labels), as the OASIS paper's Figure 1(b). Rows: (figure, seed, method,
@@ -100,12 +129,22 @@ def scaling(X, y, seed, n_triplets_list, n_samples_list, triplets_per_sample, lm
 
     def timed(method, params, t, Xs, ys, axis, size):
         _, timing = fit_learner(method, params, t, Xs, ys, seed)
-        rows.append({"figure": "scaling", "seed": seed, "method": method, "axis": axis,
-                     "size": size, "fit_wall_s": timing["fit_wall_s"]})
+        rows.append(
+            {
+                "figure": "scaling",
+                "seed": seed,
+                "method": method,
+                "axis": axis,
+                "size": size,
+                "fit_wall_s": timing["fit_wall_s"],
+            }
+        )
         log(f"  {method} {axis}={size}: {timing['fit_wall_s']:.2f} s")
 
-    online = {"OASIS": {"C": oasis_C, "n_epochs": 1},
-              "SDCA": {"lam": sdca_lam, "n_epochs": 1, "trace_gap": False}}
+    online = {
+        "OASIS": {"C": oasis_C, "n_epochs": 1},
+        "SDCA": {"lam": sdca_lam, "n_epochs": 1, "trace_gap": False},
+    }
     for n in n_triplets_list:
         t = sample_class_triplets(ytr, n, g)
         for method, params in online.items():

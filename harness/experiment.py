@@ -8,6 +8,7 @@ receives the same triplet set, converted explicitly:
 * "chunklets": connected components of the similar pairs (RCA);
 * "labels": the samples that occur in the triplets with their class labels (LMNN).
 """
+
 from __future__ import annotations
 
 import itertools
@@ -34,7 +35,9 @@ def param_grid(method_cfg: dict) -> list[dict]:
     grid = method_cfg.get("grid", {}) or {}
     fixed = method_cfg.get("fixed", {}) or {}
     keys = list(grid)
-    return [{**fixed, **dict(zip(keys, vals))} for vals in itertools.product(*(grid[k] for k in keys))]
+    return [
+        {**fixed, **dict(zip(keys, vals))} for vals in itertools.product(*(grid[k] for k in keys))
+    ]
 
 
 def grid_labels(method_cfg: dict) -> list[str]:
@@ -43,8 +46,10 @@ def grid_labels(method_cfg: dict) -> list[str]:
     if not grid:
         return ["default"]
     keys = list(grid)
-    return ["_".join(f"{k}={v}" for k, v in zip(keys, vals))
-            for vals in itertools.product(*(grid[k] for k in keys))]
+    return [
+        "_".join(f"{k}={v}" for k, v in zip(keys, vals))
+        for vals in itertools.product(*(grid[k] for k in keys))
+    ]
 
 
 def params_for_label(method_cfg: dict, label: str) -> dict:
@@ -60,15 +65,23 @@ def learner_seed(seed: int) -> int:
     return int(rng(seed, "learner").integers(2**31 - 1))
 
 
-def fit_learner(name: str, params: dict, triplets: np.ndarray, X: np.ndarray, y: np.ndarray,
-                seed: int, verbose: bool = False):
+def fit_learner(
+    name: str,
+    params: dict,
+    triplets: np.ndarray,
+    X: np.ndarray,
+    y: np.ndarray,
+    seed: int,
+    verbose: bool = False,
+):
     """Fit learner ``name`` on index ``triplets`` into ``X`` (labels ``y`` only for LMNN).
 
     Returns ``(model, timing)`` with timing = {"fit_wall_s", "fit_cpu_s"}; conversion of the
     constraints is not timed.
     """
-    model = make_learner(name, preprocessor=X, random_state=learner_seed(seed), verbose=verbose,
-                         **params)
+    model = make_learner(
+        name, preprocessor=X, random_state=learner_seed(seed), verbose=verbose, **params
+    )
     kind = model.constraint_kind
     if kind == "triplets":
         args = (triplets,)
@@ -91,8 +104,11 @@ def evaluate_map(model, X_query, y_query, X_db, y_db) -> dict:
     class, full ranking). Returns {"mAP", "queries_without_relevant", "eval_wall_s"}."""
     t0 = time.perf_counter()
     value, missing = mean_average_precision(model.similarity_matrix, X_query, y_query, X_db, y_db)
-    return {"mAP": value, "queries_without_relevant": missing,
-            "eval_wall_s": time.perf_counter() - t0}
+    return {
+        "mAP": value,
+        "queries_without_relevant": missing,
+        "eval_wall_s": time.perf_counter() - t0,
+    }
 
 
 def model_arrays(model) -> dict:
@@ -112,19 +128,36 @@ def model_scalars(model) -> dict:
 
 def _rows(base: dict, model, timing: dict, ev: dict) -> list[dict]:
     """Tidy rows of one fit: final metrics, then the training trace at its checkpoints."""
-    final = {"mAP": ev["mAP"], "queries_without_relevant": ev["queries_without_relevant"],
-             **timing, "eval_wall_s": ev["eval_wall_s"], **model_scalars(model)}
+    final = {
+        "mAP": ev["mAP"],
+        "queries_without_relevant": ev["queries_without_relevant"],
+        **timing,
+        "eval_wall_s": ev["eval_wall_s"],
+        **model_scalars(model),
+    }
     rows = [{**base, "checkpoint": "final", "metric": k, "value": v} for k, v in final.items()]
     trace = getattr(model, "trace_", None) or {}
     for i, step in enumerate(trace.get("step", [])):
-        rows += [{**base, "checkpoint": str(step), "metric": k, "value": trace[k][i]}
-                 for k in trace if k != "step"]
+        rows += [
+            {**base, "checkpoint": str(step), "metric": k, "value": trace[k][i]}
+            for k in trace
+            if k != "step"
+        ]
     return rows
 
 
-def run_cell(method: str, method_cfg: dict, X: np.ndarray, y: np.ndarray, split: dict,
-             triplets_fit: np.ndarray, triplets_train: np.ndarray, seed: int, base: dict,
-             log=print):
+def run_cell(
+    method: str,
+    method_cfg: dict,
+    X: np.ndarray,
+    y: np.ndarray,
+    split: dict,
+    triplets_fit: np.ndarray,
+    triplets_train: np.ndarray,
+    seed: int,
+    base: dict,
+    log=print,
+):
     """Validation, selection, refit and test of one (dataset, seed, method) cell.
 
     With more than one grid point, each is fitted on ``split["fit"]`` (with ``triplets_fit``) and
@@ -141,12 +174,18 @@ def run_cell(method: str, method_cfg: dict, X: np.ndarray, y: np.ndarray, split:
     def one(label, fit_part, query_part, triplets, stage):
         params = params_for_label(method_cfg, label)
         Xf, yf = X[split[fit_part]], y[split[fit_part]]
-        model, timing = fit_learner(algorithm_of(method, method_cfg), params, triplets, Xf, yf,
-                                    seed)
+        model, timing = fit_learner(
+            algorithm_of(method, method_cfg), params, triplets, Xf, yf, seed
+        )
         ev = evaluate_map(model, X[split[query_part]], y[split[query_part]], Xf, yf)
         log(f"  {stage} {label}: fit {timing['fit_wall_s']:.2f} s, mAP {ev['mAP']:.4f}")
-        info = {**base, "n_triplets": len(triplets), "stage": stage, "params_label": label,
-                "params": json.dumps(params, sort_keys=True)}
+        info = {
+            **base,
+            "n_triplets": len(triplets),
+            "stage": stage,
+            "params_label": label,
+            "params": json.dumps(params, sort_keys=True),
+        }
         rows.extend(_rows(info, model, timing, ev))
         return model, ev["mAP"]
 

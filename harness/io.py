@@ -1,4 +1,5 @@
 """Atomic writes and provenance columns."""
+
 from __future__ import annotations
 
 import contextlib

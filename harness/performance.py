@@ -17,6 +17,7 @@ it measures, in the same process and under the same BLAS thread setting:
 Nothing here is a unit test: the numbers depend on the machine. Equality of iterates is tested
 in ``tests/test_engine.py``.
 """
+
 from __future__ import annotations
 
 import time
@@ -63,7 +64,7 @@ def gemm_flops_per_s(n: int = 1024, repeats: int = 5) -> float:
         t = time.perf_counter()
         A @ B
         best = min(best, time.perf_counter() - t)
-    return 2.0 * n ** 3 / best
+    return 2.0 * n**3 / best
 
 
 def synthetic(d: int, n_points: int, n_triplets: int, seed: int, nnz: int | None = None):
@@ -75,8 +76,9 @@ def synthetic(d: int, n_points: int, n_triplets: int, seed: int, nnz: int | None
     else:
         cols = np.argsort(rng.random((n_points, d)), axis=1)[:, :nnz]
         rows = np.repeat(np.arange(n_points), nnz)
-        X = sp.csr_matrix((np.abs(rng.normal(size=n_points * nnz)), (rows, cols.ravel())),
-                          shape=(n_points, d))
+        X = sp.csr_matrix(
+            (np.abs(rng.normal(size=n_points * nnz)), (rows, cols.ravel())), shape=(n_points, d)
+        )
         X = sp.csr_matrix(X.multiply(1.0 / np.sqrt(X.multiply(X).sum(1))))
     t = np.stack([rng.choice(n_points, 3, replace=False) for _ in range(n_triplets)])
     return X, t
@@ -106,12 +108,26 @@ def measure(name, make, X, t, plain):
     plain_s = time.perf_counter() - t0
     W = model.W_
     rel = float(np.abs(W - W_plain).max() / max(np.abs(W_plain).max(), 1e-300))
-    return {"learner": name, "ours_s": ours_s, "fit_s": fit_s, "plain_s": plain_s, "peak_traced_mb": peak / 2**20,
-            "max_rel_diff": rel}
+    return {
+        "learner": name,
+        "ours_s": ours_s,
+        "fit_s": fit_s,
+        "plain_s": plain_s,
+        "peak_traced_mb": peak / 2**20,
+        "max_rel_diff": rel,
+    }
 
 
-def run(dense_dims=(16, 128, 784), sparse=((1000, 70),), n_triplets=10_000, n_points=2_000,
-        C=0.1, lam=0.01, block_size=128, log=print) -> pd.DataFrame:
+def run(
+    dense_dims=(16, 128, 784),
+    sparse=((1000, 70),),
+    n_triplets=10_000,
+    n_points=2_000,
+    C=0.1,
+    lam=0.01,
+    block_size=128,
+    log=print,
+) -> pd.DataFrame:
     """The performance table (one row per learner and input); see the module docstring."""
     rate = gemm_flops_per_s()
     log(f"matrix multiply: {rate / 1e9:.1f} GFLOP/s")
@@ -121,34 +137,74 @@ def run(dense_dims=(16, 128, 784), sparse=((1000, 70),), n_triplets=10_000, n_po
         X, t = synthetic(d, n_points, n_triplets, seed=d, nnz=nnz)
 
         specs = [
-            ("OASIS", lambda: OASIS(C=C, n_epochs=1, block_size=block_size, preprocessor=X,
-                                    random_state=0),
-             lambda A, Z, o: plain_oasis(A, Z, o, C)),
-            ("SDCA", lambda: SDCA(lam=lam, n_epochs=1, output="last", average_from=0.0,
-                                  block_size=block_size, trace_gap=False, preprocessor=X,
-                                  random_state=0),
-             lambda A, Z, o: plain_sdca(A, Z, o, lam)),
+            (
+                "OASIS",
+                lambda: OASIS(
+                    C=C, n_epochs=1, block_size=block_size, preprocessor=X, random_state=0
+                ),
+                lambda A, Z, o: plain_oasis(A, Z, o, C),
+            ),
+            (
+                "SDCA",
+                lambda: SDCA(
+                    lam=lam,
+                    n_epochs=1,
+                    output="last",
+                    average_from=0.0,
+                    block_size=block_size,
+                    trace_gap=False,
+                    preprocessor=X,
+                    random_state=0,
+                ),
+                lambda A, Z, o: plain_sdca(A, Z, o, lam),
+            ),
         ]
         for name, make, plain in specs:
             r = measure(name, make, X, t, plain)
             limit = rate / (4.0 * d * d)
-            r.update({"input": "sparse" if nnz else "dense", "d": d, "nnz_per_row": nnz or d,
-                      "n_steps": n_triplets, "triplets_per_s": n_triplets / r["ours_s"],
-                      "plain_triplets_per_s": n_triplets / r["plain_s"],
-                      "speedup_vs_plain": r["plain_s"] / r["ours_s"],
-                      "gemm_gflops": rate / 1e9, "limit_triplets_per_s": limit,
-                      "fraction_of_limit": (n_triplets / r["ours_s"]) / limit})
-            log(f"{name} {r['input']} d={d}: {r['triplets_per_s']:.0f} triplets/s, "
-                f"{r['speedup_vs_plain']:.1f}x plain, {r['fraction_of_limit']:.1%} of the GEMM limit")
+            r.update(
+                {
+                    "input": "sparse" if nnz else "dense",
+                    "d": d,
+                    "nnz_per_row": nnz or d,
+                    "n_steps": n_triplets,
+                    "triplets_per_s": n_triplets / r["ours_s"],
+                    "plain_triplets_per_s": n_triplets / r["plain_s"],
+                    "speedup_vs_plain": r["plain_s"] / r["ours_s"],
+                    "gemm_gflops": rate / 1e9,
+                    "limit_triplets_per_s": limit,
+                    "fraction_of_limit": (n_triplets / r["ours_s"]) / limit,
+                }
+            )
+            log(
+                f"{name} {r['input']} d={d}: {r['triplets_per_s']:.0f} triplets/s, "
+                f"{r['speedup_vs_plain']:.1f}x plain, {r['fraction_of_limit']:.1%} of the GEMM limit"
+            )
             rows.append(r)
-    cols = ["learner", "input", "d", "nnz_per_row", "n_steps", "triplets_per_s",
-            "plain_triplets_per_s", "speedup_vs_plain", "gemm_gflops", "limit_triplets_per_s",
-            "fraction_of_limit", "peak_traced_mb", "max_rel_diff", "ours_s", "fit_s", "plain_s"]
+    cols = [
+        "learner",
+        "input",
+        "d",
+        "nnz_per_row",
+        "n_steps",
+        "triplets_per_s",
+        "plain_triplets_per_s",
+        "speedup_vs_plain",
+        "gemm_gflops",
+        "limit_triplets_per_s",
+        "fraction_of_limit",
+        "peak_traced_mb",
+        "max_rel_diff",
+        "ours_s",
+        "fit_s",
+        "plain_s",
+    ]
     return pd.DataFrame(rows)[cols]
 
 
-def other_learners(methods: dict, d=16, n_points=2_000, n_classes=10, n_triplets=10_000,
-                   log=print) -> pd.DataFrame:
+def other_learners(
+    methods: dict, d=16, n_points=2_000, n_classes=10, n_triplets=10_000, log=print
+) -> pd.DataFrame:
     """Seconds per 10K triplets of every other learner (``methods``: name -> fixed
     hyperparameters, e.g. the default config's), on synthetic labelled points (Gaussian classes),
     each given the same triplets through the harness's conversions."""
@@ -163,9 +219,15 @@ def other_learners(methods: dict, d=16, n_points=2_000, n_classes=10, n_triplets
     rows = []
     for name, params in methods.items():
         _, timing = fit_learner(algorithm_of(name, params), params.get("fixed", {}), t, X, y, 0)
-        rows.append({"learner": name, "d": d, "n_triplets": n_triplets,
-                     "fit_s": timing["fit_wall_s"],
-                     "s_per_10k_triplets": timing["fit_wall_s"] * 10_000 / n_triplets,
-                     "settings": str(params.get("fixed", {}))})
+        rows.append(
+            {
+                "learner": name,
+                "d": d,
+                "n_triplets": n_triplets,
+                "fit_s": timing["fit_wall_s"],
+                "s_per_10k_triplets": timing["fit_wall_s"] * 10_000 / n_triplets,
+                "settings": str(params.get("fixed", {})),
+            }
+        )
         log(f"{name}: {rows[-1]['s_per_10k_triplets']:.2f} s per 10K triplets")
     return pd.DataFrame(rows)

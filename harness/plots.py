@@ -1,5 +1,6 @@
 """Figures (matplotlib, PNG and PDF): curves with mean and a band of +- one standard deviation
 over seeds, labelled axes, legend; the caption goes to a Markdown file beside them."""
+
 from __future__ import annotations
 
 import matplotlib
@@ -11,24 +12,51 @@ import pandas as pd  # noqa: E402
 from .io import atomic_path, save_text  # noqa: E402
 
 
-def curves(rows: pd.DataFrame, metric: str, ylabel: str, title: str, out_png, out_pdf, out_md,
-           caption: str, logx: bool = True, references: dict | None = None) -> pd.DataFrame:
+def curves(
+    rows: pd.DataFrame,
+    metric: str,
+    ylabel: str,
+    title: str,
+    out_png,
+    out_pdf,
+    out_md,
+    caption: str,
+    logx: bool = True,
+    references: dict | None = None,
+) -> pd.DataFrame:
     """Plot ``metric`` against ``step`` per method (mean +- std over seeds). ``references``:
     method -> (step, the paper's value), drawn as a star at that step. Returns the summary
     (method, step, mean, std, n_seeds)."""
     d = rows[rows.metric == metric]
-    summary = (d.groupby(["method", "step"]).value.agg(["mean", "std", "count"]).reset_index()
-               .rename(columns={"count": "n_seeds"}))
+    summary = (
+        d.groupby(["method", "step"])
+        .value.agg(["mean", "std", "count"])
+        .reset_index()
+        .rename(columns={"count": "n_seeds"})
+    )
     summary["std"] = summary["std"].fillna(0.0)
     fig, ax = plt.subplots(figsize=(5.5, 3.8), dpi=150)
     for method, s in summary.groupby("method", sort=False):
-        line, = ax.plot(s.step, s["mean"], label=method, lw=1.6)
-        ax.fill_between(s.step, s["mean"] - s["std"], s["mean"] + s["std"], alpha=0.25,
-                        color=line.get_color(), lw=0)
+        (line,) = ax.plot(s.step, s["mean"], label=method, lw=1.6)
+        ax.fill_between(
+            s.step,
+            s["mean"] - s["std"],
+            s["mean"] + s["std"],
+            alpha=0.25,
+            color=line.get_color(),
+            lw=0,
+        )
         if references and method in references:
             step, value = references[method]
-            ax.plot([step], [value], marker="*", ms=10, ls="none", color=line.get_color(),
-                    label=f"{method}, paper ({step:,} iterations)")
+            ax.plot(
+                [step],
+                [value],
+                marker="*",
+                ms=10,
+                ls="none",
+                color=line.get_color(),
+                label=f"{method}, paper ({step:,} iterations)",
+            )
     if logx:
         ax.set_xscale("log")
     ax.set_xlabel("iterations (triplets seen)")
@@ -42,8 +70,16 @@ def curves(rows: pd.DataFrame, metric: str, ylabel: str, title: str, out_png, ou
             fig.savefig(tmp, format=str(path).rsplit(".", 1)[1])
     plt.close(fig)
     last = summary.sort_values("step").groupby("method").tail(1)
-    lines = [f"# {title}", "", caption, "", "Values at the last step (mean ± std over seeds):", "",
-             last[["method", "step", "mean", "std", "n_seeds"]].to_markdown(index=False), ""]
+    lines = [
+        f"# {title}",
+        "",
+        caption,
+        "",
+        "Values at the last step (mean ± std over seeds):",
+        "",
+        last[["method", "step", "mean", "std", "n_seeds"]].to_markdown(index=False),
+        "",
+    ]
     save_text(out_md, "\n".join(lines))
     return summary
 
@@ -51,16 +87,29 @@ def curves(rows: pd.DataFrame, metric: str, ylabel: str, title: str, out_png, ou
 def scaling(rows: pd.DataFrame, out_png, out_pdf, out_md, caption: str) -> pd.DataFrame:
     """Two log-log panels: fit time against the number of triplets and against the number of
     training samples (mean +- std over seeds)."""
-    summary = (rows.groupby(["axis", "method", "size"]).fit_wall_s.agg(["mean", "std", "count"])
-               .reset_index().rename(columns={"count": "n_seeds"}))
+    summary = (
+        rows.groupby(["axis", "method", "size"])
+        .fit_wall_s.agg(["mean", "std", "count"])
+        .reset_index()
+        .rename(columns={"count": "n_seeds"})
+    )
     summary["std"] = summary["std"].fillna(0.0)
     fig, axes = plt.subplots(1, 2, figsize=(9, 3.6), dpi=150)
     colors = {m: f"C{i}" for i, m in enumerate(sorted(summary.method.unique()))}
-    for ax, axis, label in zip(axes, ("n_triplets", "n_samples"),
-                               ("number of triplets", "number of training samples")):
+    for ax, axis, label in zip(
+        axes, ("n_triplets", "n_samples"), ("number of triplets", "number of training samples")
+    ):
         for method, s in summary[summary.axis == axis].groupby("method", sort=False):
-            ax.errorbar(s["size"], s["mean"], yerr=s["std"], marker="o", ms=3, capsize=2,
-                        label=method, color=colors[method])
+            ax.errorbar(
+                s["size"],
+                s["mean"],
+                yerr=s["std"],
+                marker="o",
+                ms=3,
+                capsize=2,
+                label=method,
+                color=colors[method],
+            )
         ax.set_xscale("log")
         ax.set_yscale("log")
         ax.set_xlabel(label)
@@ -73,6 +122,17 @@ def scaling(rows: pd.DataFrame, out_png, out_pdf, out_md, caption: str) -> pd.Da
         with atomic_path(path) as tmp:
             fig.savefig(tmp, format=str(path).rsplit(".", 1)[1])
     plt.close(fig)
-    save_text(out_md, "\n".join(["# Fit time against problem size", "", caption, "",
-                                 summary.to_markdown(index=False, floatfmt=".3g"), ""]))
+    save_text(
+        out_md,
+        "\n".join(
+            [
+                "# Fit time against problem size",
+                "",
+                caption,
+                "",
+                summary.to_markdown(index=False, floatfmt=".3g"),
+                "",
+            ]
+        ),
+    )
     return summary

@@ -1,4 +1,5 @@
 """The CI regression check: a table's numbers against stored values with explicit tolerances."""
+
 from __future__ import annotations
 
 import pandas as pd
@@ -24,12 +25,16 @@ def compare(table: pd.DataFrame, expected: pd.DataFrame) -> list[str]:
             if str(new) != str(e.value):
                 problems.append(f"{name}: stored {e.value!r}, new {new!r}")
         elif pd.isna(new) or abs(float(new) - float(e.value)) > float(e.abs_tol):
-            problems.append(f"{name}: stored {float(e.value):.6f}, new {float(new):.6f} "
-                            f"(tolerance ±{float(e.abs_tol):g})")
+            problems.append(
+                f"{name}: stored {float(e.value):.6f}, new {float(new):.6f} "
+                f"(tolerance ±{float(e.abs_tol):g})"
+            )
     return problems
 
 
-MAP_TOLERANCE = 5e-4  # absolute, on mAP: far above float noise across BLAS builds, far below any real change
+MAP_TOLERANCE = (
+    5e-4  # absolute, on mAP: far above float noise across BLAS builds, far below any real change
+)
 
 
 def expected_from_table(table: pd.DataFrame) -> pd.DataFrame:

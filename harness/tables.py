@@ -3,6 +3,7 @@
 Statistics: mean and sample standard deviation (ddof = 1; 0 for a single seed) over seeds of the
 per-seed test mAP. ``diff`` = ours - paper.
 """
+
 from __future__ import annotations
 
 import numpy as np
@@ -17,12 +18,19 @@ def collect(paths) -> pd.DataFrame:
 def paper_values(paper_csv, paper: str, artifact: str, metric: str) -> pd.DataFrame:
     ref = pd.read_csv(paper_csv)
     ref = ref[(ref.paper == paper) & (ref.artifact == artifact) & (ref.metric == metric)]
-    return ref[["dataset", "method", "value"]].rename(columns={"method": "algorithm",
-                                                               "value": "paper"})
+    return ref[["dataset", "method", "value"]].rename(
+        columns={"method": "algorithm", "value": "paper"}
+    )
 
 
-def summarize(runs: pd.DataFrame, metric: str, methods: list[str], datasets: list[str],
-              unavailable: dict[str, str], paper: pd.DataFrame) -> pd.DataFrame:
+def summarize(
+    runs: pd.DataFrame,
+    metric: str,
+    methods: list[str],
+    datasets: list[str],
+    unavailable: dict[str, str],
+    paper: pd.DataFrame,
+) -> pd.DataFrame:
     """One row per (dataset, algorithm): mean, std, n_seeds, paper value, diff, mean fit time,
     selected hyperparameters per seed, and a status ("ok" or why there is no number)."""
     from .experiment import test_rows
@@ -30,9 +38,11 @@ def summarize(runs: pd.DataFrame, metric: str, methods: list[str], datasets: lis
     final = test_rows(runs)
     vals = final[final.metric == metric]
     agg = vals.groupby(["dataset", "algorithm"]).agg(
-        mean=("value", "mean"), std=("value", lambda v: v.std(ddof=1) if len(v) > 1 else 0.0),
+        mean=("value", "mean"),
+        std=("value", lambda v: v.std(ddof=1) if len(v) > 1 else 0.0),
         n_seeds=("value", "size"),
-        selected=("params_label", lambda v: ";".join(v.astype(str))))
+        selected=("params_label", lambda v: ";".join(v.astype(str))),
+    )
     fit = final[final.metric == "fit_wall_s"].groupby(["dataset", "algorithm"]).value.mean()
     agg["fit_wall_s"] = fit
     rows = []
@@ -42,13 +52,31 @@ def summarize(runs: pd.DataFrame, metric: str, methods: list[str], datasets: lis
                 r = agg.loc[(d, m)].to_dict()
                 r["status"] = "ok"
             else:
-                r = {"mean": np.nan, "std": np.nan, "n_seeds": 0, "selected": "",
-                     "fit_wall_s": np.nan, "status": unavailable.get(d, "missing")}
+                r = {
+                    "mean": np.nan,
+                    "std": np.nan,
+                    "n_seeds": 0,
+                    "selected": "",
+                    "fit_wall_s": np.nan,
+                    "status": unavailable.get(d, "missing"),
+                }
             rows.append({"dataset": d, "algorithm": m, **r})
     out = pd.DataFrame(rows).merge(paper, on=["dataset", "algorithm"], how="left")
     out["diff"] = out["mean"] - out["paper"]
-    return out[["dataset", "algorithm", "mean", "std", "n_seeds", "paper", "diff", "fit_wall_s",
-                "selected", "status"]]
+    return out[
+        [
+            "dataset",
+            "algorithm",
+            "mean",
+            "std",
+            "n_seeds",
+            "paper",
+            "diff",
+            "fit_wall_s",
+            "selected",
+            "status",
+        ]
+    ]
 
 
 def _cell(r, digits=4):
@@ -81,14 +109,27 @@ def to_markdown(summary, datasets, methods, title, caption_lines) -> str:
     flat = w.copy()
     flat.columns = [f"{d} ({k})" for d, k in w.columns]
     diff = summary.pivot(index="algorithm", columns="dataset", values="diff").reindex(
-        index=methods, columns=datasets)
+        index=methods, columns=datasets
+    )
     times = summary.pivot(index="algorithm", columns="dataset", values="fit_wall_s").reindex(
-        index=methods, columns=datasets)
-    parts = [f"# {title}", "", *caption_lines, "", flat.to_markdown(), "",
-             "Difference, ours - paper (mAP):", "",
-             diff.map(lambda v: "–" if pd.isna(v) else f"{v:+.4f}").to_markdown(), "",
-             "Mean fit wall time per seed on the full training set (s):", "",
-             times.map(lambda v: "–" if pd.isna(v) else f"{v:.2f}").to_markdown(), ""]
+        index=methods, columns=datasets
+    )
+    parts = [
+        f"# {title}",
+        "",
+        *caption_lines,
+        "",
+        flat.to_markdown(),
+        "",
+        "Difference, ours - paper (mAP):",
+        "",
+        diff.map(lambda v: "–" if pd.isna(v) else f"{v:+.4f}").to_markdown(),
+        "",
+        "Mean fit wall time per seed on the full training set (s):",
+        "",
+        times.map(lambda v: "–" if pd.isna(v) else f"{v:.2f}").to_markdown(),
+        "",
+    ]
     return "\n".join(parts)
 
 
@@ -96,5 +137,8 @@ def to_latex(summary, datasets, methods, caption: str) -> str:
     w = wide(summary, datasets, methods)
     w = w.map(lambda v: v.replace("±", r"$\pm$"))
     body = w.to_latex(escape=False, multicolumn=True, multicolumn_format="c")
-    return ("\\begin{table}\n\\centering\n\\small\n" + body
-            + f"\\caption{{{caption}}}\n\\end{{table}}\n")
+    return (
+        "\\begin{table}\n\\centering\n\\small\n"
+        + body
+        + f"\\caption{{{caption}}}\n\\end{{table}}\n"
+    )

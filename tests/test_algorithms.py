@@ -1,4 +1,5 @@
 """Shared API checks over every learner, and the metric-learn adapters."""
+
 import numpy as np
 import pytest
 
@@ -26,7 +27,7 @@ def test_every_learner_learns_from_triplets_and_scores_consistently(name):
     assert dec.shape == (600,) and np.all(np.isfinite(dec))
     np.testing.assert_array_equal(model.predict(t), np.where(dec > 0, 1, -1))
     assert model.score(t) == pytest.approx(np.mean(dec > 0))
-    assert model.score(t) > 0.8                        # well-separated blobs
+    assert model.score(t) > 0.8  # well-separated blobs
     S = model.similarity_matrix(X[:5], X)
     pairs = np.column_stack([np.repeat(np.arange(5), len(X)), np.tile(np.arange(len(X)), 5)])
     np.testing.assert_allclose(S.ravel(), model.pair_score(X[pairs]), rtol=1e-9, atol=1e-9)
@@ -84,7 +85,7 @@ def test_partial_fit_on_two_halves_equals_fit_on_the_stream(name):
         pairs, labels = triplets_to_pairs(t)
         whole = make_learner(name, preprocessor=X).fit(pairs, labels)
         parts = make_learner(name, preprocessor=X)
-        if name == "LEGO":   # the targets come from the first pairs; give both the same
+        if name == "LEGO":  # the targets come from the first pairs; give both the same
             parts.targets_ = whole.targets_
         parts.partial_fit(pairs[:300], labels[:300]).partial_fit(pairs[300:], labels[300:])
         np.testing.assert_allclose(parts.M_, whole.M_, rtol=1e-10, atol=1e-12)

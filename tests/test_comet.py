@@ -20,8 +20,9 @@ def blobs(seed=0, n=60, d=5):
 @pytest.mark.parametrize("mu", [1e-4, 0.5])
 def test_stays_positive_definite_at_every_checkpoint_even_with_tiny_mu(mu):
     X, t = blobs()
-    m = COMET(mu=mu, max_step=10.0, bound_weight=0.9, n_sweeps=6, preprocessor=X,
-              random_state=0).fit(t)
+    m = COMET(
+        mu=mu, max_step=10.0, bound_weight=0.9, n_sweeps=6, preprocessor=X, random_state=0
+    ).fit(t)
     assert min(m.trace_["min_eigenvalue"]) > 0
     assert np.linalg.eigvalsh(m.W_).min() > 0
     np.testing.assert_allclose(m.W_, m.W_.T, atol=1e-12)
@@ -48,5 +49,6 @@ def test_woodbury_inverse_update():
     W = B @ B.T + 4 * np.eye(4)
     v = rng.normal(size=4) * 0.1
     E = np.outer(v, np.eye(4)[2]) + np.outer(np.eye(4)[2], v)
-    np.testing.assert_allclose(COMET._woodbury(np.linalg.inv(W), v, 2), np.linalg.inv(W + E),
-                               rtol=1e-10)
+    np.testing.assert_allclose(
+        COMET._woodbury(np.linalg.inv(W), v, 2), np.linalg.inv(W + E), rtol=1e-10
+    )

@@ -1,5 +1,5 @@
 """Config errors are caught before any job runs, with the offending name in the message."""
-import copy
+
 import subprocess
 import sys
 from pathlib import Path
@@ -25,13 +25,16 @@ def test_shipped_configs_are_valid(name):
     check_config(cfg)
 
 
-@pytest.mark.parametrize("mutate, needle", [
-    (lambda c: c["sdca_table2"].update(seedz=[0]), "seedz"),
-    (lambda c: c["data"].update(rout="download"), "rout"),
-    (lambda c: c["sdca_table2"]["datasets"].append("vehicel"), "vehicel"),
-    (lambda c: c["sdca_table2"]["methods"].update(SDCA2={"algorithm": "SDCB"}), "SDCB"),
-    (lambda c: c["data"].update(route="internet"), "internet"),
-])
+@pytest.mark.parametrize(
+    "mutate, needle",
+    [
+        (lambda c: c["sdca_table2"].update(seedz=[0]), "seedz"),
+        (lambda c: c["data"].update(rout="download"), "rout"),
+        (lambda c: c["sdca_table2"]["datasets"].append("vehicel"), "vehicel"),
+        (lambda c: c["sdca_table2"]["methods"].update(SDCA2={"algorithm": "SDCB"}), "SDCB"),
+        (lambda c: c["data"].update(route="internet"), "internet"),
+    ],
+)
 def test_schema_rejects_misspelled_keys_and_unknown_names(mutate, needle):
     cfg = default()
     mutate(cfg)
@@ -42,13 +45,18 @@ def test_schema_rejects_misspelled_keys_and_unknown_names(mutate, needle):
 def test_unknown_method_is_named():
     cfg = default()
     cfg["sdca_table2"]["methods"]["OASYS"] = {}
-    with pytest.raises(ConfigError, match=r"sdca_table2.methods.OASYS: .*unknown algorithm 'OASYS'"):
+    with pytest.raises(
+        ConfigError, match=r"sdca_table2.methods.OASYS: .*unknown algorithm 'OASYS'"
+    ):
         check_config(cfg)
 
 
 def test_a_variant_row_names_its_algorithm():
     cfg = default()
-    cfg["sdca_table2"]["methods"]["SDCA-random"] = {"algorithm": "SDCA", "fixed": {"output": "random"}}
+    cfg["sdca_table2"]["methods"]["SDCA-random"] = {
+        "algorithm": "SDCA",
+        "fixed": {"output": "random"},
+    }
     validate(cfg, str(SCHEMA))
     check_config(cfg)
 
@@ -62,16 +70,22 @@ def test_unknown_hyperparameter_is_named_with_its_place():
 
 def test_dry_run_shows_the_plan_and_a_bad_config_stops_it(tmp_path):
     snakemake = [sys.executable, "-m", "snakemake"]
-    out = subprocess.run(snakemake + ["-n", "table_sdca_2"], cwd=ROOT, capture_output=True,
-                         text=True, timeout=300)
+    out = subprocess.run(
+        snakemake + ["-n", "table_sdca_2"], cwd=ROOT, capture_output=True, text=True, timeout=300
+    )
     assert out.returncode == 0, out.stderr
     assert "table_sdca_2" in out.stdout and "fit_evaluate" in out.stdout
     bad = default()
     bad["sdca_table2"]["n_triplet"] = 5
     path = tmp_path / "bad.yaml"
     path.write_text(yaml.safe_dump(bad))
-    out = subprocess.run(snakemake + ["-n", "table_sdca_2", "--configfile", str(path)], cwd=ROOT,
-                         capture_output=True, text=True, timeout=300)
+    out = subprocess.run(
+        snakemake + ["-n", "table_sdca_2", "--configfile", str(path)],
+        cwd=ROOT,
+        capture_output=True,
+        text=True,
+        timeout=300,
+    )
     assert out.returncode != 0
     assert "n_triplet" in out.stdout + out.stderr
 
@@ -80,4 +94,6 @@ def test_schema_knows_exactly_the_registered_algorithms():
     from algorithms import ALGORITHMS
 
     schema = yaml.safe_load(SCHEMA.read_text())
-    assert set(schema["definitions"]["method"]["properties"]["algorithm"]["enum"]) == set(ALGORITHMS)
+    assert set(schema["definitions"]["method"]["properties"]["algorithm"]["enum"]) == set(
+        ALGORITHMS
+    )

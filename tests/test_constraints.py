@@ -2,8 +2,12 @@ import numpy as np
 import pytest
 
 from datasets.base import DataError
-from datasets.constraints import (check_triplets, sample_class_triplets, triplets_to_chunklets,
-                                  triplets_to_pairs)
+from datasets.constraints import (
+    check_triplets,
+    sample_class_triplets,
+    triplets_to_chunklets,
+    triplets_to_pairs,
+)
 
 
 def test_sampler_emits_only_valid_triplets_and_covers_classes():
@@ -13,8 +17,8 @@ def test_sampler_emits_only_valid_triplets_and_covers_classes():
     assert np.all(y[t[:, 0]] == y[t[:, 1]])
     assert np.all(t[:, 0] != t[:, 1])
     assert np.all(y[t[:, 0]] != y[t[:, 2]])
-    assert not np.any(y[t[:, 0]] == 2)           # a singleton class cannot be an anchor
-    assert np.any(y[t[:, 2]] == 2)               # but it can be a negative
+    assert not np.any(y[t[:, 0]] == 2)  # a singleton class cannot be an anchor
+    assert np.any(y[t[:, 2]] == 2)  # but it can be a negative
     assert set(np.unique(y[t[:, 0]])) == {0, 1, 3}
     check_triplets(t, y)
 

@@ -10,8 +10,17 @@ import pandas as pd
 import pytest
 
 import datasets
-from datasets.base import (ChecksumError, DataError, DatasetSpec, DataUnavailable, EmbeddedFile,
-                           RemoteFile, fetch_download, fetch_embedded, load)
+from datasets.base import (
+    ChecksumError,
+    DataError,
+    DatasetSpec,
+    DataUnavailable,
+    EmbeddedFile,
+    RemoteFile,
+    fetch_download,
+    fetch_embedded,
+    load,
+)
 from datasets.preprocess import check_features, make_split, minmax_scale, rng, split_per_class
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -60,10 +69,14 @@ def _serve(folder):
 
 
 def _toy_spec(url, sha):
-    return DatasetSpec(name="toy", description="toy", paper_shape=(3, 2, 2),
-                       download=(RemoteFile(url, sha, "toy.svm"),),
-                       parse_download=lambda p: datasets.base.load_libsvm(p, 2),
-                       scale_download=False)
+    return DatasetSpec(
+        name="toy",
+        description="toy",
+        paper_shape=(3, 2, 2),
+        download=(RemoteFile(url, sha, "toy.svm"),),
+        parse_download=lambda p: datasets.base.load_libsvm(p, 2),
+        scale_download=False,
+    )
 
 
 def test_download_verifies_checksum_and_rejects_a_truncated_file(tmp_path):
@@ -72,14 +85,14 @@ def test_download_verifies_checksum_and_rejects_a_truncated_file(tmp_path):
     served = tmp_path / "served"
     served.mkdir()
     (served / "good.svm").write_bytes(content)
-    (served / "bad.svm").write_bytes(content[:-9])   # truncated
+    (served / "bad.svm").write_bytes(content[:-9])  # truncated
     server = _serve(served)
     base = f"http://127.0.0.1:{server.server_address[1]}/"
     try:
         cache = tmp_path / "cache"
         with pytest.raises(ChecksumError, match="checksum mismatch"):
             fetch_download(_toy_spec(base + "bad.svm", f"sha256:{sha}"), cache)
-        assert not (cache / "download" / "toy" / "toy.svm").exists()   # nothing bad kept
+        assert not (cache / "download" / "toy" / "toy.svm").exists()  # nothing bad kept
         d = load(_toy_spec(base + "good.svm", f"sha256:{sha}"), "download", cache)
         np.testing.assert_allclose(d["X"], [[0.5, -1], [1, 0.25], [-1, 1]])
         assert d["files"] == {"toy.svm": sha}
@@ -90,9 +103,15 @@ def test_download_verifies_checksum_and_rejects_a_truncated_file(tmp_path):
 
 
 def test_embedded_copy_with_wrong_checksum_is_rejected(tmp_path):
-    spec = DatasetSpec(name="toy", description="toy", paper_shape=(1, 1, 1), download=(),
-                       parse_download=None, scale_download=False,
-                       embedded=(EmbeddedFile("some-package", "usr/share/x.txt", "0" * 64),))
+    spec = DatasetSpec(
+        name="toy",
+        description="toy",
+        paper_shape=(1, 1, 1),
+        download=(),
+        parse_download=None,
+        scale_download=False,
+        embedded=(EmbeddedFile("some-package", "usr/share/x.txt", "0" * 64),),
+    )
     target = tmp_path / "embedded" / "some-package" / "usr/share/x.txt"
     target.parent.mkdir(parents=True)
     target.write_text("tampered")
@@ -114,7 +133,7 @@ def test_embedded_copies_match_the_papers_table(name):
     d = load(spec, "embedded", ROOT / "data_cache")
     n, dim, k = spec.paper_shape
     assert d["X"].shape == (n, dim) and len(d["classes"]) == k
-    lo = -1.0 if spec.scale_embedded else 0.0          # LIBSVM sets: [-1, 1]; images: [0, 1]
+    lo = -1.0 if spec.scale_embedded else 0.0  # LIBSVM sets: [-1, 1]; images: [0, 1]
     assert d["X"].min() == lo and d["X"].max() == 1.0
 
 
@@ -122,4 +141,6 @@ def test_paper_reference_is_the_shared_copy():
     shared = ROOT.parent / "shared/reference/paper_results.csv"
     if not shared.exists():
         pytest.skip("../shared is not beside this checkout")
-    pd.testing.assert_frame_equal(pd.read_csv(shared), pd.read_csv(ROOT / "config/paper_results.csv"))
+    pd.testing.assert_frame_equal(
+        pd.read_csv(shared), pd.read_csv(ROOT / "config/paper_results.csv")
+    )

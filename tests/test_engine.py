@@ -1,5 +1,6 @@
 """The exact blocked engine (algorithms.base.bilinear_stream) against one-step-at-a-time
 implementations of the same updates: same iterates after 10K steps, dense and sparse."""
+
 import numpy as np
 import pytest
 import scipy.sparse as sp
@@ -23,14 +24,15 @@ def test_oasis_blocked_equals_one_step_at_a_time(nnz, block_size):
     ref = plain_oasis(A, Z, m.order_, 0.1)
     assert len(m.order_) == 10_000
     assert rel_diff(m.W_, ref) < 1e-9
-    assert 0.3 < m.trace_["utilization"][-1] <= 1.0    # the updates really happen
+    assert 0.3 < m.trace_["utilization"][-1] <= 1.0  # the updates really happen
 
 
 @pytest.mark.parametrize("nnz", [None, 8])
 def test_sdca_blocked_equals_one_step_at_a_time(nnz):
     X, t = synthetic(30, 300, 2000, seed=3, nnz=nnz)
-    m = SDCA(lam=0.01, n_epochs=5, output="last", block_size=64, preprocessor=X,
-             random_state=4).fit(t)
+    m = SDCA(
+        lam=0.01, n_epochs=5, output="last", block_size=64, preprocessor=X, random_state=4
+    ).fit(t)
     A, Z = X[t[:, 0]], X[t[:, 1]] - X[t[:, 2]]
     A, Z = (A.toarray(), Z.toarray()) if nnz else (A, Z)
     assert rel_diff(m.W_, plain_sdca(A, Z, m.order_, 0.01)) < 1e-9
@@ -61,7 +63,13 @@ def test_sparse_input_scores_like_dense():
     a = OASIS(C=0.1, n_epochs=2, preprocessor=X, random_state=0).fit(t)
     b = OASIS(C=0.1, n_epochs=2, preprocessor=X.toarray(), random_state=0).fit(t)
     np.testing.assert_allclose(a.W_, b.W_, rtol=1e-10, atol=1e-12)
-    np.testing.assert_allclose(a.similarity_matrix(X[:7], X), b.similarity_matrix(X[:7].toarray(), X.toarray()),
-                               rtol=1e-10, atol=1e-12)
-    np.testing.assert_allclose(a.decision_function(t), b.decision_function(t), rtol=1e-10, atol=1e-12)
+    np.testing.assert_allclose(
+        a.similarity_matrix(X[:7], X),
+        b.similarity_matrix(X[:7].toarray(), X.toarray()),
+        rtol=1e-10,
+        atol=1e-12,
+    )
+    np.testing.assert_allclose(
+        a.decision_function(t), b.decision_function(t), rtol=1e-10, atol=1e-12
+    )
     assert sp.issparse(a.preprocessor)

@@ -8,7 +8,9 @@ from algorithms import OASIS, DissimOASIS
 TRIPLET = np.array([[[1.0, 0.0], [0.0, 1.0], [1.0, 0.0]]])
 
 
-@pytest.mark.parametrize("C, W1", [(0.5, [[0.5, 0.5], [0.0, 1.0]]), (10.0, [[0.0, 1.0], [0.0, 1.0]])])
+@pytest.mark.parametrize(
+    "C, W1", [(0.5, [[0.5, 0.5], [0.0, 1.0]]), (10.0, [[0.0, 1.0], [0.0, 1.0]])]
+)
 def test_one_passive_aggressive_step_matches_hand_computation(C, W1):
     m = OASIS(C=C, n_epochs=1).fit(TRIPLET)
     np.testing.assert_allclose(m.W_, W1, atol=1e-15)
@@ -46,7 +48,7 @@ def test_symmetric_variant_stays_symmetric_and_equals_projection_after_each_step
     t = rng.integers(30, size=(200, 3))
     m = OASIS(C=0.1, n_epochs=2, symmetrize="step", random_state=0, preprocessor=X).fit(t)
     np.testing.assert_allclose(m.W_, m.W_.T, atol=1e-13)
-    W = np.eye(4)                               # plain transcription: step, then project
+    W = np.eye(4)  # plain transcription: step, then project
     for i in m.order_:
         p, v = X[t[i, 0]], X[t[i, 1]] - X[t[i, 2]]
         loss, nrm = 1 - p @ W @ v, (p @ p) * (v @ v)
@@ -75,6 +77,6 @@ def test_dissim_oasis_one_step_by_hand():
     t = np.array([[[0.0, 0.0], [1.0, 0.0], [0.0, 1.0]]])
     m = DissimOASIS(C=10.0, n_epochs=1).fit(t)
     np.testing.assert_allclose(m.W_, [[0.5, 0.0], [0.0, 1.5]], atol=1e-15)
-    assert m.decision_function(t)[0] == pytest.approx(1.0)   # -d(p,p+) + d(p,p-) = -0.5 + 1.5
+    assert m.decision_function(t)[0] == pytest.approx(1.0)  # -d(p,p+) + d(p,p-) = -0.5 + 1.5
     S = m.similarity_matrix(t[0], t[0])
     np.testing.assert_allclose(S[0], [0.0, -0.5, -1.5])

@@ -1,5 +1,6 @@
 """The CI regression: the small config runs through the same Snakemake rules as the default run and
 its table is compared with config/ci_expected.csv (stored from a real run, see harness.regression)."""
+
 import shutil
 import subprocess
 import sys
@@ -15,20 +16,45 @@ ROOT = Path(__file__).resolve().parents[1]
 
 @pytest.mark.skipif(shutil.which("apt-get") is None, reason="the embedded route needs Debian's apt")
 def test_ci_config_reproduces_the_stored_numbers(tmp_path):
-    cmd = [sys.executable, "-m", "snakemake", "regression_check", "figure_sdca_1", "figure_sdca_2",
-           "figure_oasis_3", "figure_scaling", "performance", "--configfile", "config/ci.yaml",
-           "--config", f"results_dir={tmp_path}", f"figures_dir={tmp_path}/figures", "--cores", "2"]
+    cmd = [
+        sys.executable,
+        "-m",
+        "snakemake",
+        "regression_check",
+        "figure_sdca_1",
+        "figure_sdca_2",
+        "figure_oasis_3",
+        "figure_scaling",
+        "performance",
+        "--configfile",
+        "config/ci.yaml",
+        "--config",
+        f"results_dir={tmp_path}",
+        f"figures_dir={tmp_path}/figures",
+        "--cores",
+        "2",
+    ]
     out = subprocess.run(cmd, cwd=ROOT, capture_output=True, text=True, timeout=1200)
     tail = (out.stdout + out.stderr)[-6000:]
     assert out.returncode == 0, f"pipeline or regression check failed:\n{tail}"
     assert "all within tolerance" in (tmp_path / "regression_report.txt").read_text()
     table = pd.read_csv(tmp_path / "tables/sdca_table2.csv")
-    assert set(table.algorithm) == {"Eucl", "RCA", "LMNN", "ITML", "LEGO", "OASIS", "SDCA",
-                                      "SDCA-random"}
+    assert set(table.algorithm) == {
+        "Eucl",
+        "RCA",
+        "LMNN",
+        "ITML",
+        "LEGO",
+        "OASIS",
+        "SDCA",
+        "SDCA-random",
+    }
     assert (table[table.dataset == "svmguide4"].status == "needs download").all()
     runs = pd.read_csv(tmp_path / "sdca_table2/all_runs.csv")
     runs = runs[runs.stage == "test"]
-    sdca = runs[(runs.algorithm == "SDCA") & (runs.metric == "duality_gap") & (runs.checkpoint == "final")]
+    sdca = runs[
+        (runs.algorithm == "SDCA") & (runs.metric == "duality_gap") & (runs.checkpoint == "final")
+    ]
     assert len(sdca) == 1 and sdca.value.iloc[0] >= 0
     for ext in ("md", "tex"):
         assert (tmp_path / f"tables/sdca_table2.{ext}").stat().st_size > 0
@@ -42,12 +68,25 @@ def test_ci_config_reproduces_the_stored_numbers(tmp_path):
 
 
 def test_a_moved_number_is_named_with_stored_and_new_values():
-    table = pd.DataFrame({"dataset": ["vehicle", "x"], "algorithm": ["SDCA", "SDCA"],
-                          "mean": [0.5012, float("nan")], "status": ["ok", "needs download"]})
-    expected = pd.DataFrame({"dataset": ["vehicle", "x", "vehicle"],
-                             "algorithm": ["SDCA", "SDCA", "LEGO"],
-                             "column": ["mean", "status", "mean"],
-                             "value": [0.5, "needs download", 0.4], "abs_tol": [5e-4, 0, 5e-4]})
+    table = pd.DataFrame(
+        {
+            "dataset": ["vehicle", "x"],
+            "algorithm": ["SDCA", "SDCA"],
+            "mean": [0.5012, float("nan")],
+            "status": ["ok", "needs download"],
+        }
+    )
+    expected = pd.DataFrame(
+        {
+            "dataset": ["vehicle", "x", "vehicle"],
+            "algorithm": ["SDCA", "SDCA", "LEGO"],
+            "column": ["mean", "status", "mean"],
+            "value": [0.5, "needs download", 0.4],
+            "abs_tol": [5e-4, 0, 5e-4],
+        }
+    )
     problems = compare(table, expected)
-    assert problems == ["vehicle/SDCA/mean: stored 0.500000, new 0.501200 (tolerance ±0.0005)",
-                        "vehicle/LEGO/mean: stored 0.4, now missing from the table"]
+    assert problems == [
+        "vehicle/SDCA/mean: stored 0.500000, new 0.501200 (tolerance ±0.0005)",
+        "vehicle/LEGO/mean: stored 0.4, now missing from the table",
+    ]

@@ -6,7 +6,7 @@ from algorithms import RDML
 
 def test_dissimilar_violation_adds_lambda_d_dt():
     pairs = np.array([[[0.0, 0.0], [1.0, 0.0]]])
-    m = RDML(lam=2.0).fit(pairs, [-1])                  # A_0 = 0: y (1 - 0) = -1 <= 0, violated
+    m = RDML(lam=2.0).fit(pairs, [-1])  # A_0 = 0: y (1 - 0) = -1 <= 0, violated
     np.testing.assert_allclose(m.M_, [[2.0, 0.0], [0.0, 0.0]])
 
 

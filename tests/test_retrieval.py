@@ -32,8 +32,9 @@ def test_all_tied_scores_give_the_base_rate():
 def test_exclude_self_drops_the_query_from_its_own_ranking():
     rng = np.random.default_rng(0)
     X, y = rng.normal(size=(12, 3)), rng.integers(2, size=12)
-    out = retrieval_scores(lambda A, B: -np.square(A[:, None] - B[None]).sum(-1), X, y, X, y,
-                           exclude_self=True)
+    out = retrieval_scores(
+        lambda A, B: -np.square(A[:, None] - B[None]).sum(-1), X, y, X, y, exclude_self=True
+    )
     for i in range(12):
         keep = np.arange(12) != i
         S = -np.square(X[i] - X[keep]).sum(-1)
@@ -44,15 +45,31 @@ def test_exclude_self_drops_the_query_from_its_own_ranking():
 
 def test_precision_at_k_and_missing_relevant():
     S = np.array([[3.0, 2.0, 1.0, 0.0]])
-    out = retrieval_scores(lambda A, B: S, np.zeros((1, 1)), np.array([1]), np.zeros((4, 1)),
-                           np.array([1, 0, 1, 1]), ks=(1, 2, 4))
+    out = retrieval_scores(
+        lambda A, B: S,
+        np.zeros((1, 1)),
+        np.array([1]),
+        np.zeros((4, 1)),
+        np.array([1, 0, 1, 1]),
+        ks=(1, 2, 4),
+    )
     assert [out["precision_at"][k][0] for k in (1, 2, 4)] == [1.0, 0.5, 0.75]
     with pytest.raises(ValueError, match="no query has a relevant item"):
-        mean_average_precision(lambda A, B: S, np.zeros((1, 1)), np.array([5]), np.zeros((4, 1)),
-                               np.array([1, 0, 1, 1]))
+        mean_average_precision(
+            lambda A, B: S,
+            np.zeros((1, 1)),
+            np.array([5]),
+            np.zeros((4, 1)),
+            np.array([1, 0, 1, 1]),
+        )
 
 
 def test_nan_scores_are_rejected():
     with pytest.raises(ValueError, match="NaN"):
-        mean_average_precision(lambda A, B: np.full((1, 2), np.nan), np.zeros((1, 1)),
-                               np.array([0]), np.zeros((2, 1)), np.array([0, 1]))
+        mean_average_precision(
+            lambda A, B: np.full((1, 2), np.nan),
+            np.zeros((1, 1)),
+            np.array([0]),
+            np.zeros((2, 1)),
+            np.array([0, 1]),
+        )

@@ -34,10 +34,15 @@ def test_duality_gap_vanishes_and_primal_matches_lbfgs():
         margins = np.einsum("ij,jk,ik->i", A, M, Z)
         h = np.maximum(0.0, 1.0 - margins)
         grad = -2.0 / len(A) * (A * h[:, None]).T @ Z + lam * M
-        return np.mean(h ** 2) + 0.5 * lam * np.sum(M * M), grad.ravel()
+        return np.mean(h**2) + 0.5 * lam * np.sum(M * M), grad.ravel()
 
-    ref = minimize(f, np.zeros(d * d), jac=True, method="L-BFGS-B",
-                   options={"gtol": 1e-12, "ftol": 1e-15, "maxiter": 10000})
+    ref = minimize(
+        f,
+        np.zeros(d * d),
+        jac=True,
+        method="L-BFGS-B",
+        options={"gtol": 1e-12, "ftol": 1e-15, "maxiter": 10000},
+    )
     assert m.primal_ == pytest.approx(ref.fun, rel=1e-6)
     np.testing.assert_allclose(m.W_, ref.x.reshape(d, d), atol=1e-4)
 
@@ -77,7 +82,7 @@ def reference_sdca(T, lam, n_epochs, seed, average_from=0.5, keep_window=False):
     alpha, M = np.zeros(n), np.zeros((A.shape[1],) * 2)
     history = []
     for t, i in enumerate(order, start=1):
-        history.append(alpha.copy())           # alpha^(t-1)
+        history.append(alpha.copy())  # alpha^(t-1)
         margin = A[i] @ M @ Z[i]
         q = np.sum(A[i] ** 2) * np.sum(Z[i] ** 2)
         delta = max(-alpha[i], (1 - margin - alpha[i] / 2) / (0.5 + q / (lam * n)))
@@ -95,8 +100,12 @@ def test_average_and_random_outputs_match_the_plain_algorithm():
     for output, expected in (("average", avg), ("random", rnd), ("last", last)):
         m = SDCA(lam=0.2, n_epochs=7, output=output, random_state=5).fit(T)
         np.testing.assert_allclose(m.alpha_, expected, rtol=1e-12, atol=1e-14)
-        np.testing.assert_allclose(m.W_, squared_hinge_dual(expected, T[:, 0], T[:, 1] - T[:, 2], 0.2)[1],
-                                   rtol=1e-12, atol=1e-14)
+        np.testing.assert_allclose(
+            m.W_,
+            squared_hinge_dual(expected, T[:, 0], T[:, 1] - T[:, 2], 0.2)[1],
+            rtol=1e-12,
+            atol=1e-14,
+        )
 
 
 def test_zero_constraint_leaves_model_unchanged_and_finite():

@@ -1,4 +1,5 @@
 """Rule curves: training curves of one seed for a convergence figure (harness.curves)."""
+
 import numpy as np
 import pandas as pd
 
@@ -14,6 +15,14 @@ print(f"{which}, seed {seed}: {cfg['dataset']} ({len(y)} samples), {cfg['n_tripl
 if which == "sdca_1":
     rows = sdca_convergence(X, y, seed, cfg["n_triplets"], cfg["oasis_C"], cfg["sdca_lam"])
 else:
-    rows = oasis_variants(X, y, seed, cfg["n_triplets"], cfg["oasis_C"], cfg["oasis_variants"],
-                          cfg["n_queries"], cfg["n_database"])
+    rows = oasis_variants(
+        X,
+        y,
+        seed,
+        cfg["n_triplets"],
+        cfg["oasis_C"],
+        cfg["oasis_variants"],
+        cfg["n_queries"],
+        cfg["n_database"],
+    )
 save_csv(snakemake.output[0], pd.DataFrame(rows))

@@ -1,12 +1,18 @@
 """Rule fit_evaluate: validation, selection, refit and test of one cell (see harness.experiment)."""
-import json
 
 import numpy as np
 import pandas as pd
 
 from harness.experiment import model_arrays, run_cell
-from harness.io import (config_hash, now, package_versions, peak_rss_mb, save_csv, save_npz,
-                        start_log)
+from harness.io import (
+    config_hash,
+    now,
+    package_versions,
+    peak_rss_mb,
+    save_csv,
+    save_npz,
+    start_log,
+)
 
 start_log(snakemake.log[0])
 wc = snakemake.wildcards
@@ -15,11 +21,24 @@ seed = int(wc.seed)
 started = now()
 print(f"[{started}] {wc.method} on {wc.dataset}, seed {seed}")
 data, split = np.load(snakemake.input.data), np.load(snakemake.input.split)
-base = {"table": wc.experiment, "dataset": wc.dataset, "seed": seed, "sampler": "class_random",
-        "algorithm": wc.method}
-rows, model = run_cell(wc.method, exp_cfg["methods"][wc.method], data["X"], data["y"], split,
-                       np.load(snakemake.input.triplets_fit)["triplets"],
-                       np.load(snakemake.input.triplets_train)["triplets"], seed, base)
+base = {
+    "table": wc.experiment,
+    "dataset": wc.dataset,
+    "seed": seed,
+    "sampler": "class_random",
+    "algorithm": wc.method,
+}
+rows, model = run_cell(
+    wc.method,
+    exp_cfg["methods"][wc.method],
+    data["X"],
+    data["y"],
+    split,
+    np.load(snakemake.input.triplets_fit)["triplets"],
+    np.load(snakemake.input.triplets_train)["triplets"],
+    seed,
+    base,
+)
 df = pd.DataFrame(rows)
 df["config_hash"] = config_hash(exp_cfg)
 df["versions"] = package_versions()

@@ -1,4 +1,5 @@
 """Rule prepare_dataset: fetch (download or embedded route), parse, check, scale -> one .npz."""
+
 from pathlib import Path
 
 from datasets import get_dataset
@@ -10,10 +11,15 @@ name = snakemake.wildcards.dataset
 spec = get_dataset(name)
 print(f"[{now()}] {name}: {spec.description} via the {snakemake.params.route} route")
 cache_dir = Path(snakemake.output[0]).parent.parent  # {cache_dir}/prepared/<file>
-d = load(spec, snakemake.params.route, cache_dir,
-         allow_unpinned=snakemake.params.allow_unpinned)
+d = load(spec, snakemake.params.route, cache_dir, allow_unpinned=snakemake.params.allow_unpinned)
 for fname, sha in d["files"].items():
     print(f"  {fname}: sha256 {sha}")
 print(f"  {d['X'].shape[0]} samples x {d['X'].shape[1]} features, {len(d['classes'])} classes")
-save_npz(snakemake.output[0], X=d["X"], y=d["y"], classes=d["classes"], route=d["route"],
-         files=[f"{k}:{v}" for k, v in d["files"].items()])
+save_npz(
+    snakemake.output[0],
+    X=d["X"],
+    y=d["y"],
+    classes=d["classes"],
+    route=d["route"],
+    files=[f"{k}:{v}" for k, v in d["files"].items()],
+)

@@ -1,4 +1,5 @@
 """Rule regression_check: fail naming every number that moved beyond its stored tolerance."""
+
 import pandas as pd
 
 from harness.io import save_text, start_log

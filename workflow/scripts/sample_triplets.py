@@ -1,6 +1,7 @@
 """Rule sample_triplets: class-based random triplets on the training part ('train', for the final
 fit) and on the fit part of the validation split ('fit', for hyperparameter selection); each saved
 as indices into its part, with the seed and the random stream that drew it."""
+
 import numpy as np
 
 from datasets.constraints import check_triplets, sample_class_triplets
@@ -16,6 +17,14 @@ for part in ("train", "fit"):
     y = labels[split[part]]
     purpose = f"constraints_{part}"
     t = check_triplets(sample_class_triplets(y, n, rng(seed, purpose)), y)
-    print(f"{len(t)} triplets on {len(y)} '{part}' samples, seed {seed} (stream {PURPOSES[purpose]})")
-    save_npz(snakemake.output[part], triplets=t, seed=seed, purpose=purpose,
-             sampler="class_random", indices_into=part)
+    print(
+        f"{len(t)} triplets on {len(y)} '{part}' samples, seed {seed} (stream {PURPOSES[purpose]})"
+    )
+    save_npz(
+        snakemake.output[part],
+        triplets=t,
+        seed=seed,
+        purpose=purpose,
+        sampler="class_random",
+        indices_into=part,
+    )

@@ -1,4 +1,5 @@
 """Rule scaling_times: fit times against problem size for one seed (harness.curves.scaling)."""
+
 import numpy as np
 import pandas as pd
 
@@ -8,7 +9,15 @@ from harness.io import save_csv, start_log
 start_log(snakemake.log[0])
 cfg = snakemake.config["figures"]
 data = np.load(snakemake.input[0])
-rows = scaling(data["X"], data["y"], int(snakemake.wildcards.seed), cfg["scaling_n_triplets"],
-               cfg["scaling_n_samples"], cfg["scaling_triplets_per_sample"], cfg["scaling_lmnn"],
-               cfg["oasis_C"], cfg["sdca_lam"])
+rows = scaling(
+    data["X"],
+    data["y"],
+    int(snakemake.wildcards.seed),
+    cfg["scaling_n_triplets"],
+    cfg["scaling_n_samples"],
+    cfg["scaling_triplets_per_sample"],
+    cfg["scaling_lmnn"],
+    cfg["oasis_C"],
+    cfg["sdca_lam"],
+)
 save_csv(snakemake.output[0], pd.DataFrame(rows))

@@ -1,4 +1,5 @@
 """Rule split: per-class train/test split of one seed, and the fit/val split inside train."""
+
 import numpy as np
 
 from datasets.preprocess import make_split

@@ -1,4 +1,5 @@
 """Rule table_sdca_2: the SDCA seed paper's Table 2 (test mAP, mean ± std over seeds)."""
+
 from harness.config import available_datasets
 from harness.io import save_csv, save_text, start_log
 from harness.tables import collect, paper_values, summarize, to_latex, to_markdown
@@ -13,6 +14,7 @@ save_csv(snakemake.output.runs, runs)
 paper = paper_values(snakemake.params.paper_results, "sdca_relative_similarity", "table2", "mAP")
 summary = summarize(runs, "mAP", methods, datasets, {d: "needs download" for d in missing}, paper)
 save_csv(snakemake.output.csv, summary)
+
 
 def _fmt(d):
     return ", ".join(f"{k}={v}" for k, v in d.items())
@@ -31,7 +33,9 @@ caption = [
     "Rows without a paper value are our variants (no number in the paper).",
     *([f"Not run ({route} route): {', '.join(missing)} (needs download)."] if missing else []),
 ]
-save_text(snakemake.output.md, to_markdown(summary, datasets, methods,
-                                           "SDCA seed paper, Table 2: mAP", caption))
+save_text(
+    snakemake.output.md,
+    to_markdown(summary, datasets, methods, "SDCA seed paper, Table 2: mAP", caption),
+)
 save_text(snakemake.output.tex, to_latex(summary, datasets, methods, " ".join(caption)))
 print(summary.to_string())
