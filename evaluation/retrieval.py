@@ -24,25 +24,26 @@ ScoreFn = Callable[[np.ndarray, np.ndarray], np.ndarray]
 def average_precision_rows(scores: np.ndarray, relevant: np.ndarray) -> np.ndarray:
     """AP of each row. ``scores``: (q, n) float; ``relevant``: (q, n) bool. Returns (q,) float64,
     NaN where a row has no relevant item. Entries with score ``-inf`` and ``relevant=False`` are
-    ignored (that is how ``exclude_self`` removes the query)."""
+    ignored (that is how ``exclude_self`` removes the query).
+
+    Each relevant item with score s contributes precision = #relevant with score >= s divided by
+    #items with score >= s (the precision at the end of its tie group), so AP is the mean of these
+    over the relevant items; the counts come from sorted values (``np.sort`` and
+    ``np.searchsorted``), without ranking the items themselves.
+    """
     scores = np.asarray(scores, dtype=np.float64)
     relevant = np.asarray(relevant, dtype=bool)
-    q, n = scores.shape
-    order = np.argsort(-scores, axis=1)  # AP does not depend on the order inside a tie group
-    s = np.take_along_axis(scores, order, axis=1)
-    rel = np.take_along_axis(relevant, order, axis=1)
-    hits = np.cumsum(rel, axis=1)
-    precision = hits / np.arange(1, n + 1)
-    # end position of each item's tie group: the first k' >= k where s[k'] != s[k'+1]
-    is_end = np.ones((q, n), dtype=bool)
-    is_end[:, :-1] = s[:, :-1] != s[:, 1:]
-    end_idx = np.where(is_end, np.arange(n), n - 1)
-    end_idx = np.minimum.accumulate(end_idx[:, ::-1], axis=1)[:, ::-1]
-    prec_at_end = np.take_along_axis(precision, end_idx, axis=1)
-    n_rel = hits[:, -1]
-    with np.errstate(invalid="ignore", divide="ignore"):
-        ap = np.where(rel, prec_at_end, 0.0).sum(axis=1) / n_rel
-    return np.where(n_rel > 0, ap, np.nan)
+    n = scores.shape[1]
+    ordered = np.sort(scores, axis=1)
+    ap = np.full(len(scores), np.nan)
+    for i in range(len(scores)):
+        r = scores[i, relevant[i]]
+        if len(r) == 0:
+            continue
+        n_ge = n - np.searchsorted(ordered[i], r, side="left")
+        rel_ge = len(r) - np.searchsorted(np.sort(r), r, side="left")
+        ap[i] = np.mean(rel_ge / n_ge)
+    return ap
 
 
 def retrieval_scores(
