@@ -22,6 +22,7 @@ def curves(
     out_md,
     caption: str,
     logx: bool = True,
+    logy: bool = False,
     references: dict | None = None,
 ) -> pd.DataFrame:
     """Plot ``metric`` against ``step`` per method (mean +- std over seeds). ``references``:
@@ -38,9 +39,12 @@ def curves(
     fig, ax = plt.subplots(figsize=(5.5, 3.8), dpi=150)
     for method, s in summary.groupby("method", sort=False):
         (line,) = ax.plot(s.step, s["mean"], label=method, lw=1.6)
+        low = s["mean"] - s["std"]
+        if logy:  # a band below zero has no place on a log axis: clip it at a tenth of the mean
+            low = low.where(low > 0, s["mean"] / 10)
         ax.fill_between(
             s.step,
-            s["mean"] - s["std"],
+            low,
             s["mean"] + s["std"],
             alpha=0.25,
             color=line.get_color(),
@@ -59,6 +63,8 @@ def curves(
             )
     if logx:
         ax.set_xscale("log")
+    if logy:
+        ax.set_yscale("log")
     ax.set_xlabel("iterations (triplets seen)")
     ax.set_ylabel(ylabel)
     ax.set_title(title, fontsize=10)

@@ -28,7 +28,6 @@ rule reproduce_all:
         rules.figure_sdca_1.output,
         rules.figure_sdca_2.output,
         rules.figure_oasis_3.output,
-        rules.figure_scaling.output,
 
 
 rule regression_check:

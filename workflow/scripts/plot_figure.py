@@ -31,7 +31,9 @@ if name == "figure_sdca_1":
         f"SDCA paper, Fig. 1: loss, OASIS (C={cfg['oasis_C']}) vs SDCA (lambda={cfg['sdca_lam']})",
         *snakemake.output,
         caption=common + " The paper reports about 0.58 (OASIS) and 0.46 "
-        "(SDCA) at 100K iterations on Caltech-256 (stars).",
+        "(SDCA) at 100K iterations on Caltech-256 (stars). Log scale: OASIS starts from W = I, "
+        "whose margins on raw pixel vectors are large, so its first losses are large.",
+        logy=True,
         references={"OASIS": (100_000, 0.58), "SDCA": (100_000, 0.46)},
     )
 elif name == "figure_sdca_2":
