@@ -307,7 +307,7 @@ def bilinear_stream(W, terms, order, rule, recorder, block_size=128, hook=None, 
             results.append((loss, mistake, c != 0.0))
             if c != 0.0:
                 coef[k] = c
-                base[k + 1 :] += c * H[k + 1 :, k]
+                base[k + 1 :] += c * H[k, k + 1 :]  # H is symmetric: a contiguous row
         for Ab, Zb, w in blocks:
             W += (Ab * (w * coef)[:, None]).T @ Zb
         if hook_every and t1 % hook_every == 0:
