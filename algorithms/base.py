@@ -15,6 +15,8 @@ API (compatible with metric-learn, see ``../shared/DESIGN.md``):
 
 from __future__ import annotations
 
+import time
+
 import numpy as np
 import scipy.sparse as sp
 from sklearn.base import BaseEstimator
@@ -138,6 +140,28 @@ class BilinearMixin:
 
     def get_bilinear_matrix(self) -> np.ndarray:
         return self.W_
+
+    def _stream(
+        self,
+        W,
+        terms,
+        n_constraints,
+        n_steps,
+        rule,
+        generator,
+        on_checkpoint=None,
+        hook=None,
+        hook_every=None,
+    ):
+        """Run ``n_steps`` online steps of :func:`bilinear_stream` on W with constraints drawn by
+        ``self.sampling``; sets ``trace_``, ``n_steps_``, ``order_`` and ``stream_seconds_``."""
+        order = sample_order(n_constraints, n_steps, generator, self.sampling)
+        rec = TraceRecorder(n_steps, on_checkpoint, self.verbose, type(self).__name__)
+        t_start = time.perf_counter()
+        bilinear_stream(W, terms, order, rule, rec, self.block_size, hook, hook_every)
+        self.stream_seconds_ = time.perf_counter() - t_start
+        self.trace_, self.n_steps_, self.order_ = rec.trace, n_steps, order
+        return W
 
     def _pair_score_points(self, A, B):
         return row_bilinear(A, self.W_, B)

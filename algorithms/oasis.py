@@ -30,20 +30,15 @@ validation split (see ``config/default.yaml``).
 
 from __future__ import annotations
 
-import time
-
 import numpy as np
 
 from .base import (
     BaseLearner,
     BilinearMixin,
-    TraceRecorder,
-    bilinear_stream,
     dense,
     row_bilinear,
     row_dot,
     row_sqnorm,
-    sample_order,
 )
 
 
@@ -164,27 +159,18 @@ class OASIS(BilinearMixin, BaseLearner):
             W[:] = project_psd(W)
 
         n_steps = max(int(round(self.n_epochs * len(idx))), 1)
-        order = sample_order(len(idx), n_steps, self._rng, self.sampling)
         callback = self.checkpoint_callback
-        rec = TraceRecorder(
-            n_steps,
-            (lambda t: callback(t, self.W_)) if callback else None,
-            self.verbose,
-            type(self).__name__,
-        )
-        t_start = time.perf_counter()
-        bilinear_stream(
+        self._stream(
             self.W_,
             terms,
-            order,
+            len(idx),
+            n_steps,
             rule,
-            rec,
-            self.block_size,
+            self._rng,
+            (lambda t: callback(t, self.W_)) if callback else None,
             hook=to_psd if psd_every else None,
             hook_every=psd_every,
         )
-        self.stream_seconds_ = time.perf_counter() - t_start
-        self.trace_, self.n_steps_, self.order_ = rec.trace, n_steps, order
         return self
 
 

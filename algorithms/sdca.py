@@ -24,18 +24,13 @@ The average is accumulated lazily per coordinate (O(1) per step), then M(alpha_b
 
 from __future__ import annotations
 
-import time
-
 import numpy as np
 
 from .base import (
     BaseLearner,
     BilinearMixin,
-    TraceRecorder,
-    bilinear_stream,
     row_bilinear,
     row_sqnorm,
-    sample_order,
     weighted_outer_sum,
 )
 
@@ -145,12 +140,7 @@ class SDCA(BilinearMixin, BaseLearner):
                 out.update(self.checkpoint_callback(t, M))
             return out
 
-        order = sample_order(n, T, rng, self.sampling)
-        rec = TraceRecorder(T, at_checkpoint, self.verbose, "SDCA")
-        t_start = time.perf_counter()
-        bilinear_stream(M, [(A, Z, 1.0)], order, rule, rec, self.block_size)
-        self.stream_seconds_ = time.perf_counter() - t_start
-        self.trace_, self.n_steps_, self.order_ = rec.trace, T, order
+        self._stream(M, [(A, Z, 1.0)], n, T, rule, rng, at_checkpoint)
         last_primal = squared_hinge_primal(M, A, Z, self.lam)
         last_dual = float(np.mean(alpha - alpha**2 / 4) - 0.5 * self.lam * np.sum(M * M))
         self.duality_gap_last_ = last_primal - last_dual
