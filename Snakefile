@@ -12,6 +12,9 @@ include: "workflow/rules/data.smk"
 include: "workflow/rules/fit.smk"
 include: "workflow/rules/performance.smk"
 include: "workflow/rules/figures.smk"
+include: "workflow/rules/svm.smk"
+include: "workflow/rules/oahu.smk"
+include: "workflow/rules/images.smk"
 include: "workflow/rules/tables.smk"
 
 
