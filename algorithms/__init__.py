@@ -14,6 +14,7 @@ from .opml import OPML
 from .rca import RCA
 from .rdml import RDML
 from .sdca import SDCA
+from .svm_relative import SVMRelative
 
 ALGORITHMS = {
     "Eucl": Euclidean,
@@ -27,6 +28,7 @@ ALGORITHMS = {
     "COMET": COMET,
     "RDML": RDML,
     "OPML": OPML,
+    "SVM-relative": SVMRelative,
 }
 
 
@@ -56,4 +58,5 @@ __all__ = [
     "RCA",
     "RDML",
     "SDCA",
+    "SVMRelative",
 ]
