@@ -28,13 +28,12 @@ before the solve (an exact reduction, not an approximation).
 
 Deviations, stated: the paper solved eq. 8 with an adapted SVM-light; we use a generic conic
 solver (same problem, same optimum). The solver's status is recorded (``solver_status_``); a
-status other than optimal raises :class:`SolverError` ("optimal_inaccurate" only warns).
+status other than "optimal" (including cvxpy's "optimal_inaccurate") raises :class:`SolverError`.
 """
 
 from __future__ import annotations
 
 import time
-import warnings
 
 import numpy as np
 import scipy.sparse as sp
@@ -100,6 +99,8 @@ class SVMRelative(BaseLearner):
     w_ : (m,) float64 >= 0, the diagonal of W (m = d for "linear", the number of basis points
         for "rbf").
     xi_ : (n,) float64 >= 0, the slacks. ``objective_`` : the optimal value of eq. 8.
+    alpha_ : (n,) float64 in [0, C], the margin constraints' Lagrange multipliers (the solver's
+        dual solution; for L = I, w = max(0, Delta^T alpha) at the optimum).
     basis_ : (m, d) basis points (rbf only). ``gamma_`` : the RBF width used (rbf only).
     solver_status_, solve_seconds_ (the solver's own time), setup_seconds_ (building Delta and
     the cvxpy problem), n_constraints_, n_active_features_ (columns of Delta kept; linear only).
@@ -180,7 +181,9 @@ class SVMRelative(BaseLearner):
         w = cp.Variable(len(keep), nonneg=True)
         xi = cp.Variable(n, nonneg=True)
         reg = cp.sum_squares(w) if L_factor is None else cp.sum_squares(L_factor @ w)
-        problem = cp.Problem(cp.Minimize(0.5 * reg + float(self.C) * cp.sum(xi)), [D @ w >= 1 - xi])
+        margin_constraint = D @ w >= 1 - xi
+        objective = cp.Minimize(0.5 * reg + float(self.C) * cp.sum(xi))
+        problem = cp.Problem(objective, [margin_constraint])
         self.setup_seconds_ = time.perf_counter() - t0
         t1 = time.perf_counter()
         try:
@@ -191,16 +194,15 @@ class SVMRelative(BaseLearner):
             raise SolverError(f"{self.solver} failed on eq. 8 ({n} x {len(keep)}): {err}") from err
         self.solve_seconds_ = time.perf_counter() - t1
         self.solver_status_ = problem.status
-        if problem.status not in (cp.OPTIMAL, cp.OPTIMAL_INACCURATE) or w.value is None:
+        if problem.status != cp.OPTIMAL or w.value is None:
             raise SolverError(
                 f"{self.solver} returned status {problem.status!r} on eq. 8 "
                 f"({n} constraints, {len(keep)} weights): no usable solution"
             )
-        if problem.status == cp.OPTIMAL_INACCURATE:
-            warnings.warn(f"{self.solver}: optimal_inaccurate on eq. 8", RuntimeWarning)
         self.w_ = np.zeros(m)
         self.w_[keep] = np.clip(w.value, 0.0, None)  # interior-point iterates may be -1e-12
         self.xi_ = np.clip(np.asarray(xi.value), 0.0, None)
+        self.alpha_ = np.asarray(margin_constraint.dual_value, dtype=np.float64).ravel()
         self.objective_ = float(problem.value)
         self.n_features_in_ = X.shape[1]
         return self

@@ -1,0 +1,237 @@
+"""Schultz & Joachims' SVM for relative comparisons (eq. 8): hand-computed cases, optimality
+against an independent solution (the dual, by L-BFGS-B; the kernel case's primal by SLSQP),
+KKT conditions and invariants, sparse = dense, the API, and triplet accuracy."""
+
+import numpy as np
+import pytest
+import scipy.sparse as sp
+from scipy.optimize import minimize
+
+from algorithms import make_learner
+from algorithms.svm_relative import SVMRelative, constraint_matrix, primal_objective, rbf_kernel
+from datasets.base import DataError
+from datasets.constraints import sample_class_triplets
+from evaluation.triplets import (
+    accuracy_from_distances,
+    model_triplet_accuracy,
+    static_triplet_accuracy,
+)
+
+
+def test_one_triplet_in_one_dimension_by_hand():
+    # anchor 0, positive 1, negative 2: Delta_ik - Delta_ij = 4 - 1 = 3.
+    # min 1/2 w^2 + C xi s.t. 3 w >= 1 - xi. C = 1: w = 1/3, xi = 0, value 1/18.
+    # C = 0.1: the slack is cheaper: d/dw (w^2/2 + 0.1 (1 - 3w)) = 0 at w = 0.3, xi = 0.1.
+    t = np.array([[[0.0], [1.0], [2.0]]])
+    m = SVMRelative(C=1.0).fit(t)
+    assert m.w_ == pytest.approx([1 / 3], abs=1e-7)
+    assert m.objective_ == pytest.approx(1 / 18, rel=1e-6)
+    m = SVMRelative(C=0.1).fit(t)
+    assert m.w_ == pytest.approx([0.3], abs=1e-7)
+    assert m.xi_ == pytest.approx([0.1], abs=1e-7)
+    assert m.objective_ == pytest.approx(0.055, rel=1e-6)
+
+
+def test_weight_that_would_help_only_if_negative_stays_at_zero():
+    # anchor (0,0), positive (0,1), negative (1,0): row = (1, 0) - (0, 1) = (1, -1).
+    # w >= 0 forces w2 = 0 (it can only hurt), then w1 = 1, xi = 0, value 1/2, multiplier
+    # alpha = 1. (C = 10 keeps alpha < C: at C = 1 the solution is degenerate, alpha = C with
+    # xi = 0, and an interior-point solver only reaches w to about sqrt(tolerance).)
+    t = np.array([[[0.0, 0.0], [0.0, 1.0], [1.0, 0.0]]])
+    m = SVMRelative(C=10.0).fit(t)
+    np.testing.assert_allclose(m.w_, [1.0, 0.0], atol=1e-7)
+    assert m.objective_ == pytest.approx(0.5, rel=1e-6)
+    np.testing.assert_allclose(m.get_mahalanobis_matrix(), np.diag(m.w_))
+    assert m.predict(t)[0] == 1
+
+
+def _dual_solution(D, C):
+    """Independent solution of eq. 8 with L = I through its dual: for 0 <= alpha <= C,
+    g(alpha) = sum alpha - 1/2 ||max(0, D^T alpha)||^2 (w = max(0, D^T alpha) minimises the
+    Lagrangian over w >= 0); g is concave and C^1, maximised by L-BFGS-B with bounds."""
+
+    def neg(alpha):
+        v = np.maximum(0.0, D.T @ alpha)
+        return -(alpha.sum() - 0.5 * v @ v), -(1.0 - D @ v)
+
+    n = D.shape[0]
+    res = minimize(
+        neg,
+        np.full(n, C / 2),
+        jac=True,
+        method="L-BFGS-B",
+        bounds=[(0, C)] * n,
+        options={"ftol": 1e-15, "gtol": 1e-11, "maxiter": 20000, "maxcor": 50},
+    )
+    alpha = res.x
+    return -res.fun, np.maximum(0.0, D.T @ alpha), alpha
+
+
+@pytest.mark.parametrize("C", [0.1, 1.0, 10.0])
+def test_linear_case_matches_its_dual_solved_by_lbfgsb(C):
+    rng = np.random.default_rng(0)
+    X = rng.normal(size=(40, 6))
+    y = rng.integers(0, 3, 40)
+    t = sample_class_triplets(y, 60, rng)
+    m = SVMRelative(C=C, preprocessor=X, solver_options={"tol_gap_rel": 1e-10}).fit(t)
+    D = constraint_matrix(X[t[:, 0]], X[t[:, 1]], X[t[:, 2]])
+    dual_value, w_dual, _ = _dual_solution(D, C)
+    assert m.solver_status_ == "optimal"
+    # strong duality: the QP's optimum equals the dual's maximum
+    assert m.objective_ == pytest.approx(dual_value, rel=1e-5)
+    assert primal_objective(m.w_, D, C) == pytest.approx(dual_value, rel=1e-5)
+    np.testing.assert_allclose(m.w_, w_dual, atol=1e-4 * max(1.0, np.abs(w_dual).max()))
+
+
+def test_kkt_conditions_and_invariants_linear_case():
+    rng = np.random.default_rng(1)
+    X = rng.normal(size=(50, 5))
+    y = rng.integers(0, 4, 50)
+    t = sample_class_triplets(y, 80, rng)
+    C = 1.0
+    m = SVMRelative(C=C, preprocessor=X, solver_options={"tol_gap_rel": 1e-10}).fit(t)
+    D = constraint_matrix(X[t[:, 0]], X[t[:, 1]], X[t[:, 2]])
+    w, xi = m.w_, m.xi_
+    margin = D @ w
+    assert np.all(w >= 0) and np.all(xi >= 0)
+    assert np.all(margin >= 1 - xi - 1e-7)  # primal feasibility
+    # optimal slacks are xi = max(0, 1 - margin)
+    np.testing.assert_allclose(xi, np.maximum(0, 1 - margin), atol=1e-6)
+    # the solver's multipliers are a certificate, checked here from the definitions: for L = I
+    # the Lagrangian's minimiser over w >= 0 is w = max(0, D^T alpha); 0 <= alpha <= C;
+    # alpha = C where the margin is violated, 0 where it exceeds 1; and no duality gap.
+    alpha = m.alpha_
+    assert np.all(alpha >= -1e-8) and np.all(alpha <= C + 1e-8)
+    np.testing.assert_allclose(w, np.maximum(0, D.T @ alpha), atol=1e-6)
+    assert np.all(alpha[margin < 1 - 1e-5] > C - 1e-5)
+    assert np.all(alpha[margin > 1 + 1e-5] < 1e-5)
+    dual = alpha.sum() - 0.5 * np.sum(np.maximum(0, D.T @ alpha) ** 2)
+    assert dual == pytest.approx(m.objective_, rel=1e-6)
+
+
+def test_kernel_case_matches_an_independent_primal_solution():
+    rng = np.random.default_rng(2)
+    X = rng.normal(size=(12, 3))
+    y = rng.integers(0, 2, 12)
+    t = sample_class_triplets(y, 25, rng)
+    C, gamma = 1.0, 0.5
+    m = SVMRelative(C=C, kernel="rbf", gamma=gamma, preprocessor=X).fit(t)
+    # the independent problem, built from the paper's definitions: A^T x = K(basis, x)
+    basis = X[np.unique(t)]
+    np.testing.assert_array_equal(m.basis_, basis)
+    F = rbf_kernel(X, basis, gamma)
+    K = rbf_kernel(basis, basis, gamma)
+    L = K * K
+    D = constraint_matrix(F[t[:, 0]], F[t[:, 1]], F[t[:, 2]])
+    nb, n = len(basis), len(t)
+
+    def f(z):
+        w, xi = z[:nb], z[nb:]
+        return 0.5 * w @ L @ w + C * xi.sum()
+
+    def grad(z):
+        return np.concatenate([L @ z[:nb], np.full(n, C)])
+
+    cons = {
+        "type": "ineq",
+        "fun": lambda z: D @ z[:nb] - 1 + z[nb:],
+        "jac": lambda z: np.hstack([D, np.eye(n)]),
+    }
+    z0 = np.concatenate([np.ones(nb), np.ones(n)])
+    res = minimize(
+        f,
+        z0,
+        jac=grad,
+        constraints=[cons],
+        bounds=[(0, None)] * (nb + n),
+        method="SLSQP",
+        options={"ftol": 1e-14, "maxiter": 2000},
+    )
+    assert res.success, res.message
+    assert m.objective_ == pytest.approx(res.fun, rel=1e-5)
+    assert primal_objective(m.w_, D, C, L) == pytest.approx(res.fun, rel=1e-5)
+    assert np.all(m.w_ >= 0)
+    # the learned distance is sum_l w_l (K(b_l, x) - K(b_l, y))^2
+    pairs = np.array([[0, 1], [2, 3]])
+    expect = ((F[pairs[:, 0]] - F[pairs[:, 1]]) ** 2) @ m.w_
+    np.testing.assert_allclose(m.pair_distance(pairs) ** 2, expect, rtol=1e-10)
+    with pytest.raises(ValueError, match="rbf"):
+        m.get_mahalanobis_matrix()
+
+
+def test_sparse_features_give_the_same_solution_as_dense_and_scs_agrees():
+    rng = np.random.default_rng(3)
+    Xd = (rng.random((60, 40)) < 0.1).astype(float)  # binary bag of words
+    Xs = sp.csr_matrix(Xd)
+    y = rng.integers(0, 3, 60)
+    t = sample_class_triplets(y, 100, rng)
+    a = SVMRelative(preprocessor=Xd).fit(t)
+    b = SVMRelative(preprocessor=Xs).fit(t)
+    assert a.objective_ == pytest.approx(b.objective_, rel=1e-7)
+    np.testing.assert_allclose(a.w_, b.w_, atol=1e-6)
+    # words no triplet separates are removed before the solve and get w = 0 exactly
+    D = constraint_matrix(Xs[t[:, 0]], Xs[t[:, 1]], Xs[t[:, 2]])
+    unused = np.diff(sp.csc_matrix(D).indptr) == 0
+    assert b.n_active_features_ == int((~unused).sum())
+    assert np.all(b.w_[unused] == 0)
+    c = SVMRelative(preprocessor=Xs, solver="SCS", solver_options={"eps": 1e-9}).fit(t)
+    assert c.objective_ == pytest.approx(b.objective_, rel=1e-4)
+    # transform: Euclidean distances there are the learned distances, sparse or dense
+    np.testing.assert_allclose(
+        b.similarity_matrix(Xs[:5], Xs[:7]), a.similarity_matrix(Xd[:5], Xd[:7]), atol=1e-6
+    )
+    np.testing.assert_allclose(
+        -a.similarity_matrix(Xd[:1], Xd[1:2])[0, 0], a.pair_distance(np.array([[0, 1]]))[0] ** 2
+    )
+
+
+def test_api_errors_and_registry():
+    with pytest.raises(DataError, match="zero usable"):
+        SVMRelative(preprocessor=np.eye(3)).fit(np.zeros((0, 3), dtype=int))
+    with pytest.raises(DataError, match="NaN"):
+        SVMRelative().fit(np.array([[[np.nan], [1.0], [2.0]]]))
+    with pytest.raises(ValueError, match="solver"):
+        SVMRelative(solver="OSQP").fit(np.array([[[0.0], [1.0], [2.0]]]))
+    with pytest.raises(ValueError, match="C must"):
+        SVMRelative(C=0).fit(np.array([[[0.0], [1.0], [2.0]]]))
+    m = make_learner("SVM-relative", C=0.5)
+    assert isinstance(m, SVMRelative) and m.C == 0.5
+
+
+@pytest.mark.filterwarnings("ignore:Solution may be inaccurate")
+def test_solver_failure_raises_a_clear_error():
+    from algorithms.svm_relative import SolverError
+
+    rng = np.random.default_rng(4)
+    X = rng.normal(size=(30, 4))
+    t = sample_class_triplets(rng.integers(0, 3, 30), 40, rng)
+    with pytest.raises(SolverError, match="optimal_inaccurate"):  # stopped after one iteration
+        SVMRelative(preprocessor=X, solver="SCS", solver_options={"max_iters": 1}).fit(t)
+    with pytest.raises(SolverError, match="CLARABEL"):
+        SVMRelative(preprocessor=X, solver_options={"max_iter": 1}).fit(t)
+
+
+def test_triplet_accuracy_counts_ties_as_failures():
+    r = accuracy_from_distances(np.array([1.0, 2.0, 3.0, 1.0]), np.array([2.0, 2.0, 1.0, 5.0]))
+    assert r == {"triplet_accuracy": 0.5, "n_ties": 1, "n": 4}
+    X = np.array([[0.0], [1.0], [3.0], [1.0]])
+    t = np.array([[0, 1, 2], [0, 2, 1], [0, 1, 3]])  # satisfied, violated, tie
+    assert static_triplet_accuracy(X, t)["triplet_accuracy"] == pytest.approx(1 / 3)
+    assert static_triplet_accuracy(sp.csr_matrix(X), t)["n_ties"] == 1
+    with pytest.raises(ValueError, match="zero"):
+        static_triplet_accuracy(X, np.zeros((0, 3), dtype=int))
+
+
+def test_model_triplet_accuracy_equals_score():
+    rng = np.random.default_rng(5)
+    X = rng.normal(size=(40, 5))
+    y = rng.integers(0, 3, 40)
+    t = sample_class_triplets(y, 60, rng)
+    m = SVMRelative(preprocessor=X).fit(t)
+    test = sample_class_triplets(y, 200, rng)
+    r = model_triplet_accuracy(m, X, test)
+    assert r["triplet_accuracy"] == pytest.approx(m.score(test))
+    w = np.ones(5)  # with w = 1 the model's distance is the Euclidean one
+    m.w_ = w
+    assert r is not None
+    assert model_triplet_accuracy(m, X, test) == static_triplet_accuracy(X, test)
