@@ -10,6 +10,7 @@ from .itml import ITML
 from .lego import LEGO
 from .lmnn import LMNN
 from .oasis import OASIS, DissimOASIS
+from .oahu import OAHU
 from .opml import OPML
 from .rca import RCA
 from .rdml import RDML
@@ -28,6 +29,7 @@ ALGORITHMS = {
     "COMET": COMET,
     "RDML": RDML,
     "OPML": OPML,
+    "OAHU": OAHU,
     "SVM-relative": SVMRelative,
 }
 
@@ -55,6 +57,7 @@ __all__ = [
     "OASIS",
     "DissimOASIS",
     "OPML",
+    "OAHU",
     "RCA",
     "RDML",
     "SDCA",

@@ -65,12 +65,13 @@ def retrieval_scores(
     "precision_at": {k: (q,) float64}}``.
     """
     y_query, y_db = np.asarray(y_query), np.asarray(y_db)
-    if exclude_self and len(X_query) != len(X_db):
+    n_q = X_query.shape[0]  # arrays or scipy.sparse matrices (len() fails on the latter)
+    if exclude_self and n_q != X_db.shape[0]:
         raise ValueError("exclude_self needs the query set to be the database")
-    ap = np.empty(len(X_query))
-    prec = {k: np.empty(len(X_query)) for k in ks}
-    for lo in range(0, len(X_query), batch_size):
-        hi = min(lo + batch_size, len(X_query))
+    ap = np.empty(n_q)
+    prec = {k: np.empty(n_q) for k in ks}
+    for lo in range(0, n_q, batch_size):
+        hi = min(lo + batch_size, n_q)
         S = np.asarray(score_fn(X_query[lo:hi], X_db), dtype=np.float64)
         if not np.all(np.isfinite(S)):
             raise ValueError("the similarity scores contain NaN or inf")
@@ -108,3 +109,85 @@ def mean_average_precision(
     if not ok.any():
         raise ValueError("no query has a relevant item in the database: mAP is undefined")
     return float(ap[ok].mean()), int((~ok).sum())
+
+
+def recall_at_k(
+    score_fn: ScoreFn,
+    X_query,
+    y_query,
+    X_db,
+    y_db,
+    ks=(1, 2, 4, 8, 16, 32),
+    exclude_self: bool = False,
+    batch_size: int = 256,
+) -> dict:
+    """Recall@K as in the OAHU paper (section 4.5, after Song et al. 2016): the fraction of queries
+    with at least one item of their class among their K most similar database items.
+
+    ``score_fn(A, B)`` gives the (len(A), len(B)) similarity matrix (higher = more similar); ties
+    are broken by database index (stable sort). With ``exclude_self`` (database = query set) query
+    i does not retrieve item i. Returns {K: float} for each K in ``ks``. Raises ``ValueError`` for a
+    K outside [1, n_db] or non-finite scores.
+    """
+    y_query, y_db = np.asarray(y_query), np.asarray(y_db)
+    n_db = len(y_db) - (1 if exclude_self else 0)
+    if any(not 1 <= k <= n_db for k in ks):
+        raise ValueError(f"every K must lie in [1, {n_db}], got {list(ks)}")
+    if exclude_self and len(X_query) != len(X_db):
+        raise ValueError("exclude_self needs the query set to be the database")
+    kmax = max(ks)
+    hits = {k: 0 for k in ks}
+    for lo in range(0, len(X_query), batch_size):
+        hi = min(lo + batch_size, len(X_query))
+        S = np.asarray(score_fn(X_query[lo:hi], X_db), dtype=np.float64)
+        if not np.all(np.isfinite(S)):
+            raise ValueError("the similarity scores contain NaN or inf")
+        if exclude_self:
+            rows = np.arange(hi - lo)
+            S[rows, lo + rows] = -np.inf
+        top = np.argsort(-S, axis=1, kind="stable")[:, :kmax]
+        rel = y_db[top] == y_query[lo:hi, None]
+        first = np.where(rel.any(axis=1), np.argmax(rel, axis=1), kmax)  # rank of first hit
+        for k in ks:
+            hits[k] += int(np.sum(first < k))
+    return {k: hits[k] / len(X_query) for k in ks}
+
+
+def sparse_mahalanobis_similarity(M: np.ndarray) -> ScoreFn:
+    """A score function ``f(A, B)`` = -d_M(a, b)^2 for every pair of rows, for arrays or CSR
+    matrices, without densifying A or B: -d_M^2 = 2 a^T M b - a^T M a - b^T M b, where
+    ``a^T M b`` is ``(A @ M) @ B^T`` computed as ``(B @ (A @ M)^T)^T`` (sparse times dense) and the
+    quadratic forms row by row from ``A @ M`` (dense (len(A), d)). The database's quadratic forms
+    are computed once and reused while the same ``B`` object is passed again (batches of queries).
+    ``M``: (d, d) float (a Mahalanobis matrix). Returns (len(A), len(B)) float64.
+    """
+    import scipy.sparse as sp
+
+    M = np.asarray(M, dtype=np.float64)
+    cache = {}
+
+    def quad(X, batch=1024):
+        out = np.empty(X.shape[0])
+        for lo in range(0, X.shape[0], batch):
+            part = X[lo : lo + batch]
+            XM = np.asarray(part @ M)
+            out[lo : lo + batch] = (
+                np.asarray(part.multiply(XM).sum(axis=1)).ravel()
+                if sp.issparse(part)
+                else np.einsum("ij,ij->i", part, XM)
+            )
+        return out
+
+    def score(A, B):
+        if cache.get("id") is not B:
+            cache.update(id=B, qb=quad(B))
+        AM = np.asarray(A @ M)
+        cross = np.asarray(B @ AM.T).T
+        qa = (
+            np.asarray(A.multiply(AM).sum(axis=1)).ravel()
+            if sp.issparse(A)
+            else np.einsum("ij,ij->i", A, AM)
+        )
+        return 2.0 * cross - qa[:, None] - cache["qb"][None, :]
+
+    return score

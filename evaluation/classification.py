@@ -1,0 +1,81 @@
+"""kNN classification under a learned metric, its error rate and macro F1, and the paired t-test
+with win/tie/loss counts of the OAHU paper's Table 3.
+
+* kNN (OAHU paper, eqs. 24-25): each test point takes the majority class of its k most similar
+  training points (``score_fn`` higher = more similar: -distance for metrics, x^T W y for bilinear
+  similarities). Ties in the vote go to the class whose members come first in the neighbour order;
+  ties in similarity are broken by the training index (stable sort), so results are deterministic.
+* error rate = 1 - accuracy; macro F1 = ``sklearn.metrics.f1_score(average="macro")``.
+* paired t-test: ``scipy.stats.ttest_rel`` over runs; a method "wins" against the reference when
+  its mean is better and p < alpha, "loses" when worse and p < alpha, else "ties".
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+
+import numpy as np
+from scipy import stats
+from sklearn.metrics import f1_score
+
+ScoreFn = Callable[[np.ndarray, np.ndarray], np.ndarray]
+
+
+def knn_predict(
+    score_fn: ScoreFn, X_test, X_train, y_train, k: int = 5, batch_size: int = 512
+) -> np.ndarray:
+    """kNN labels of ``X_test`` (n_test, d) from ``X_train`` (n_train, d), ``y_train`` (n_train,).
+
+    ``score_fn(A, B)`` returns the (len(A), len(B)) similarity matrix. Returns an array (n_test,)
+    of labels from ``y_train``. Raises ``ValueError`` for k < 1, k > n_train or non-finite scores.
+    """
+    y_train = np.asarray(y_train)
+    if not 1 <= k <= len(y_train):
+        raise ValueError(f"k must lie in [1, {len(y_train)}], got {k}")
+    classes, codes = np.unique(y_train, return_inverse=True)
+    out = np.empty(len(X_test), dtype=np.int64)
+    for lo in range(0, len(X_test), batch_size):
+        S = np.asarray(score_fn(X_test[lo : lo + batch_size], X_train), dtype=np.float64)
+        if not np.all(np.isfinite(S)):
+            raise ValueError("the similarity scores contain NaN or inf")
+        nn = np.argsort(-S, axis=1, kind="stable")[:, :k]
+        lab = codes[nn]  # (b, k)
+        votes = np.zeros((len(S), len(classes)))
+        np.add.at(votes, (np.repeat(np.arange(len(S)), k), lab.ravel()), 1.0)
+        # tie-break: among the classes with the most votes, the one met first in the neighbour order
+        best = votes.max(axis=1, keepdims=True)
+        is_best = votes[np.arange(len(S))[:, None], lab] == best
+        out[lo : lo + len(S)] = lab[np.arange(len(S)), np.argmax(is_best, axis=1)]
+    return classes[out]
+
+
+def error_rate(y_true, y_pred) -> float:
+    """Fraction of wrong labels (1 - accuracy)."""
+    y_true, y_pred = np.asarray(y_true), np.asarray(y_pred)
+    if y_true.shape != y_pred.shape or len(y_true) == 0:
+        raise ValueError("y_true and y_pred must be non-empty and of one shape")
+    return float(np.mean(y_true != y_pred))
+
+
+def macro_f1(y_true, y_pred) -> float:
+    """Unweighted mean of the per-class F1 scores (scikit-learn, ``zero_division=0``)."""
+    return float(f1_score(y_true, y_pred, average="macro", zero_division=0))
+
+
+def paired_ttest(ours, reference, alpha: float = 0.05, higher_is_better: bool = False):
+    """Paired t-test of a method's per-run values against the reference method's (same runs).
+
+    Returns ``(p_value, outcome)`` with outcome "win", "tie" or "loss" for ``ours`` against the
+    reference (the OAHU paper's Table 3 marks: a win means significantly better). With fewer than
+    two runs, or identical values, p is NaN and the outcome "tie".
+    """
+    a, b = np.asarray(ours, float), np.asarray(reference, float)
+    if a.shape != b.shape:
+        raise ValueError("paired values need one value per run for both methods")
+    if len(a) < 2 or np.allclose(a - b, (a - b)[0]):
+        return float("nan"), "tie"
+    p = float(stats.ttest_rel(a, b).pvalue)
+    if not p < alpha:
+        return p, "tie"
+    better = a.mean() > b.mean() if higher_is_better else a.mean() < b.mean()
+    return p, "win" if better else "loss"

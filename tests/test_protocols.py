@@ -1,0 +1,102 @@
+"""Protocol metrics: kNN, error rate, macro F1, paired t-test, ROC/AUC and Recall@K, checked
+against scikit-learn and hand-computed values."""
+
+import numpy as np
+import pytest
+from scipy.spatial.distance import cdist
+from sklearn.metrics import f1_score, roc_auc_score
+from sklearn.neighbors import KNeighborsClassifier
+
+from evaluation.classification import error_rate, knn_predict, macro_f1, paired_ttest
+from evaluation.retrieval import recall_at_k
+from evaluation.verification import fold_roc, make_pair_folds, mean_roc, normalise_distances
+
+
+def neg_euclid(A, B):
+    return -cdist(A, B)
+
+
+def test_knn_matches_scikit_learn():
+    rng = np.random.default_rng(0)
+    X, y = rng.normal(size=(200, 4)), rng.integers(3, size=200)
+    Xt = rng.normal(size=(50, 4))
+    ours = knn_predict(neg_euclid, Xt, X, y, k=1)
+    sk = KNeighborsClassifier(n_neighbors=1).fit(X, y).predict(Xt)
+    np.testing.assert_array_equal(ours, sk)
+    ours5 = knn_predict(neg_euclid, Xt, X, y, k=5)
+    clf = KNeighborsClassifier(n_neighbors=5).fit(X, y)
+    proba = clf.predict_proba(Xt)
+    clear = (proba == proba.max(axis=1, keepdims=True)).sum(axis=1) == 1  # no tie in the vote
+    assert clear.sum() > 30
+    np.testing.assert_array_equal(ours5[clear], clf.predict(Xt)[clear])
+
+
+def test_knn_vote_tie_goes_to_the_nearer_class():
+    X = np.array([[0.0], [1.0], [3.0], [4.0]])
+    y = np.array([7, 8, 8, 7])
+    # neighbours of 0.4: 0 (class 7), 1 (class 8): a 1-1 tie, class 7 is met first
+    assert knn_predict(neg_euclid, np.array([[0.4]]), X, y, k=2)[0] == 7
+
+
+def test_error_rate_and_macro_f1_by_hand_and_sklearn():
+    yt = np.array([0, 0, 1, 1, 2, 2])
+    yp = np.array([0, 1, 1, 1, 2, 0])
+    assert error_rate(yt, yp) == pytest.approx(2 / 6)
+    # per class F1: 0: P=1/2,R=1/2 -> 1/2; 1: P=2/3,R=1 -> 0.8; 2: P=1,R=1/2 -> 2/3
+    assert macro_f1(yt, yp) == pytest.approx((0.5 + 0.8 + 2 / 3) / 3)
+    assert macro_f1(yt, yp) == pytest.approx(f1_score(yt, yp, average="macro"))
+
+
+def test_paired_ttest_win_tie_loss():
+    ref = np.array([0.20, 0.21, 0.19, 0.20, 0.22])
+    worse = ref + np.array([0.05, 0.06, 0.05, 0.07, 0.05])
+    assert paired_ttest(worse, ref)[1] == "loss"  # error rates: higher is worse
+    assert paired_ttest(ref - 0.05 + [0, 0.001, 0, 0.002, 0], ref)[1] == "win"
+    assert paired_ttest(ref + [0.01, -0.01, 0.01, -0.01, 0], ref)[1] == "tie"
+    assert paired_ttest(ref, ref)[1] == "tie"
+
+
+def test_roc_auc_per_fold_matches_sklearn():
+    rng = np.random.default_rng(1)
+    same = rng.integers(2, size=300).astype(bool)
+    d = rng.normal(size=300) + 1.5 * ~same
+    folds = np.repeat(np.arange(3), 100)
+    res = fold_roc(d, same, folds)
+    dn = normalise_distances(d)
+    for r in res:
+        m = folds == r["fold"]
+        assert r["auc"] == pytest.approx(roc_auc_score(same[m], -d[m]))
+        assert r["auc"] == pytest.approx(np.trapezoid(r["tpr"], r["fpr"]))
+    assert dn.min() == 0 and dn.max() == 1
+    _grid, tpr, _ = mean_roc(res)
+    assert tpr[0] >= 0 and tpr[-1] == 1
+
+
+def test_pair_folds_are_balanced_distinct_and_avoid_excluded_pairs():
+    y = np.repeat(np.arange(10), 20)
+    excl = {frozenset((0, 1))}
+    f = make_pair_folds(y, 4, 30, np.random.default_rng(0), exclude=excl)
+    assert len(f["pairs"]) == 240
+    assert all(f["same"][f["fold"] == k].sum() == 30 for k in range(4))
+    np.testing.assert_array_equal(y[f["pairs"][:, 0]] == y[f["pairs"][:, 1]], f["same"])
+    keys = {frozenset(p) for p in f["pairs"].tolist()}
+    assert len(keys) == 240 and not keys & excl
+
+
+def test_recall_at_k_by_hand():
+    # queries on a line; database labels; nearest-first orders are easy to read
+    db = np.array([[0.0], [1.0], [2.0], [3.0]])
+    ydb = np.array([0, 1, 1, 0])
+    q = np.array([[0.1], [2.9], [1.1]])
+    yq = np.array([1, 1, 0])
+    # q0 order: 0(0),1(1) -> first hit rank 2; q1: 3(0),2(1) -> rank 2; q2: 1,2,0 -> rank 3
+    r = recall_at_k(neg_euclid, q, yq, db, ydb, ks=(1, 2, 4))
+    assert r == {1: 0.0, 2: 2 / 3, 4: 1.0}
+    with pytest.raises(ValueError):
+        recall_at_k(neg_euclid, q, yq, db, ydb, ks=(5,))
+
+
+def test_recall_at_k_excluding_self():
+    X = np.array([[0.0], [0.1], [5.0], [5.1]])
+    y = np.array([0, 1, 1, 0])
+    assert recall_at_k(neg_euclid, X, y, X, y, ks=(1,), exclude_self=True) == {1: 0.0}
