@@ -19,6 +19,7 @@ import time
 
 import numpy as np
 import scipy.sparse as sp
+from scipy.linalg.blas import dgemm as _dgemm
 from sklearn.base import BaseEstimator
 from tqdm.auto import tqdm
 
@@ -263,6 +264,17 @@ class TraceRecorder:
         if t == self.marks[self._next]:
             self._store(t, self._loss / t, self._mistakes / t, self._updates / t)
 
+    def record_block(self, t0, t1, loss_sum, mistakes, updates):
+        """Steps t0+1..t1 at once (sums of their losses, mistakes and updates); no checkpoint
+        may lie inside the block except at t1 (as :func:`bilinear_stream` makes its blocks)."""
+        self._loss += loss_sum
+        self._mistakes += mistakes
+        self._updates += updates
+        if t1 == self.marks[self._next]:
+            self._store(t1, self._loss / t1, self._mistakes / t1, self._updates / t1)
+        elif self.marks[self._next] <= t1:
+            raise AssertionError(f"checkpoint {self.marks[self._next]} inside block {t0}..{t1}")
+
     def record_state(self, t, stats):
         """For batch learners (one step = one block update): at a checkpoint t, store
         ``stats()`` = (loss, mistake_rate, utilization) of the current model over all
@@ -312,6 +324,8 @@ def bilinear_stream(W, terms, order, rule, recorder, block_size=128, hook=None, 
     if any(sp.issparse(A) or sp.issparse(Z) for A, Z, _ in terms):
         terms = [(sp.csr_matrix(A), sp.csr_matrix(Z), w) for A, Z, w in terms]
         return _bilinear_stream_sparse(W, terms, order, rule, recorder, hook, hook_every)
+    if not (W.flags.c_contiguous and W.dtype == np.float64):
+        raise ValueError("bilinear_stream needs a C-contiguous float64 W (it is updated in place)")
     T = len(order)
     t0 = 0
     while t0 < T:
@@ -325,19 +339,23 @@ def bilinear_stream(W, terms, order, rule, recorder, block_size=128, hook=None, 
             w * w2 * (Ab @ Ab2.T) * (Zb @ Zb2.T) for Ab, Zb, w in blocks for Ab2, Zb2, w2 in blocks
         )
         coef = np.zeros(len(idx))
-        results = []
+        loss_sum = mistakes = updates = 0.0
         for k, i in enumerate(idx.tolist()):
             loss, mistake, c = rule(i, t0 + k + 1, base[k])
-            results.append((loss, mistake, c != 0.0))
+            loss_sum += loss
+            mistakes += mistake
             if c != 0.0:
+                updates += 1.0
                 coef[k] = c
                 base[k + 1 :] += c * H[k, k + 1 :]  # H is symmetric: a contiguous row
-        for Ab, Zb, w in blocks:
-            W += (Ab * (w * coef)[:, None]).T @ Zb
+        if updates:
+            for Ab, Zb, w in blocks:
+                # W += w Ab^T diag(coef) Zb, in place by BLAS (no d x d temporary): as W^T is
+                # the Fortran-ordered view of W, this is W^T += w Zb^T (diag(coef) Ab).
+                _dgemm(w, Zb.T, (Ab * coef[:, None]).T, beta=1.0, c=W.T, trans_b=1, overwrite_c=1)
         if hook_every and t1 % hook_every == 0:
             hook(W)
-        for k, (loss, mistake, updated) in enumerate(results):
-            recorder.record(t0 + k + 1, loss, mistake, updated)
+        recorder.record_block(t0, t1, loss_sum, mistakes, updates)
         t0 = t1
     return W
 
