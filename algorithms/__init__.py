@@ -4,7 +4,7 @@
 one and raises a clear error for an unknown name or hyperparameter.
 """
 
-from .comet import COMET
+from .comet import COMET, SparseCOMET
 from .euclidean import Euclidean
 from .itml import ITML
 from .lego import LEGO
@@ -27,6 +27,7 @@ ALGORITHMS = {
     "Dissim-OASIS": DissimOASIS,
     "SDCA": SDCA,
     "COMET": COMET,
+    "SparseCOMET": SparseCOMET,
     "RDML": RDML,
     "OPML": OPML,
     "OAHU": OAHU,
@@ -50,6 +51,7 @@ __all__ = [
     "ALGORITHMS",
     "make_learner",
     "COMET",
+    "SparseCOMET",
     "Euclidean",
     "ITML",
     "LEGO",

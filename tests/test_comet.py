@@ -1,7 +1,7 @@
 import numpy as np
 import pytest
 
-from algorithms import COMET
+from algorithms import COMET, SparseCOMET
 
 
 def blobs(seed=0, n=60, d=5):
@@ -52,3 +52,62 @@ def test_woodbury_inverse_update():
     np.testing.assert_allclose(
         COMET._woodbury(np.linalg.inv(W), v, 2), np.linalg.inv(W + E), rtol=1e-10
     )
+
+
+# --- Sparse COMET (group-lasso proximal steps) ---------------------------------------------
+
+
+def test_sparse_prox_step_matches_the_hand_computed_group_soft_threshold():
+    d, k = 4, 1
+    m = SparseCOMET(mu=0.5, sparse_weight=0.06, max_step=0.1, bound_weight=0.3)
+    m.V_ = np.zeros((d, d))
+    W, Winv = np.eye(d), np.eye(d)
+    u = np.array([0.3, 7.0, -0.4, 0.0])  # u[k] (the diagonal) is not part of the group
+    # Schur bound of I + eta (u e_k^T + e_k u^T) with u_k = 0: 1 - eta^2 ||u_A||^2 > 0, i.e.
+    # eta < 1 / ||u_A|| = 2 > max_step, so the step is max_step with no back-off
+    h = 0.1 * np.array([0.3, 0.0, -0.4, 0.0])  # ||h|| = 0.05
+    assert np.linalg.norm(h) == pytest.approx(0.05)
+    assert m._group_step(W, Winv, u, k) is None  # ||h|| below the threshold: the group stays 0
+    m.sparse_weight = 0.01
+    m.V_[:] = 0.0
+    delta = m._group_step(W, Winv, u, k)
+    np.testing.assert_allclose(delta, h * (1.0 - 0.01 / 0.05), rtol=1e-12)
+    np.testing.assert_allclose(m.V_[:, k], delta)
+
+
+@pytest.mark.parametrize("sparse_weight", [1e-4, 0.05])
+def test_sparse_comet_stays_positive_definite_and_is_diagonal_plus_groups(sparse_weight):
+    X, t = blobs(2, n=90, d=6)
+    m = SparseCOMET(
+        mu=1e-3,
+        sparse_weight=sparse_weight,
+        max_step=1.0,
+        bound_weight=0.9,
+        n_sweeps=4,
+        n_steps_diag=10,
+        stepsize_diag=0.01,
+        preprocessor=X,
+        random_state=0,
+    ).fit(t)
+    assert min(m.trace_["min_eigenvalue"]) > 0 and np.linalg.eigvalsh(m.W_).min() > 0
+    np.testing.assert_allclose(m.W_, m.W_.T, atol=1e-12)
+    assert np.all(np.diag(m.V_) == 0)
+    D = np.diag(np.diag(m.W_))
+    np.testing.assert_allclose(m.W_, D + m.V_ + m.V_.T, atol=1e-12)
+    assert m.diag_steps_ > 0 and np.diag(m.W_).min() > 0
+
+
+def test_a_larger_sparse_weight_gives_sparser_metrics_and_a_huge_one_a_diagonal():
+    X, t = blobs(0, n=90, d=8)
+    fits = [
+        SparseCOMET(
+            mu=0.5, sparse_weight=w, max_step=0.01, n_sweeps=5, preprocessor=X, random_state=0
+        ).fit(t)
+        for w in (1e-4, 0.1, 1.0)
+    ]
+    groups = [f.trace_["nonzero_groups"][-1] for f in fits]
+    assert groups[0] == 1.0 and groups[1] < 1.0 and groups[2] == 0.0
+    np.testing.assert_array_equal(fits[2].W_, np.eye(8))  # no group ever left zero
+    assert fits[0].score(t) > fits[2].score(t)  # learning off-diagonal terms helps here
+    with pytest.raises(ValueError, match="sparse_weight"):
+        SparseCOMET(sparse_weight=0.0, preprocessor=X).fit(t)
