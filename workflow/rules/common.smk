@@ -44,7 +44,8 @@ wildcard_constraints:
 
 def curve_files(name):
     """The per-seed training-curve CSVs of convergence figure ``name``."""
-    return expand(f"{RESULTS}/curves/{name}/seed{{seed}}.csv", seed=config["figures"]["seeds"])
+    key = "scaling_seeds" if name == "scaling" else "seeds"
+    return expand(f"{RESULTS}/curves/{name}/seed{{seed}}.csv", seed=config["figures"][key])
 
 
 def record_run_start():

@@ -28,6 +28,7 @@ rule reproduce_all:
         rules.figure_sdca_1.output,
         rules.figure_sdca_2.output,
         rules.figure_oasis_3.output,
+        rules.figure_scaling.output,
         REPRODUCE_ALL,
 
 
