@@ -111,3 +111,12 @@ def test_a_larger_sparse_weight_gives_sparser_metrics_and_a_huge_one_a_diagonal(
     assert fits[0].score(t) > fits[2].score(t)  # learning off-diagonal terms helps here
     with pytest.raises(ValueError, match="sparse_weight"):
         SparseCOMET(sparse_weight=0.0, preprocessor=X).fit(t)
+
+
+def test_sparse_comet_on_zero_and_duplicate_points_takes_no_step_and_no_nan():
+    X = np.zeros((4, 3))
+    X[1] = X[2] = [1.0, 0.0, 0.0]  # a duplicate pair, and zero vectors as anchors
+    t = np.array([[0, 1, 2], [3, 1, 2], [1, 2, 3]])
+    m = SparseCOMET(mu=0.5, sparse_weight=0.01, n_sweeps=2, preprocessor=X, random_state=0)
+    m.fit(t)
+    assert np.all(np.isfinite(m.W_)) and np.linalg.eigvalsh(m.W_).min() > 0
