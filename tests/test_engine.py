@@ -73,3 +73,28 @@ def test_sparse_input_scores_like_dense():
         a.decision_function(t), b.decision_function(t), rtol=1e-10, atol=1e-12
     )
     assert sp.issparse(a.preprocessor)
+
+
+def test_trace_at_checkpoints_equals_the_per_step_statistics():
+    """The engine records one block at a time: the averages at each checkpoint must equal those
+    computed step by step from the one-at-a-time algorithm."""
+    X, t = synthetic(20, 200, 1500, seed=5)
+    m = OASIS(C=0.1, n_epochs=2, block_size=128, preprocessor=X, random_state=6).fit(t)
+    A, Z = X[t[:, 0]], X[t[:, 1]] - X[t[:, 2]]
+    W = np.eye(20)
+    losses, mistakes, updates = [], [], []
+    for i in m.order_:
+        margin = A[i] @ W @ Z[i]
+        loss = max(0.0, 1.0 - margin)
+        losses.append(loss)
+        mistakes.append(margin <= 0)
+        updates.append(loss > 0)
+        if loss > 0:
+            W += min(0.1, loss / ((A[i] @ A[i]) * (Z[i] @ Z[i]))) * np.outer(A[i], Z[i])
+    steps = np.array(m.trace_["step"])
+    np.testing.assert_array_equal(steps, checkpoints(3000))
+    np.testing.assert_allclose(
+        m.trace_["avg_cumulative_loss"], np.cumsum(losses)[steps - 1] / steps, rtol=1e-9
+    )
+    np.testing.assert_allclose(m.trace_["mistake_rate"], np.cumsum(mistakes)[steps - 1] / steps)
+    np.testing.assert_allclose(m.trace_["utilization"], np.cumsum(updates)[steps - 1] / steps)
