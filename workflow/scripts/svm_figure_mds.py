@@ -60,7 +60,8 @@ stand_in = (
 text = [
     "# Classical MDS of test documents: unweighted vs learned distance",
     "",
-    f"{len(labels)} random test items of {notion} (seed {seed}), embedded in 2-D by classical "
+    f"{len(labels)} random test items of {notion} (seed {seed}; up to an equal number per "
+    "class), embedded in 2-D by classical "
     "(Torgerson) MDS: eigen-decomposition of -1/2 J D2 J (D2 = squared distances, J the "
     "centring matrix), coordinates = top-2 eigenvectors x sqrt(eigenvalues); not scikit-learn's "
     f"SMACOF MDS. Learned distance: SVM-relative (eq. 8, A = I, C = {float(d['C'])}) fitted on "

@@ -74,10 +74,20 @@ rows["started_utc"] = started
 rows["peak_rss_mb"] = peak_rss_mb()
 save_csv(snakemake.output.rows, rows)
 
-# MDS material: a random subset of test items, distances before and after learning
+# MDS material: a random subset of test items, as balanced over the classes as they allow
+# (the stand-in is 93% "neither"), distances before and after learning
 test = split["test"]
-k = min(cfg["mds"]["n_items"], len(test))
-sub = np.sort(stream(seed, "mds").choice(test, size=k, replace=False))
+gen = stream(seed, "mds")
+classes = np.unique(labels[test])
+per_class = max(cfg["mds"]["n_items"] // len(classes), 1)
+sub = np.sort(
+    np.concatenate(
+        [
+            gen.choice(m, size=min(per_class, len(m)), replace=False)
+            for m in (test[labels[test] == c] for c in classes)
+        ]
+    )
+)
 F = features["learn"][sub]
 save_npz(
     snakemake.output.model,
