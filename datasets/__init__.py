@@ -3,12 +3,22 @@
 ``get_dataset(name)`` returns a :class:`~datasets.base.DatasetSpec`; ``DATASETS`` lists them all.
 """
 
-from . import fashion_mnist, letter, segment, svmguide4, vehicle, vowel
+from . import (  # OAHU Table 3 (download route only)
+    cifar10_gray,
+    emnist,
+    fashion_mnist,
+    letter,
+    segment,
+    svmguide4,
+    vehicle,
+    vowel,
+)
 from .base import ChecksumError, DataError, DatasetSpec, DataUnavailable
 
 DATASETS: dict[str, DatasetSpec] = {
     m.SPEC.name: m.SPEC for m in (vehicle, vowel, letter, segment, svmguide4, fashion_mnist)
 }
+DATASETS.update({m.SPEC.name: m.SPEC for m in (emnist, cifar10_gray)})
 
 
 def get_dataset(name: str) -> DatasetSpec:
@@ -21,9 +31,9 @@ def get_dataset(name: str) -> DatasetSpec:
 
 __all__ = [
     "DATASETS",
-    "get_dataset",
-    "DatasetSpec",
-    "DataError",
     "ChecksumError",
+    "DataError",
     "DataUnavailable",
+    "DatasetSpec",
+    "get_dataset",
 ]

@@ -1,2 +1,179 @@
 # OAHU (issue 4): table_oahu_3, figure_oahu_4, figure_oahu_5, figure_oahu_7.
-# Append this file's tables and figures to REPRODUCE_ALL (defined in common.smk).
+# Gao et al., "Towards Self-Adaptive Metric Learning On the Fly", WWW 2019. Library code:
+# algorithms/oahu.py, harness/oahu_experiment.py, evaluation/{classification,verification}.py.
+from datasets import get_dataset
+
+OAHU = config["oahu"]
+OAHU_PAPER_RESULTS = ROOT / "config/paper_results.csv"
+
+
+def oahu_available(names):
+    """The datasets of ``names`` that the configured route can provide."""
+    return [d for d in names if get_dataset(d).has_route(ROUTE)]
+
+
+def oahu_cells(experiment, datasets=None):
+    exp = OAHU[experiment]
+    return expand(
+        f"{RESULTS}/oahu/{experiment}/{{dataset}}/seed{{seed}}/{{method}}.csv",
+        dataset=oahu_available(datasets if datasets is not None else exp["datasets"]),
+        seed=exp["seeds"],
+        method=list(exp["methods"]),
+    )
+
+
+def oahu_fig7_cells():
+    """Recall@K cells: Table 3's cells where the dataset is one of its columns (same split and
+    model), figure7's own cells otherwise."""
+    t3 = set(oahu_available(OAHU["table3"]["datasets"]))
+    own = [d for d in OAHU["figure7"]["datasets"] if d not in t3]
+    return oahu_cells("table3", [d for d in OAHU["figure7"]["datasets"] if d in t3]) + (
+        oahu_cells("figure7", own) if own else []
+    )
+
+
+FIG5_DATASET = "lfw" if (OAHU["figure5"]["use_lfw"] and ROUTE == "download") else OAHU["figure5"]["stand_in"]
+
+
+rule oahu_cell:
+    input:
+        f"{CACHE}/prepared/{{dataset}}_{ROUTE}.npz",
+    output:
+        runs=f"{RESULTS}/oahu/{{experiment}}/{{dataset}}/seed{{seed}}/{{method}}.csv",
+        alpha=f"{RESULTS}/oahu/{{experiment}}/{{dataset}}/seed{{seed}}/{{method}}.alpha.csv",
+    log:
+        f"{LOGS}/oahu/{{experiment}}/{{dataset}}_seed{{seed}}_{{method}}.log",
+    wildcard_constraints:
+        experiment="table3|figure7",
+    conda:
+        "../../environment.yml"
+    script:
+        "../scripts/oahu_cell.py"
+
+
+rule oahu_fig4_cell:
+    input:
+        f"{CACHE}/prepared/{{dataset}}_{ROUTE}.npz",
+    output:
+        f"{RESULTS}/oahu/figure4/{{dataset}}/seed{{seed}}/{{method}}_n{{n}}.csv",
+    log:
+        f"{LOGS}/oahu/figure4/{{dataset}}_seed{{seed}}_{{method}}_n{{n}}.log",
+    wildcard_constraints:
+        n=r"\d+",
+    conda:
+        "../../environment.yml"
+    script:
+        "../scripts/oahu_fig4_cell.py"
+
+
+rule oahu_fig5_cell:
+    input:
+        [] if FIG5_DATASET == "lfw" else f"{CACHE}/prepared/{FIG5_DATASET}_{ROUTE}.npz",
+    output:
+        auc=f"{RESULTS}/oahu/figure5/{{dataset}}/seed{{seed}}/{{method}}.auc.csv",
+        roc=f"{RESULTS}/oahu/figure5/{{dataset}}/seed{{seed}}/{{method}}.roc.csv",
+    log:
+        f"{LOGS}/oahu/figure5/{{dataset}}_seed{{seed}}_{{method}}.log",
+    params:
+        cache_dir=CACHE,
+        allow_unpinned=config["data"]["allow_unpinned_downloads"],
+    conda:
+        "../../environment.yml"
+    script:
+        "../scripts/oahu_fig5_cell.py"
+
+
+rule table_oahu_3:
+    input:
+        runs=oahu_cells("table3"),
+    output:
+        runs=f"{RESULTS}/oahu/table3/all_runs.csv",
+        csv=f"{RESULTS}/tables/oahu_table3.csv",
+        md=f"{RESULTS}/tables/oahu_table3.md",
+        tex=f"{RESULTS}/tables/oahu_table3.tex",
+    log:
+        f"{LOGS}/tables/oahu_table3.log",
+    params:
+        paper_results=str(OAHU_PAPER_RESULTS),
+        missing=[d for d in OAHU["table3"]["datasets"] if d not in oahu_available(OAHU["table3"]["datasets"])],
+    conda:
+        "../../environment.yml"
+    script:
+        "../scripts/oahu_table3.py"
+
+
+rule figure_oahu_4:
+    input:
+        cells=expand(
+            f"{RESULTS}/oahu/figure4/{OAHU['figure4']['dataset']}/seed{{seed}}/{{method}}_n{{n}}.csv",
+            seed=OAHU["figure4"]["seeds"],
+            method=list(OAHU["figure4"]["methods"]),
+            n=OAHU["figure4"]["n_constraints"],
+        ),
+        alpha=[
+            p.replace(".csv", ".alpha.csv")
+            for p in oahu_cells("table3", [OAHU["figure4"]["dataset"]])
+            if p.endswith("/OAHU.csv")
+        ],
+    output:
+        png=f"{FIGURES}/figure_oahu_4.png",
+        pdf=f"{FIGURES}/figure_oahu_4.pdf",
+        md=f"{FIGURES}/figure_oahu_4.md",
+        csv=f"{RESULTS}/oahu/figure4/summary.csv",
+    log:
+        f"{LOGS}/figures/figure_oahu_4.log",
+    conda:
+        "../../environment.yml"
+    script:
+        "../scripts/oahu_figures.py"
+
+
+rule figure_oahu_5:
+    input:
+        auc=expand(
+            f"{RESULTS}/oahu/figure5/{FIG5_DATASET}/seed{{seed}}/{{method}}.auc.csv",
+            seed=OAHU["figure5"]["seeds"],
+            method=list(OAHU["figure5"]["methods"]),
+        ),
+        roc=expand(
+            f"{RESULTS}/oahu/figure5/{FIG5_DATASET}/seed{{seed}}/{{method}}.roc.csv",
+            seed=OAHU["figure5"]["seeds"],
+            method=list(OAHU["figure5"]["methods"]),
+        ),
+    output:
+        png=f"{FIGURES}/figure_oahu_5.png",
+        pdf=f"{FIGURES}/figure_oahu_5.pdf",
+        md=f"{FIGURES}/figure_oahu_5.md",
+        csv=f"{RESULTS}/oahu/figure5/summary.csv",
+    log:
+        f"{LOGS}/figures/figure_oahu_5.log",
+    params:
+        dataset=FIG5_DATASET,
+    conda:
+        "../../environment.yml"
+    script:
+        "../scripts/oahu_figures.py"
+
+
+rule figure_oahu_7:
+    input:
+        runs=oahu_fig7_cells(),
+    output:
+        png=f"{FIGURES}/figure_oahu_7.png",
+        pdf=f"{FIGURES}/figure_oahu_7.pdf",
+        md=f"{FIGURES}/figure_oahu_7.md",
+        csv=f"{RESULTS}/oahu/figure7/summary.csv",
+    log:
+        f"{LOGS}/figures/figure_oahu_7.log",
+    params:
+        cache_dir=CACHE,
+    conda:
+        "../../environment.yml"
+    script:
+        "../scripts/oahu_figures.py"
+
+
+REPRODUCE_ALL.extend(rules.table_oahu_3.output)
+REPRODUCE_ALL.extend(rules.figure_oahu_4.output)
+REPRODUCE_ALL.extend(rules.figure_oahu_5.output)
+REPRODUCE_ALL.extend(rules.figure_oahu_7.output)

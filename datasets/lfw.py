@@ -1,0 +1,124 @@
+"""Labeled Faces in the Wild with the PubFig attribute features (OAHU paper, section 4.4,
+face verification; Figure 5).
+
+Download route only (no packaged copy with identities exists; scikit-image's ``lfw_subset`` has
+none):
+
+* ``lfw_attributes.txt`` (Kumar, Berg, Belhumeur, Nayar 2009; Columbia's PubFig page): one row
+  per LFW image, ``person``, ``imagenum`` and 73 attribute scores. The publishers list no hash, so
+  the file has ``known_hash=None``: it downloads only with ``data.allow_unpinned_downloads: true``
+  and its sha256 is then recorded in the log.
+* ``pairsDevTrain.txt`` / ``pairsDevTest.txt`` (View 1) and ``pairs.txt`` (View 2: 10 folds of
+  300 matched + 300 mismatched pairs) from the LFW site, pinned by the md5 sums torchvision uses.
+
+:func:`load_lfw` returns the attribute matrix, identity labels and the View pairs as row indices
+(pairs whose images have no attribute row are dropped and counted). Not in ``DATASETS``: its
+shape is not fixed in advance (the attribute file covers most, not all, LFW images) and its
+protocol is pairs, not a class split.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import numpy as np
+
+from .base import DataError, DatasetSpec, RemoteFile, fetch_download
+
+ATTR_URL = "https://www.cs.columbia.edu/CAVE/databases/pubfig/download/lfw_attributes.txt"
+LFW_URL = "http://vis-www.cs.umass.edu/lfw/"
+PAIRS_MD5 = {
+    "pairsDevTrain.txt": "4f27cbf15b2da4a85c1907eb4181ad21",
+    "pairsDevTest.txt": "5132f7440eb68cf58910c8a45a2ac10b",
+    "pairs.txt": "9f1ba174e4e1c508ff7cdf10ac338a7d",
+}
+N_ATTRIBUTES = 73
+
+
+def _unused_parser(paths):  # the spec is used for fetching only; load_lfw parses
+    raise NotImplementedError("use datasets.lfw.load_lfw")
+
+
+SPEC = DatasetSpec(
+    name="lfw",
+    description="LFW with PubFig attribute features (73-d) and the View 1 / View 2 pairs",
+    paper_shape=(0, N_ATTRIBUTES, 0),
+    download=(RemoteFile(ATTR_URL, None, "lfw_attributes.txt"),)
+    + tuple(RemoteFile(LFW_URL + f, f"md5:{h}", f) for f, h in PAIRS_MD5.items()),
+    parse_download=_unused_parser,
+    scale_download=False,
+)
+
+
+def parse_attributes(path) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """(X (n, 73) float64, person names (n,), image numbers (n,) int) of ``lfw_attributes.txt``.
+    Lines starting with '#' are headers. Raises :class:`DataError` on a malformed row."""
+    names, nums, rows = [], [], []
+    with open(path, encoding="utf-8") as fh:
+        for lineno, line in enumerate(fh, 1):
+            if not line.strip() or line.startswith("#"):
+                continue
+            parts = line.rstrip("\n").split("\t")
+            if len(parts) != 2 + N_ATTRIBUTES:
+                raise DataError(f"{path}:{lineno}: expected {2 + N_ATTRIBUTES} fields")
+            names.append(parts[0])
+            nums.append(int(parts[1]))
+            rows.append([float(v) for v in parts[2:]])
+    if not rows:
+        raise DataError(f"{path}: no attribute rows")
+    return np.array(rows), np.array(names), np.array(nums, dtype=np.int64)
+
+
+def parse_pairs(path) -> list[tuple[int, str, int, str, int]]:
+    """Pairs of an LFW pairs file: (fold, name1, num1, name2, num2). The header is either
+    "n" (View 1: n matched then n mismatched) or "folds n" (View 2: per fold n matched then n
+    mismatched). Matched lines are "name n1 n2", mismatched "name1 n1 name2 n2"."""
+    with open(path, encoding="utf-8") as fh:
+        lines = [ln.split() for ln in fh if ln.strip()]
+    head = [int(v) for v in lines[0]]
+    folds, per = (1, head[0]) if len(head) == 1 else (head[0], head[1])
+    body = lines[1:]
+    if len(body) != folds * 2 * per:
+        raise DataError(f"{path}: expected {folds * 2 * per} pairs, found {len(body)}")
+    out = []
+    for i, p in enumerate(body):
+        fold = i // (2 * per)
+        if len(p) == 3:
+            out.append((fold, p[0], int(p[1]), p[0], int(p[2])))
+        elif len(p) == 4:
+            out.append((fold, p[0], int(p[1]), p[2], int(p[3])))
+        else:
+            raise DataError(f"{path}: malformed pair line {' '.join(p)!r}")
+    return out
+
+
+def load_lfw(cache_dir, allow_unpinned: bool = False) -> dict:
+    """Fetch (pooch, verified) and parse LFW attributes and pairs.
+
+    Returns {"X": (n, 73), "y": (n,) int identity codes, "names": (k,), "view1": dict,
+    "view2": dict, "dropped": int}; each view is {"pairs": (m, 2) rows of X, "same": (m,) bool,
+    "fold": (m,) int}. Raises :class:`~datasets.base.DataUnavailable` offline or without the
+    unpinned-download permission, :class:`~datasets.base.ChecksumError` on a bad pairs file."""
+    paths = fetch_download(SPEC, Path(cache_dir), allow_unpinned=allow_unpinned)
+    X, person, num = parse_attributes(paths[0])
+    names, y = np.unique(person, return_inverse=True)
+    row = {(p, n): i for i, (p, n) in enumerate(zip(person.tolist(), num.tolist()))}
+    dropped = 0
+    views = {}
+    for key, files in (("view1", paths[1:3]), ("view2", paths[3:4])):
+        pairs, same, fold = [], [], []
+        for f in files:
+            for fo, n1, i1, n2, i2 in parse_pairs(f):
+                a, b = row.get((n1, i1)), row.get((n2, i2))
+                if a is None or b is None:
+                    dropped += 1
+                    continue
+                pairs.append((a, b))
+                same.append(n1 == n2)
+                fold.append(fo)
+        views[key] = {
+            "pairs": np.array(pairs, dtype=np.int64).reshape(-1, 2),
+            "same": np.array(same, dtype=bool),
+            "fold": np.array(fold, dtype=np.int64),
+        }
+    return {"X": X, "y": y.astype(np.int64), "names": names, **views, "dropped": dropped}

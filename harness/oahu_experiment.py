@@ -1,0 +1,230 @@
+"""Protocols of the OAHU paper's experiments (Gao et al., WWW 2019, section 4).
+
+* Classification (Table 3, Figure 4): shuffle, per-class 1:1 development/test split, a constraint
+  stream of class-based seed triplets plus their transitive closure drawn on the development half
+  (section 4.3.2: 5,000 + 5,000), each learner fitted on the stream, kNN on the test half with the
+  development half as neighbours; kNN error rate, macro F1 and constraint utilization U.
+* Verification (Figure 5): a learner trained on triplets of a training part, then pairs of
+  10 folds x (300 matched + 300 mismatched), distances normalised to [0, 1], ROC and AUC per fold.
+  The training constraints never contain an evaluation pair.
+* Retrieval (Figure 7): Recall@K of test queries against the test set itself (query excluded),
+  the deep-metric-learning protocol the paper follows.
+
+All learners are built by :func:`harness.experiment.fit_learner` (constraint conversion per
+``constraint_kind``); every learner's ``similarity_matrix`` ranks neighbours (bilinear: highest
+x^T W y; Mahalanobis: smallest d_M; OAHU: smallest sum_l alpha_l d_l). Seeds draw from
+``datasets.preprocess.rng(seed, purpose)``.
+"""
+
+from __future__ import annotations
+
+import json
+import time
+
+import numpy as np
+
+from datasets.constraints import seeds_plus_closure
+from datasets.preprocess import rng, split_per_class
+from evaluation.classification import error_rate, knn_predict, macro_f1
+from evaluation.retrieval import recall_at_k
+
+from .experiment import algorithm_of, fit_learner, grid_labels, params_for_label
+
+
+def subsample(y: np.ndarray, n: int | None, generator: np.random.Generator) -> np.ndarray:
+    """Indices of a class-stratified random subsample of size about ``n`` (all if None/too big),
+    in random order (the shuffle of the protocol)."""
+    y = np.asarray(y)
+    if n is None or n >= len(y):
+        return generator.permutation(len(y))
+    keep, _ = split_per_class(y, n / len(y), generator)
+    return generator.permutation(keep)
+
+
+def dev_test_split(y: np.ndarray, seed: int, n_samples: int | None = None) -> dict:
+    """Shuffle (optionally subsample) and split per class 1:1 into development and test halves.
+
+    Returns int64 index arrays into ``y``: ``dev``, ``test``, and inside dev ``fit`` / ``val``
+    (80/20 per class) for choosing hyperparameters (tau)."""
+    g = rng(seed, "split")
+    pool = subsample(y, n_samples, g)
+    dev_pos, test_pos = split_per_class(y[pool], 0.5, g)
+    dev, test = pool[dev_pos], pool[test_pos]
+    fit_pos, val_pos = split_per_class(y[dev], 0.8, rng(seed, "validation_split"))
+    return {"dev": dev, "test": test, "fit": dev[fit_pos], "val": dev[val_pos]}
+
+
+def constraint_stream(y_part: np.ndarray, n_seeds: int, n_closure: int, seed: int, purpose: str):
+    """Seeds + transitive closure (``datasets.constraints.seeds_plus_closure``) on one part."""
+    return seeds_plus_closure(y_part, n_seeds, n_closure, rng(seed, purpose))
+
+
+def utilization(model) -> float:
+    """Constraint utilization U: fraction of the online steps that changed the model (the
+    learner's trace at its last checkpoint); NaN for a learner without a trace."""
+    tr = getattr(model, "trace_", None) or {}
+    u = tr.get("utilization", [])
+    return float(u[-1]) if len(u) else float("nan")
+
+
+def knn_scores(model, X_test, y_test, X_ref, y_ref, k: int) -> dict:
+    """kNN error rate and macro F1 of ``model`` (test queries, reference neighbours)."""
+    t0 = time.perf_counter()
+    pred = knn_predict(model.similarity_matrix, X_test, X_ref, y_ref, k=k)
+    return {
+        "error_rate": error_rate(y_test, pred),
+        "macro_f1": macro_f1(y_test, pred),
+        "eval_wall_s": time.perf_counter() - t0,
+    }
+
+
+def select_and_fit(
+    method: str,
+    mcfg: dict,
+    X: np.ndarray,
+    y: np.ndarray,
+    split: dict,
+    n_seeds: int,
+    n_closure: int,
+    seed: int,
+    k: int,
+    log=print,
+):
+    """Choose the grid point (OAHU's tau, "cross-validation inside (0, 2/3)") by kNN error on the
+    validation part of dev (fitted on a stream drawn on the fit part, sized in proportion), then
+    fit on the development stream (only its first ``max_constraints`` when the method's config
+    sets that bound: a learner too slow for the whole stream sees a prefix of it). Returns ``(model, label, params, triplets, timing, val)``."""
+    name = algorithm_of(method, mcfg)
+    labels = grid_labels(mcfg)
+    val = {}
+    if len(labels) > 1:
+        frac = len(split["fit"]) / len(split["dev"])
+        tri = constraint_stream(
+            y[split["fit"]],
+            max(int(n_seeds * frac), 1),
+            int(n_closure * frac),
+            seed,
+            "constraints_fit",
+        )
+        Xf, yf = X[split["fit"]], y[split["fit"]]
+        for label in labels:
+            m, _ = fit_learner(name, params_for_label(mcfg, label), tri, Xf, yf, seed)
+            val[label] = knn_scores(m, X[split["val"]], y[split["val"]], Xf, yf, k)["error_rate"]
+            log(f"  {method} val {label}: error {val[label]:.4f}")
+        best = min(labels, key=lambda lab: (val[lab], labels.index(lab)))
+    else:
+        best = labels[0]
+    params = params_for_label(mcfg, best)
+    triplets = constraint_stream(y[split["dev"]], n_seeds, n_closure, seed, "constraints_train")
+    triplets = triplets[: mcfg.get("max_constraints") or len(triplets)]  # a prefix of the stream
+    model, timing = fit_learner(name, params, triplets, X[split["dev"]], y[split["dev"]], seed)
+    return model, best, params, triplets, timing, val
+
+
+def classification_rows(
+    method: str,
+    mcfg: dict,
+    X: np.ndarray,
+    y: np.ndarray,
+    seed: int,
+    cfg: dict,
+    base: dict,
+    log=print,
+) -> tuple[list[dict], object]:
+    """One (dataset, seed, method) cell of Table 3: tidy rows (metric, value) and the model.
+
+    ``cfg`` keys: n_samples (subsample before the 1:1 split, None = all), n_seeds, n_closure, k.
+    """
+    split = dev_test_split(y, seed, cfg.get("n_samples"))
+    model, label, params, triplets, timing, val = select_and_fit(
+        method, mcfg, X, y, split, cfg["n_seeds"], cfg["n_closure"], seed, cfg["k"], log
+    )
+    ev = knn_scores(
+        model, X[split["test"]], y[split["test"]], X[split["dev"]], y[split["dev"]], cfg["k"]
+    )
+    info = {
+        **base,
+        "seed": seed,
+        "algorithm": method,
+        "params_label": label,
+        "params": json.dumps(params, sort_keys=True),
+        "n_constraints": len(triplets),
+        "n_dev": len(split["dev"]),
+        "n_test": len(split["test"]),
+    }
+    final = {
+        "error_rate": ev["error_rate"],
+        "macro_f1": ev["macro_f1"],
+        "constraint_utilization": utilization(model),
+        **timing,
+        "eval_wall_s": ev["eval_wall_s"],
+        **{f"val_error:{lab}": v for lab, v in val.items()},
+    }
+    log(
+        f"  {method} seed {seed}: error {ev['error_rate']:.4f}, macro F1 {ev['macro_f1']:.4f}, "
+        f"U {final['constraint_utilization']:.3f}, fit {timing['fit_wall_s']:.1f} s"
+    )
+    return [{**info, "metric": m, "value": v} for m, v in final.items()], model
+
+
+def alpha_trace_rows(model, base: dict) -> list[dict]:
+    """OAHU's metric weights alpha_l at the trace checkpoints (Figure 4c): one row per (step, l)."""
+    tr = model.trace_
+    rows = []
+    for j, step in enumerate(tr["step"]):
+        for key in tr:
+            if key.startswith("alpha_"):
+                rows.append({**base, "step": step, "layer": int(key[6:]), "alpha": tr[key][j]})
+    return rows
+
+
+def retrieval_rows(model, X_query, y_query, ks, base: dict) -> list[dict]:
+    """Recall@K of each test query against the other test items (the query excluded)."""
+    r = recall_at_k(model.similarity_matrix, X_query, y_query, X_query, y_query, ks, True)
+    return [{**base, "K": k, "recall": v} for k, v in r.items()]
+
+
+def verification_rows(
+    method: str, mcfg: dict, data: dict, seed: int, cfg: dict, base: dict, log=print
+) -> tuple[list[dict], list[dict]]:
+    """Figure 5 protocol for one (seed, method): fit on triplets of the training part that contain
+    no evaluation pair (resampled while any does), then ROC/AUC per fold of the evaluation pairs.
+
+    ``data``: {"X", "y", "train" (indices allowed in constraints), "pairs" (m, 2), "same" (m,),
+    "fold" (m,)}, optionally "banned" (pairs never allowed in a constraint; default "pairs").
+    Returns (auc rows, roc-curve rows)."""
+    from evaluation.verification import fold_roc
+
+    X, y, train = data["X"], data["y"], data["train"]
+    banned = {frozenset(p) for p in data.get("banned", data["pairs"]).tolist()}
+    name = algorithm_of(method, mcfg)
+    params = params_for_label(mcfg, grid_labels(mcfg)[0])
+    tri = train[
+        constraint_stream(y[train], cfg["n_seeds"], cfg["n_closure"], seed, "constraints_train")
+    ]
+    for attempt in range(100):  # "resample": no View pair inside a training constraint
+        bad = np.array(
+            [frozenset((a, p)) in banned or frozenset((a, n)) in banned for a, p, n in tri.tolist()]
+        )
+        if not bad.any():
+            break
+        g = rng(seed + attempt + 1, "constraints_train")
+        tri[bad] = train[seeds_plus_closure(y[train], int(bad.sum()), 0, g)]
+    else:
+        raise ValueError("could not draw training triplets free of evaluation pairs")
+    # learners see the training constraints as indices into X (all rows; pairs are rows of X)
+    model, timing = fit_learner(name, params, tri, X, y, seed)
+    pairs = data["pairs"]
+    score = model.pair_score(pairs) if not hasattr(model, "pair_distance") else None
+    dist = model.pair_distance(pairs) if score is None else -score
+    res = fold_roc(dist, data["same"], data["fold"])
+    aucs = [r["auc"] for r in res]
+    log(f"  {method} seed {seed}: AUC {np.mean(aucs):.4f} ± {np.std(aucs, ddof=1):.4f}")
+    info = {**base, "seed": seed, "algorithm": method, "params": json.dumps(params, sort_keys=True)}
+    auc_rows = [{**info, "fold": int(r["fold"]), "auc": r["auc"], **timing} for r in res]
+    roc_rows = [
+        {**info, "fold": int(r["fold"]), "fpr": f, "tpr": t}
+        for r in res
+        for f, t in zip(r["fpr"], r["tpr"])
+    ]
+    return auc_rows, roc_rows

@@ -1,0 +1,42 @@
+"""Rule oahu_cell: one (experiment, dataset, seed, method) cell of the OAHU paper's Table 3
+(also the Recall@K of Figure 7 and OAHU's alpha trace of Figure 4c): tidy CSVs."""
+
+import numpy as np
+import pandas as pd
+import torch
+
+from harness.io import config_hash, now, package_versions, peak_rss_mb, save_csv, start_log
+from harness.oahu_experiment import (
+    alpha_trace_rows,
+    classification_rows,
+    dev_test_split,
+    retrieval_rows,
+)
+
+start_log(snakemake.log[0])
+torch.set_num_threads(1)  # jobs run in parallel, one core each
+w = snakemake.wildcards
+exp = snakemake.config["oahu"][w.experiment]
+seed, method = int(w.seed), w.method
+torch.manual_seed(seed)
+d = np.load(snakemake.input[0], allow_pickle=False)
+X, y = d["X"], d["y"]
+print(f"[{now()}] {w.experiment} {w.dataset} seed {seed} {method}: {X.shape}")
+base = {
+    "experiment": w.experiment,
+    "dataset": w.dataset,
+    "route": str(d["route"]),
+    "config_hash": config_hash(exp),
+    "versions": package_versions() + f";torch={torch.__version__}",
+}
+rows, model = classification_rows(method, exp["methods"][method], X, y, seed, exp, base)
+split = dev_test_split(y, seed, exp.get("n_samples"))
+rec = retrieval_rows(model, X[split["test"]], y[split["test"]], exp["recall_ks"], {})
+rows += [{**rows[0], "metric": f"recall@{r['K']}", "value": r["recall"]} for r in rec]
+rows += [{**rows[0], "metric": "peak_rss_mb", "value": peak_rss_mb()}]
+save_csv(snakemake.output.runs, pd.DataFrame(rows))
+alpha = alpha_trace_rows(model, {"seed": seed}) if method == "OAHU" else []
+save_csv(
+    snakemake.output.alpha,
+    pd.DataFrame(alpha, columns=["seed", "step", "layer", "alpha"]),
+)

@@ -1,0 +1,214 @@
+"""Rules figure_oahu_4, figure_oahu_5, figure_oahu_7: the OAHU paper's Figures 4, 5 and 7 (PNG,
+PDF, a Markdown caption with the plotted values, and a CSV of them)."""
+
+from pathlib import Path
+
+import matplotlib
+
+matplotlib.use("Agg")
+import matplotlib.pyplot as plt
+import numpy as np
+import pandas as pd
+
+from harness.io import atomic_path, save_csv, save_text, start_log
+
+start_log(snakemake.log[0])
+cfg = snakemake.config["oahu"]
+route = snakemake.config["data"]["route"]
+out = snakemake.output
+name = snakemake.rule
+
+
+def save(fig):
+    fig.tight_layout()
+    for path in (out.png, out.pdf):
+        with atomic_path(path) as tmp:
+            fig.savefig(tmp, format=str(path).rsplit(".", 1)[1])
+    plt.close(fig)
+
+
+def mean_std(df, keys, col):
+    g = df.groupby(keys)[col]
+    s = g.agg(["mean", "std", "count"]).reset_index().rename(columns={"count": "n_runs"})
+    s["std"] = s["std"].fillna(0.0)
+    return s
+
+
+if name == "figure_oahu_4":
+    c = cfg["figure4"]
+    rows = pd.concat([pd.read_csv(p) for p in snakemake.input.cells], ignore_index=True)
+    s = mean_std(rows, ["algorithm", "n_constraints"], "error_rate")
+    alpha = pd.concat([pd.read_csv(p) for p in snakemake.input.alpha], ignore_index=True)
+    a = mean_std(alpha, ["layer", "step"], "alpha")
+    save_csv(out.csv, s)
+    fig, (ax1, ax2) = plt.subplots(1, 2, figsize=(10, 3.8), dpi=150)
+    for m, g in s.groupby("algorithm", sort=False):
+        ax1.errorbar(
+            g.n_constraints, g["mean"], yerr=g["std"], marker="o", ms=3, capsize=3, label=m
+        )
+    ax1.set_xscale("log")
+    ax1.set_xlabel("number of constraints (uniform subsample of the stream)")
+    ax1.set_ylabel(f"kNN (k = {c['k']}) test error rate")
+    ax1.set_title(f"(a/b) error rate vs constraints, {c['dataset']}", fontsize=9)
+    ax1.grid(alpha=0.3)
+    ax1.legend(fontsize=7)
+    last = a.step.max()
+    final = a[a.step == last].sort_values("layer")
+    steps = sorted(a.step.unique())
+    bottom = np.zeros(len(steps))
+    for layer, g in a.groupby("layer"):
+        v = g.set_index("step").reindex(steps)["mean"].values
+        ax2.fill_between(
+            steps,
+            bottom,
+            bottom + v,
+            step=None,
+            alpha=0.8,
+            label=f"E{layer}" + (" (linear)" if layer == 0 else ""),
+        )
+        bottom = bottom + v
+    ax2.set_xscale("log")
+    ax2.set_ylim(0, 1)
+    ax2.set_xlabel("constraints seen (online steps)")
+    ax2.set_ylabel("metric weight alpha_l (stacked)")
+    ax2.set_title(f"(c) OAHU's alpha along training, {c['dataset']}", fontsize=9)
+    ax2.legend(fontsize=7, ncol=2)
+    save(fig)
+    t3 = cfg["table3"]
+    lines = [
+        "# OAHU paper, Figure 4: error rate vs number of constraints; alpha along training",
+        "",
+        (
+            f"{c['dataset']} ({route} route). Left: kNN (k = {c['k']}) test error rate of each method "
+            f"trained on a uniform random subsample (stream order kept) of n of the "
+            f"{c['n_seeds']} + {c['n_closure']} seed + closure constraints, 1:1 development/test "
+            f"split{' of ' + str(c['n_samples']) + ' samples' if c.get('n_samples') else ''}; "
+            f"mean ± std (error bars) over seeds {c['seeds']}. Right (Figure 4c): OAHU's metric "
+            "weights alpha_l (E0 = the linear metric on the input, El on hidden layer l), stacked, "
+            f"at geometric checkpoints of the Table 3 runs ({t3['n_seeds']} + {t3['n_closure']} "
+            "constraints), mean over seeds."
+        ),
+        "",
+        "Error rate (mean ± std over seeds):",
+        "",
+        s.pivot(index="n_constraints", columns="algorithm", values="mean").round(4).to_markdown(),
+        "",
+        "std:",
+        "",
+        s.pivot(index="n_constraints", columns="algorithm", values="std").round(4).to_markdown(),
+        "",
+        f"alpha at the last step ({last}):",
+        "",
+        final[["layer", "mean", "std", "n_runs"]].round(4).to_markdown(index=False),
+        "",
+    ]
+    save_text(out.md, "\n".join(lines))
+
+elif name == "figure_oahu_5":
+    c = cfg["figure5"]
+    dataset = snakemake.params.dataset
+    auc = pd.concat([pd.read_csv(p) for p in snakemake.input.auc], ignore_index=True)
+    roc = pd.concat([pd.read_csv(p) for p in snakemake.input.roc], ignore_index=True)
+    s = mean_std(auc, ["algorithm"], "auc")
+    save_csv(out.csv, s)
+    grid = np.linspace(0, 1, 101)
+    fig, ax = plt.subplots(figsize=(5.2, 4.4), dpi=150)
+    for m in c["methods"]:
+        r = roc[roc.algorithm == m]
+        curves = [np.interp(grid, g.fpr, g.tpr) for _, g in r.groupby(["seed", "fold"])]
+        mu, sd = np.mean(curves, axis=0), np.std(curves, axis=0)
+        row = s[s.algorithm == m].iloc[0]
+        (line,) = ax.plot(grid, mu, lw=1.4, label=f"{m} (AUC {row['mean']:.3f} ± {row['std']:.3f})")
+        ax.fill_between(
+            grid,
+            np.clip(mu - sd, 0, 1),
+            np.clip(mu + sd, 0, 1),
+            alpha=0.15,
+            color=line.get_color(),
+            lw=0,
+        )
+    ax.plot([0, 1], [0, 1], ls=":", color="grey", lw=0.8)
+    ax.set_xlabel("false positive rate")
+    ax.set_ylabel("true positive rate")
+    ax.set_title(f"OAHU paper, Fig. 5: verification ROC, {dataset}", fontsize=9)
+    ax.legend(fontsize=7, loc="lower right")
+    ax.grid(alpha=0.3)
+    save(fig)
+    lfw = dataset == "lfw"
+    where = (
+        "LFW, 73-d PubFig attribute features, View 2's 10 folds of 300 matched + 300 mismatched "
+        "pairs; training constraints from all images, none containing a View 1 or View 2 pair"
+        if lfw
+        else f"stand-in: {dataset} ({route} route), because LFW with its attribute features "
+        "needs download (set figure5.use_lfw and the download route, config/paper.yaml). Same "
+        f"protocol: {c['n_folds']} folds of {c['n_pairs']} matched + {c['n_pairs']} mismatched "
+        "pairs drawn from the test half of a per-class 1:1 split (matched = same class), "
+        f"training constraints ({c['n_seeds']} seeds + {c['n_closure']} closure) from the other "
+        "half, so no evaluation pair is in a constraint"
+    )
+    lines = [
+        "# OAHU paper, Figure 5: pair verification, ROC and AUC",
+        "",
+        (
+            f"{where}. Distances normalised to [0, 1] over the evaluated pairs; score 1 - distance "
+            "(bilinear learners: their similarity). ROC: mean over folds (and seeds "
+            f"{c['seeds']}), band ± one std; AUC in the legend: mean ± std over folds."
+        ),
+        "",
+        s.round(4).to_markdown(index=False),
+        "",
+    ]
+    save_text(out.md, "\n".join(lines))
+
+else:  # figure_oahu_7
+    c = cfg["figure7"]
+    runs = pd.concat([pd.read_csv(p) for p in snakemake.input.runs], ignore_index=True)
+    rec = runs[runs.metric.str.startswith("recall@")].copy()
+    rec["K"] = rec.metric.str.slice(7).astype(int)
+    s = mean_std(rec, ["dataset", "algorithm", "K"], "value")
+    save_csv(out.csv, s)
+    datasets = list(dict.fromkeys(s.dataset))
+    fig, axes = plt.subplots(
+        1, len(datasets), figsize=(5 * len(datasets), 3.8), dpi=150, squeeze=False
+    )
+    for ax, d in zip(axes[0], datasets):
+        for m, g in s[s.dataset == d].groupby("algorithm", sort=False):
+            ax.errorbar(g.K, g["mean"], yerr=g["std"], marker="o", ms=3, capsize=2, label=m)
+        ax.set_xscale("log", base=2)
+        ax.set_xticks(c["ks"], [str(k) for k in c["ks"]])
+        ax.set_xlabel("K")
+        ax.set_ylabel("Recall@K")
+        ax.set_title(f"Recall@K, {d} ({route} route)", fontsize=9)
+        ax.grid(alpha=0.3)
+        ax.legend(fontsize=7)
+    save(fig)
+    deep = [
+        f
+        for f in c["deep_feature_files"]
+        if not (Path(snakemake.params.cache_dir) / "features" / f).exists()
+    ]
+    lines = [
+        "# OAHU paper, Figure 7: retrieval, Recall@K",
+        "",
+        (
+            "The paper's datasets are CARS-196 and CIFAR-100 with ImageNet VGG-19 features; that "
+            f"route needs download (images and VGG-19 weights; features expected at "
+            f"{snakemake.params.cache_dir}/features/: {', '.join(deep) or 'present'}). "
+            f"Stand-ins here: {', '.join(datasets)} ({route} route). Recall@K: the fraction of test "
+            "queries with an item of their class among their K most similar other test items "
+            "(the query excluded); models trained as in Table 3 (development half, seed + closure "
+            "constraints); mean ± std over seeds."
+        ),
+        "",
+    ]
+    for d in datasets:
+        lines += [
+            f"## {d}",
+            "",
+            s[s.dataset == d]
+            .pivot(index="algorithm", columns="K", values="mean")
+            .round(4)
+            .to_markdown(),
+            "",
+        ]
+    save_text(out.md, "\n".join(lines))
