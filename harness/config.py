@@ -17,8 +17,8 @@ def check_config(config: dict) -> None:
 
     Runs when the workflow starts, before any job: every grid point of every method is built.
     """
-    for exp in ("sdca_table2",):
-        if exp not in config:
+    for exp in ("sdca_table2", "images"):
+        if not config.get(exp, {}).get("methods"):
             continue
         for method, mcfg in config[exp]["methods"].items():
             for params in param_grid(mcfg):
@@ -27,13 +27,23 @@ def check_config(config: dict) -> None:
                 except (KeyError, TypeError) as err:
                     raise ConfigError(f"config {exp}.methods.{method}: {err}") from None
         for name in config[exp]["datasets"]:
-            get_dataset(name)
+            _dataset(exp, name)
+
+
+def _dataset(experiment: str, name: str):
+    """The dataset spec of ``name`` (an image set for the ``images`` experiment); raises
+    :class:`~datasets.base.DataError` for an unknown name."""
+    if experiment == "images":
+        from datasets.caltech256 import image_set
+
+        return image_set(name)
+    return get_dataset(name)
 
 
 def available_datasets(config: dict, experiment: str, route: str) -> tuple[list[str], list[str]]:
     """(datasets that can run under ``route``, datasets that need another route)."""
     names = config[experiment]["datasets"]
-    ok = [n for n in names if get_dataset(n).has_route(route)]
+    ok = [n for n in names if _dataset(experiment, n).has_route(route)]
     return ok, [n for n in names if n not in ok]
 
 

@@ -7,6 +7,12 @@ receives the same triplet set, converted explicitly:
 * "pairs": (a, p) as +1 and (a, n) as -1 for each triplet (LEGO, ITML);
 * "chunklets": connected components of the similar pairs (RCA);
 * "labels": the samples that occur in the triplets with their class labels (LMNN).
+
+Sparse features (scipy CSR, the bag-of-visual-words sets of the ``images`` experiment): the
+bilinear learners (OASIS, SDCA, COMET) take the CSR matrix as it is; the Mahalanobis learners
+(Eucl, RCA, ITML, LEGO, LMNN, ...) need dense input and get a dense copy of the *training* rows
+only (``fit_learner``). Evaluation never densifies: bilinear scores are sparse x dense products and
+Mahalanobis scores use ``evaluation.retrieval.sparse_mahalanobis_similarity``.
 """
 
 from __future__ import annotations
@@ -17,10 +23,15 @@ import time
 
 import numpy as np
 import pandas as pd
+import scipy.sparse as sp
 
 from algorithms import make_learner
 from datasets.constraints import triplets_to_chunklets, triplets_to_pairs
-from evaluation.retrieval import mean_average_precision
+from evaluation.retrieval import (
+    mean_average_precision,
+    retrieval_scores,
+    sparse_mahalanobis_similarity,
+)
 
 
 def algorithm_of(method: str, method_cfg: dict) -> str:
@@ -79,9 +90,14 @@ def fit_learner(
     Returns ``(model, timing)`` with timing = {"fit_wall_s", "fit_cpu_s"}; conversion of the
     constraints is not timed.
     """
+    from algorithms.base import BilinearMixin
+
     model = make_learner(
         name, preprocessor=X, random_state=learner_seed(seed), verbose=verbose, **params
     )
+    if sp.issparse(X) and not isinstance(model, BilinearMixin):
+        X = X.toarray()  # Mahalanobis learners need dense input: the training rows only
+        model.set_params(preprocessor=X)
     kind = model.constraint_kind
     if kind == "triplets":
         args = (triplets,)
@@ -99,14 +115,35 @@ def fit_learner(
     return model, {"fit_wall_s": time.perf_counter() - t0, "fit_cpu_s": time.process_time() - c0}
 
 
-def evaluate_map(model, X_query, y_query, X_db, y_db) -> dict:
+def score_function(model, X):
+    """The ranking score function of ``model`` for features like ``X``: its ``similarity_matrix``,
+    or for a Mahalanobis model on sparse features the sparse-safe -d_M^2."""
+    if sp.issparse(X) and hasattr(model, "get_mahalanobis_matrix"):
+        return sparse_mahalanobis_similarity(model.get_mahalanobis_matrix())
+    return model.similarity_matrix
+
+
+def evaluate_map(model, X_query, y_query, X_db, y_db, ks=()) -> dict:
     """mAP of ``model`` with ``X_query`` as queries ranking the database ``X_db`` (relevance = same
-    class, full ranking). Returns {"mAP", "queries_without_relevant", "eval_wall_s"}."""
+    class, full ranking); arrays or CSR matrices (never densified). Returns {"mAP",
+    "queries_without_relevant", "eval_wall_s"} plus "precision@k" (mean over queries) for each k
+    in ``ks``."""
     t0 = time.perf_counter()
-    value, missing = mean_average_precision(model.similarity_matrix, X_query, y_query, X_db, y_db)
+    score = score_function(model, X_db)
+    if not ks:
+        value, missing = mean_average_precision(score, X_query, y_query, X_db, y_db)
+        prec = {}
+    else:
+        res = retrieval_scores(score, X_query, y_query, X_db, y_db, ks=tuple(ks))
+        ok = ~np.isnan(res["ap"])
+        if not ok.any():
+            raise ValueError("no query has a relevant item in the database: mAP is undefined")
+        value, missing = float(res["ap"][ok].mean()), int((~ok).sum())
+        prec = {f"precision@{k}": float(v.mean()) for k, v in res["precision_at"].items()}
     return {
         "mAP": value,
         "queries_without_relevant": missing,
+        **prec,
         "eval_wall_s": time.perf_counter() - t0,
     }
 
@@ -131,6 +168,7 @@ def _rows(base: dict, model, timing: dict, ev: dict) -> list[dict]:
     final = {
         "mAP": ev["mAP"],
         "queries_without_relevant": ev["queries_without_relevant"],
+        **{k: v for k, v in ev.items() if k.startswith("precision@")},
         **timing,
         "eval_wall_s": ev["eval_wall_s"],
         **model_scalars(model),
@@ -157,6 +195,7 @@ def run_cell(
     seed: int,
     base: dict,
     log=print,
+    ks=(),
 ):
     """Validation, selection, refit and test of one (dataset, seed, method) cell.
 
@@ -166,9 +205,16 @@ def run_cell(
     with ``split["test"]`` as queries and the training set as database: unseen queries rank the
     collection the metric was learned on, the retrieval protocol of the OASIS and SDCA papers.
 
+    ``method_cfg["max_triplets"]`` (optional) fits the method on the first that many triplets only
+    (a random subset: the triplets are drawn at random), a bound for learners too slow for all of
+    them. ``ks``: precision@k also computed on the test stage for each k.
+
     Returns ``(rows, model)``: tidy rows (stage "val" and "test") and the final fitted model.
     """
     labels = grid_labels(method_cfg)
+    n_max = method_cfg.get("max_triplets")
+    if n_max:
+        triplets_fit, triplets_train = triplets_fit[:n_max], triplets_train[:n_max]
     rows = []
 
     def one(label, fit_part, query_part, triplets, stage):
@@ -177,7 +223,14 @@ def run_cell(
         model, timing = fit_learner(
             algorithm_of(method, method_cfg), params, triplets, Xf, yf, seed
         )
-        ev = evaluate_map(model, X[split[query_part]], y[split[query_part]], Xf, yf)
+        ev = evaluate_map(
+            model,
+            X[split[query_part]],
+            y[split[query_part]],
+            Xf,
+            yf,
+            ks=ks if stage == "test" else (),
+        )
         log(f"  {stage} {label}: fit {timing['fit_wall_s']:.2f} s, mAP {ev['mAP']:.4f}")
         info = {
             **base,

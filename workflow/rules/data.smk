@@ -2,6 +2,15 @@
 # per-seed split and the triplets.
 
 
+def cell_data(wildcards):
+    """The feature file of a cell: the prepared dataset, or for the image experiment the per-seed
+    features (bag of words from that seed's training images; rule images_features)."""
+    if wildcards.experiment == "images":
+        return f"{RESULTS}/images/features/{wildcards.dataset}/seed{wildcards.seed}.npz"
+    return f"{CACHE}/prepared/{wildcards.dataset}_{ROUTE}.npz"
+
+
+
 rule prepare_dataset:
     output:
         f"{CACHE}/prepared/{{dataset}}_{ROUTE}.npz",
@@ -31,7 +40,7 @@ rule split:
 
 rule sample_triplets:
     input:
-        data=f"{CACHE}/prepared/{{dataset}}_{ROUTE}.npz",
+        data=cell_data,
         split=f"{RESULTS}/{{experiment}}/splits/{{dataset}}/seed{{seed}}.npz",
     output:
         train=f"{RESULTS}/{{experiment}}/constraints/{{dataset}}/seed{{seed}}/triplets_train.npz",

@@ -5,7 +5,7 @@
 
 rule fit_evaluate:
     input:
-        data=f"{CACHE}/prepared/{{dataset}}_{ROUTE}.npz",
+        data=cell_data,  # data.smk
         split=f"{RESULTS}/{{experiment}}/splits/{{dataset}}/seed{{seed}}.npz",
         triplets_fit=f"{RESULTS}/{{experiment}}/constraints/{{dataset}}/seed{{seed}}/triplets_fit.npz",
         triplets_train=f"{RESULTS}/{{experiment}}/constraints/{{dataset}}/seed{{seed}}/triplets_train.npz",

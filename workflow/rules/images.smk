@@ -1,2 +1,141 @@
 # Image retrieval (issue 6): Caltech-256 / stand-in bag of visual words, table_sdca_3, figure_oasis_2, table_oasis_2.
-# Append this file's tables and figures to REPRODUCE_ALL (defined in common.smk).
+# Experiment "images" (config block `images:`): per image set and seed, rule images_features picks
+# the images (per class n_train + n_test) and computes the features (pixels, or a bag of visual
+# words from that seed's training images); the generic rules sample_triplets and fit_evaluate
+# (data.smk, fit.smk; `cell_data` points them at these feature files) fit and score every method.
+# The three targets read the same cells: mAP (SDCA Table 3), precision@k (OASIS Fig. 2) and the
+# benchmark files' CPU time (OASIS runtime table).
+
+IMAGES_ON = bool(config["images"].get("methods"))  # a config without the block builds nothing here
+IMAGE_SETS = r"fashion_mnist_pixels|fashion_mnist_bovw|caltech256_\d+"
+CALTECH_LIST = f"{CACHE}/download/caltech256/images.csv"
+
+
+ruleorder: images_features > split
+
+
+def images_source(wildcards):
+    """Fashion-MNIST's prepared arrays or the Caltech-256 image list."""
+    from datasets.caltech256 import image_set
+
+    if image_set(wildcards.dataset).source == "fashion_mnist":
+        return f"{CACHE}/prepared/fashion_mnist_{ROUTE}.npz"
+    return CALTECH_LIST
+
+
+def image_cells():
+    return experiment_cells(config, "images", RESULTS, ROUTE) if IMAGES_ON else []
+
+
+def image_features_files():
+    from harness.config import available_datasets
+
+    if not IMAGES_ON:
+        return []
+    ok, _ = available_datasets(config, "images", ROUTE)
+    return expand(
+        f"{RESULTS}/images/features/{{d}}/seed{{s}}.npz", d=ok, s=config["images"]["seeds"]
+    )
+
+
+def image_benchmarks():
+    from harness.config import available_datasets
+
+    if not IMAGES_ON:
+        return []
+    ok, _ = available_datasets(config, "images", ROUTE)
+    return expand(
+        f"{RESULTS}/images/benchmarks/{{d}}_seed{{s}}_{{m}}.tsv",
+        d=ok,
+        s=config["images"]["seeds"],
+        m=list(config["images"]["methods"]),
+    )
+
+
+rule images_caltech256:
+    output:
+        CALTECH_LIST,
+    log:
+        f"{LOGS}/images/caltech256.log",
+    params:
+        cache=CACHE,
+    conda:
+        "../../environment.yml"
+    script:
+        "../scripts/images_caltech256.py"
+
+
+rule images_features:
+    input:
+        images_source,
+    output:
+        features=f"{RESULTS}/images/features/{{dataset}}/seed{{seed}}.npz",
+        split=f"{RESULTS}/images/splits/{{dataset}}/seed{{seed}}.npz",
+    log:
+        f"{LOGS}/images/features/{{dataset}}_seed{{seed}}.log",
+    benchmark:
+        f"{RESULTS}/images/benchmarks/features_{{dataset}}_seed{{seed}}.tsv"
+    wildcard_constraints:
+        dataset=IMAGE_SETS,
+    conda:
+        "../../environment.yml"
+    script:
+        "../scripts/images_features.py"
+
+
+rule table_sdca_3:
+    input:
+        runs=image_cells(),
+        features=image_features_files(),
+    output:
+        runs=f"{RESULTS}/images/all_runs.csv",
+        csv=f"{RESULTS}/tables/sdca_table3.csv",
+        md=f"{RESULTS}/tables/sdca_table3.md",
+        tex=f"{RESULTS}/tables/sdca_table3.tex",
+        features=f"{RESULTS}/tables/images_features.csv",
+    log:
+        f"{LOGS}/tables/sdca_table3.log",
+    params:
+        paper_results=str(ROOT / "config/paper_results.csv"),  # PAPER_RESULTS (tables.smk) comes later
+    conda:
+        "../../environment.yml"
+    script:
+        "../scripts/images_table_sdca_3.py"
+
+
+rule figure_oasis_2:
+    input:
+        runs=f"{RESULTS}/images/all_runs.csv",
+    output:
+        png=f"{FIGURES}/figure_oasis_2.png",
+        pdf=f"{FIGURES}/figure_oasis_2.pdf",
+        md=f"{FIGURES}/figure_oasis_2.md",
+        csv=f"{RESULTS}/tables/oasis_figure2.csv",
+    log:
+        f"{LOGS}/figures/figure_oasis_2.log",
+    conda:
+        "../../environment.yml"
+    script:
+        "../scripts/images_figure_oasis_2.py"
+
+
+rule table_oasis_2:
+    input:
+        runs=f"{RESULTS}/images/all_runs.csv",
+        benchmarks=image_benchmarks(),
+        features=f"{RESULTS}/tables/images_features.csv",
+    output:
+        csv=f"{RESULTS}/tables/oasis_table2.csv",
+        md=f"{RESULTS}/tables/oasis_table2.md",
+    log:
+        f"{LOGS}/tables/oasis_table2.log",
+    conda:
+        "../../environment.yml"
+    script:
+        "../scripts/images_table_oasis_2.py"
+
+
+if IMAGES_ON:
+    REPRODUCE_ALL.extend(rules.table_sdca_3.output)
+    REPRODUCE_ALL.extend(rules.figure_oasis_2.output)
+    REPRODUCE_ALL.extend(rules.table_oasis_2.output)

@@ -3,6 +3,7 @@
 import numpy as np
 import pandas as pd
 
+from datasets.bovw import load_features
 from harness.experiment import model_arrays, run_cell
 from harness.io import (
     config_hash,
@@ -28,17 +29,34 @@ base = {
     "sampler": "class_random",
     "algorithm": wc.method,
 }
-rows, model = run_cell(
-    wc.method,
-    exp_cfg["methods"][wc.method],
-    data["X"],
-    data["y"],
-    split,
-    np.load(snakemake.input.triplets_fit)["triplets"],
-    np.load(snakemake.input.triplets_train)["triplets"],
-    seed,
-    base,
-)
+try:
+    rows, model = run_cell(
+        wc.method,
+        exp_cfg["methods"][wc.method],
+        load_features(data),  # dense X, or CSR for the bag-of-words image sets
+        data["y"],
+        split,
+        np.load(snakemake.input.triplets_fit)["triplets"],
+        np.load(snakemake.input.triplets_train)["triplets"],
+        seed,
+        base,
+        ks=range(1, int(exp_cfg.get("precision_at_k", 0)) + 1),
+    )
+except (ValueError, np.linalg.LinAlgError) as err:
+    # experiments with record_failures (the image sets: RCA's covariance is singular when there
+    # are fewer training images than features) keep one "failed" row instead of stopping the run
+    if not exp_cfg.get("record_failures", False):
+        raise
+    print(f"FAILED: {type(err).__name__}: {err}")
+    fail = {**base, "stage": "test", "checkpoint": "final", "metric": "failed", "value": 1.0}
+    df = pd.DataFrame([{**fail, "params_label": "", "params": "{}", "error": str(err)}])
+    df["config_hash"] = config_hash(exp_cfg)
+    df["versions"] = package_versions()
+    df["started_utc"] = started
+    df["peak_rss_mb"] = peak_rss_mb()
+    save_csv(snakemake.output.rows, df)
+    save_npz(snakemake.output.model, params="{}", failed=str(err))
+    raise SystemExit(0)
 df = pd.DataFrame(rows)
 df["config_hash"] = config_hash(exp_cfg)
 df["versions"] = package_versions()

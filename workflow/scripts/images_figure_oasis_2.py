@@ -1,0 +1,87 @@
+"""Rule figure_oasis_2: precision at the top k (k = 1..K) of every method on every image set,
+mean ± standard error over seeds, with the chance level, as the OASIS paper's Figure 2."""
+
+import matplotlib
+
+matplotlib.use("Agg")
+import matplotlib.pyplot as plt
+import numpy as np
+import pandas as pd
+
+from datasets.caltech256 import image_set
+from harness.experiment import test_rows
+from harness.io import atomic_path, save_csv, save_text, start_log
+
+start_log(snakemake.log[0])
+cfg = snakemake.config["images"]
+route = snakemake.config["data"]["route"]
+runs = pd.read_csv(snakemake.input.runs)
+final = test_rows(runs)
+prec = final[final.metric.str.startswith("precision@")].copy()
+prec["k"] = prec.metric.str.split("@").str[1].astype(int)
+stats = (
+    prec.groupby(["dataset", "algorithm", "k"])
+    .value.agg(
+        mean="mean",
+        se=lambda v: v.std(ddof=1) / np.sqrt(len(v)) if len(v) > 1 else 0.0,
+        n_seeds="size",
+    )
+    .reset_index()
+)
+panels = [d for d in cfg["datasets"] if d in set(stats.dataset)]
+methods = [m for m in cfg["methods"] if m in set(stats.algorithm)]
+rows = []
+fig, axes = plt.subplots(1, len(panels), figsize=(4.2 * len(panels), 3.6), squeeze=False)
+for ax, d in zip(axes[0], panels):
+    iset = image_set(d)
+    n_classes = iset.n_classes or 10  # Fashion-MNIST has 10 classes
+    # chance = expected precision of a random ranking: the database holds n_train_per_class
+    # images of every class, so 1 / n_classes
+    level = 1.0 / n_classes
+    for m in methods:
+        s = stats[(stats.dataset == d) & (stats.algorithm == m)].sort_values("k")
+        ax.plot(s.k, s["mean"], label=m, lw=1.4)
+        ax.fill_between(s.k, s["mean"] - s.se, s["mean"] + s.se, alpha=0.2)
+    ax.axhline(level, color="k", ls=":", lw=1, label="chance")
+    ax.set_title(d)
+    ax.set_xlabel("k (number of retrieved training images)")
+    ax.set_ylabel("precision at top k")
+    ax.set_xlim(1, stats.k.max())
+    stats.loc[stats.dataset == d, "chance"] = level
+axes[0][-1].legend(fontsize=7, loc="upper right")
+fig.suptitle("OASIS paper, Fig. 2: precision at top k (mean ± s.e. over seeds)", fontsize=10)
+fig.tight_layout()
+for key in ("png", "pdf"):
+    with atomic_path(snakemake.output[key]) as tmp:
+        fig.savefig(tmp, format=key, dpi=130)
+save_csv(snakemake.output.csv, stats)
+missing = [d for d in cfg["datasets"] if d not in panels]
+seeds = sorted(int(s) for s in prec.seed.unique())
+stand = [d for d in panels if image_set(d).source != "caltech256"]
+wide = stats.pivot_table(index=["dataset", "k"], columns="algorithm", values="mean")
+pick = wide[wide.index.get_level_values("k").isin([1, 5, 10, 20, 50])]
+caption = [
+    "# OASIS paper, Figure 2: precision at top k",
+    "",
+    f"Precision among the k most similar training images of each test image (relevance = same "
+    f"class), mean ± standard error over seeds {seeds}; dotted line = chance (1 / number of "
+    f"classes). {route} data route. Per class {cfg['n_train_per_class']} training and "
+    f"{cfg['n_test_per_class']} test images; {cfg['n_triplets']} triplets (bounds per method as "
+    "in the table_sdca_3 caption).",
+    *(
+        [
+            f"Stand-in panels: {', '.join(stand)} (Fashion-MNIST, 10 classes; the paper's panels "
+            "are Caltech-256 with 10, 20 and 50 classes)."
+        ]
+        if stand
+        else []
+    ),
+    *([f"Not drawn ({route} route): {', '.join(missing)} (needs download)."] if missing else []),
+    "",
+    "Mean precision at k = 1, 5, 10, 20, 50:",
+    "",
+    pick.map(lambda v: f"{v:.4f}").to_markdown(),
+    "",
+]
+save_text(snakemake.output.md, "\n".join(caption))
+print(pick.to_string())
