@@ -127,15 +127,22 @@ def safe_extract(tar_path: str | os.PathLike, dest: str | os.PathLike) -> Path:
     return dest
 
 
-def fetch_images(cache_dir: str | os.PathLike, progressbar: bool = False) -> Path:
+def fetch_images(
+    cache_dir: str | os.PathLike, spec: DatasetSpec = SPEC, progressbar: bool = False
+) -> Path:
     """Download (once, md5-verified by pooch) and extract (once) the Caltech-256 archive.
 
-    Returns the folder holding the 257 class folders. Raises :class:`DataUnavailable` without
+    The extracted folder ``{cache_dir}/download/caltech256/extracted`` is reused when it exists
+    (it only ever appears complete: :func:`safe_extract` renames it into place at the end).
+    ``spec`` is :data:`SPEC` (tests pass a copy pointing at a loopback server).
+    Returns the folder holding the class folders. Raises :class:`DataUnavailable` without
     network, :class:`~datasets.base.ChecksumError` for a corrupt download.
     """
-    (tar,) = fetch_download(SPEC, Path(cache_dir), progressbar=progressbar)
-    out = safe_extract(tar, Path(cache_dir) / "download" / "caltech256" / "extracted")
-    return out / TOP if (out / TOP).is_dir() else out
+    dest = Path(cache_dir) / "download" / "caltech256" / "extracted"
+    if not dest.is_dir():
+        (tar,) = fetch_download(spec, Path(cache_dir), progressbar=progressbar)
+        safe_extract(tar, dest)
+    return dest / TOP if (dest / TOP).is_dir() else dest
 
 
 def list_images(root: str | os.PathLike) -> tuple[list[Path], np.ndarray]:
