@@ -100,3 +100,118 @@ def test_recall_at_k_excluding_self():
     X = np.array([[0.0], [0.1], [5.0], [5.1]])
     y = np.array([0, 1, 1, 0])
     assert recall_at_k(neg_euclid, X, y, X, y, ks=(1,), exclude_self=True) == {1: 0.0}
+
+
+# ------------------------------------------------------------------ download routes (fake files)
+def _cifar_record(label, r, g, b):
+    return bytes([label]) + bytes([r] * 1024) + bytes([g] * 1024) + bytes([b] * 1024)
+
+
+def _fake_cifar(path):
+    import io
+    import tarfile
+
+    from datasets.cifar10_gray import BATCHES
+
+    with tarfile.open(path, "w:gz") as tf:
+        for i, name in enumerate(BATCHES):
+            raw = _cifar_record(i % 10, 255, 0, 0) + _cifar_record(9, 0, 0, 255)
+            info = tarfile.TarInfo(name)
+            info.size = len(raw)
+            tf.addfile(info, io.BytesIO(raw))
+
+
+def test_cifar10_binary_records_become_luma_gray(tmp_path):
+    from datasets.cifar10_gray import SPEC
+
+    _fake_cifar(tmp_path / "c.tar.gz")
+    X, names = SPEC.parse_download([tmp_path / "c.tar.gz"])
+    assert X.shape == (12, 1024)
+    np.testing.assert_allclose(X[0], 0.299)  # pure red
+    np.testing.assert_allclose(X[1], 0.114)  # pure blue
+    assert names[0] == "airplane" and names[1] == "truck"
+
+
+def test_emnist_members_are_read_from_the_zip_and_untransposed(tmp_path):
+    import gzip
+    import struct
+    import zipfile
+
+    from datasets.emnist import MEMBERS, SPEC
+
+    img = np.zeros((1, 28, 28), np.uint8)
+    img[0, 0, 5] = 255  # stored transposed: becomes row 5, column 0
+    imgs = struct.pack(">HBBIII", 0, 8, 3, 1, 28, 28) + img.tobytes()
+    labs = struct.pack(">HBBI", 0, 8, 1, 1) + bytes([7])
+    with zipfile.ZipFile(tmp_path / "e.zip", "w") as zf:
+        for m in MEMBERS:
+            zf.writestr(m, gzip.compress(imgs if "images" in m else labs))
+    X, names = SPEC.parse_download([tmp_path / "e.zip"])
+    assert X.shape == (2, 784) and X[0].reshape(28, 28)[5, 0] == 1.0
+    assert list(names) == ["7", "7"]
+
+
+def test_lfw_pairs_and_attributes_parse(tmp_path):
+    from datasets.lfw import N_ATTRIBUTES, parse_attributes, parse_pairs
+
+    vals = "\t".join(["0.5"] * N_ATTRIBUTES)
+    (tmp_path / "a.txt").write_text(
+        f"# header\n#\tperson\timagenum\nAnn Bo\t1\t{vals}\nAnn Bo\t2\t{vals}\nCy\t1\t{vals}\n"
+    )
+    X, person, num = parse_attributes(tmp_path / "a.txt")
+    assert X.shape == (3, N_ATTRIBUTES) and list(person) == ["Ann Bo", "Ann Bo", "Cy"]
+    (tmp_path / "p.txt").write_text("2\t1\nAnn_Bo\t1\t2\nAnn_Bo\t1\tCy\t1\nX\t1\t2\nX\t1\tY\t3\n")
+    pairs = parse_pairs(tmp_path / "p.txt")
+    assert pairs[0] == (0, "Ann_Bo", 1, "Ann_Bo", 2) and pairs[3] == (1, "X", 1, "Y", 3)
+
+
+def test_download_route_verifies_the_pinned_hash_over_http(tmp_path):
+    """pooch fetches the CIFAR spec's file from a loopback server: right md5 accepted, wrong
+    md5 rejected (ChecksumError); an unreachable server gives DataUnavailable ("needs
+    download")."""
+    import dataclasses
+    import functools
+    import hashlib
+    import http.server
+    import threading
+
+    from datasets.base import ChecksumError, DataUnavailable, RemoteFile, fetch_download
+    from datasets.cifar10_gray import SPEC
+
+    srv_dir = tmp_path / "srv"
+    srv_dir.mkdir()
+    _fake_cifar(srv_dir / "cifar-10-binary.tar.gz")
+    md5 = hashlib.md5((srv_dir / "cifar-10-binary.tar.gz").read_bytes()).hexdigest()
+    handler = functools.partial(http.server.SimpleHTTPRequestHandler, directory=str(srv_dir))
+    handler.log_message = lambda *a: None
+    server = http.server.ThreadingHTTPServer(("127.0.0.1", 0), handler)
+    threading.Thread(target=server.serve_forever, daemon=True).start()
+    url = f"http://127.0.0.1:{server.server_port}/cifar-10-binary.tar.gz"
+    try:
+        good = dataclasses.replace(
+            SPEC, download=(RemoteFile(url, f"md5:{md5}", "cifar-10-binary.tar.gz"),)
+        )
+        (path,) = fetch_download(good, tmp_path / "cache1")
+        X, _ = SPEC.parse_download([path])
+        assert X.shape == (12, 1024)
+        bad = dataclasses.replace(
+            SPEC, download=(RemoteFile(url, "md5:" + "0" * 32, "cifar-10-binary.tar.gz"),)
+        )
+        with pytest.raises(ChecksumError):
+            fetch_download(bad, tmp_path / "cache2")
+    finally:
+        server.shutdown()
+        server.server_close()  # closed: a later request is refused at once
+    gone = dataclasses.replace(
+        SPEC, download=(RemoteFile(url, f"md5:{md5}", "cifar-10-binary.tar.gz"),)
+    )
+    with pytest.raises(DataUnavailable):
+        fetch_download(gone, tmp_path / "cache3")
+
+
+def test_lfw_attributes_have_no_pinned_hash_and_need_permission(tmp_path):
+    from datasets.base import DataUnavailable
+    from datasets.lfw import load_lfw
+
+    with pytest.raises(DataUnavailable, match="no pinned hash"):
+        load_lfw(tmp_path, allow_unpinned=False)

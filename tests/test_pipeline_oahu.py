@@ -1,0 +1,69 @@
+"""The OAHU experiments through their Snakemake rules on the CI config's tiny sizes: Table 3 (with
+a "needs download" column), Figures 4, 5 and 7 built with their captions and values."""
+
+import shutil
+import subprocess
+import sys
+from pathlib import Path
+
+import pandas as pd
+import pytest
+
+ROOT = Path(__file__).resolve().parents[1]
+
+
+@pytest.mark.skipif(shutil.which("apt-get") is None, reason="the embedded route needs Debian's apt")
+def test_oahu_targets_on_the_ci_config(tmp_path):
+    cmd = [
+        sys.executable,
+        "-m",
+        "snakemake",
+        "table_oahu_3",
+        "figure_oahu_4",
+        "figure_oahu_5",
+        "figure_oahu_7",
+        "--configfile",
+        "config/ci.yaml",
+        "--config",
+        f"results_dir={tmp_path}",
+        f"figures_dir={tmp_path}/figures",
+        "--cores",
+        "2",
+        "--nolock",
+        "--rerun-triggers",
+        "mtime",
+    ]
+    out = subprocess.run(cmd, cwd=ROOT, capture_output=True, text=True, timeout=600)
+    assert out.returncode == 0, (out.stdout + out.stderr)[-6000:]
+    t = pd.read_csv(tmp_path / "tables/oahu_table3.csv")
+    assert set(t.algorithm) == {"OASIS", "OAHU"}
+    assert (t[t.dataset == "emnist"].status == "needs download").all()
+    ok = t[(t.dataset == "vehicle") & (t.status == "ok")]
+    assert len(ok) == 6 and (ok.n_runs == 2).all()
+    u = ok[(ok.algorithm == "OAHU") & (ok.metric == "constraint_utilization")]
+    assert u["mean"].iloc[0] == 1.0  # every constraint updates OAHU
+    err = ok[ok.metric == "error_rate"]
+    assert err["mean"].between(0, 1).all()
+    assert set(ok[ok.algorithm == "OASIS"].vs_OAHU.dropna()) <= {"win", "tie", "loss", ""}
+    # the paper's values are beside ours for the paper's datasets
+    assert t[(t.dataset == "emnist") & (t.algorithm == "OAHU")].paper.notna().all()
+    runs = pd.read_csv(tmp_path / "oahu/table3/all_runs.csv")
+    assert {"recall@1", "recall@4", "val_error:tau=0.2"} <= set(runs.metric)
+    for ext in ("md", "tex"):
+        assert (tmp_path / f"tables/oahu_table3.{ext}").stat().st_size > 0
+    for fig in (4, 5, 7):
+        for ext in ("png", "pdf", "md"):
+            assert (tmp_path / f"figures/figure_oahu_{fig}.{ext}").stat().st_size > 0
+    assert "stand-in: vehicle" in (tmp_path / "figures/figure_oahu_5.md").read_text()
+    auc = pd.read_csv(tmp_path / "oahu/figure5/summary.csv")
+    assert auc["mean"].between(0, 1).all() and (auc.n_runs == 3).all()
+    rec = pd.read_csv(tmp_path / "oahu/figure7/summary.csv")
+    assert set(rec.dataset) == {"vehicle", "vowel"}
+    # Recall@K never decreases with K
+    for _, g in rec.groupby(["dataset", "algorithm"]):
+        assert g.sort_values("K")["mean"].is_monotonic_increasing
+    alpha = pd.concat(
+        pd.read_csv(p) for p in (tmp_path / "oahu/table3/vehicle").glob("seed*/OAHU.alpha.csv")
+    )
+    sums = alpha.groupby(["seed", "step"]).alpha.sum()
+    assert ((sums - 1).abs() < 1e-9).all()
