@@ -33,7 +33,7 @@ def test_oahu_targets_on_the_ci_config(tmp_path):
         "--rerun-triggers",
         "mtime",
     ]
-    out = subprocess.run(cmd, cwd=ROOT, capture_output=True, text=True, timeout=600)
+    out = subprocess.run(cmd, check=False, cwd=ROOT, capture_output=True, text=True, timeout=600)
     assert out.returncode == 0, (out.stdout + out.stderr)[-6000:]
     t = pd.read_csv(tmp_path / "tables/oahu_table3.csv")
     assert set(t.algorithm) == {"OASIS", "OAHU"}

@@ -160,6 +160,7 @@ def test_lfw_pairs_and_attributes_parse(tmp_path):
     )
     X, person, num = parse_attributes(tmp_path / "a.txt")
     assert X.shape == (3, N_ATTRIBUTES) and list(person) == ["Ann Bo", "Ann Bo", "Cy"]
+    assert list(num) == [1, 2, 1]
     (tmp_path / "p.txt").write_text("2\t1\nAnn_Bo\t1\t2\nAnn_Bo\t1\tCy\t1\nX\t1\t2\nX\t1\tY\t3\n")
     pairs = parse_pairs(tmp_path / "p.txt")
     assert pairs[0] == (0, "Ann_Bo", 1, "Ann_Bo", 2) and pairs[3] == (1, "X", 1, "Y", 3)
