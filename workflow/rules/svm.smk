@@ -38,6 +38,8 @@ rule svm_run:
         model=f"{RESULTS}/svm/runs/{{notion}}/seed{{seed}}.npz",
     log:
         f"{LOGS}/svm/run/{{notion}}_seed{{seed}}.log",
+    benchmark:
+        f"{RESULTS}/svm/benchmarks/{{notion}}_seed{{seed}}.tsv"
     wildcard_constraints:
         notion=r"[a-z0-9_]+",
     params:
@@ -109,6 +111,8 @@ rule svm_scaling:
         md=f"{RESULTS}/tables/svm_scaling.md",
     log:
         f"{LOGS}/tables/svm_scaling.log",
+    benchmark:
+        f"{RESULTS}/svm/benchmarks/svm_scaling.tsv"
     params:
         cache_dir=CACHE,
     conda:
