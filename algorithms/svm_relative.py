@@ -2,13 +2,14 @@
 
 Schultz & Joachims, "Learning a Distance Metric from Relative Comparisons", NIPS 16 (2003):
 
-* distance (eq. 2-3): d_{A,W}(x, y) = (x - y)^T A W A^T (x - y) with W = diag(w), w >= 0, i.e.
+* distance: d_{A,W}(x, y) = (x - y)^T A W A^T (x - y) with W = diag(w), w >= 0, i.e.
   a Mahalanobis distance with matrix A W A^T, PSD because w >= 0;
 * a relative comparison "x_i is closer to x_j than to x_k" is the constraint
-  d(x_i, x_k) - d(x_i, x_j) > 0 (eq. 4); in our (anchor, positive, negative) rows
+  d(x_i, x_k) - d(x_i, x_j) > 0; in our (anchor, positive, negative) rows
   i = anchor, j = positive, k = negative. With the margin and slack of an SVM it reads
   w^T (Delta_ik - Delta_ij) >= 1 - xi_ijk, where Delta_ij = (A^T x_i - A^T x_j)^2 elementwise;
-* the regulariser ||A W A^T||_F^2 = w^T L w with L = (A^T A) * (A^T A) (Hadamard product; eq. 7);
+* the regulariser ||A W A^T||_F^2 = w^T L w with L = (A^T A) * (A^T A) (Hadamard product;
+  eq. 3 in the issue's numbering);
 * the quadratic program (eq. 8):
       min_{w, xi}  1/2 w^T L w + C sum xi_ijk
       s.t.         w^T (Delta_ik - Delta_ij) >= 1 - xi_ijk,  xi_ijk >= 0,  w >= 0;
@@ -18,6 +19,10 @@ Schultz & Joachims, "Learning a Distance Metric from Relative Comparisons", NIPS
   K(b_m, x)) with K(x, y) = exp(-gamma ||x - y||^2) and L = K_bb * K_bb;
 * C = 1 by default, as in the paper's experiments.
 
+The paper's text was not at hand when this was written (the search tool returned its abstract
+and introduction only): the equation numbers other than eq. 8 and the (anchor, positive,
+negative) = (i, j, k) reading follow the issue's description.
+
 Solver: the QP is solved by cvxpy with an explicitly chosen solver, CLARABEL (interior point,
 default) or SCS; cvxpy's automatic choice is never used (OSQP stopped "inaccurate" and HIGHS did
 not finish on a 20,000 x 64 instance here). The constraint matrix Delta_ik - Delta_ij is built
@@ -26,8 +31,8 @@ which the documents differ). For L = I, a feature whose column of Delta is all z
 the objective through w_j^2/2, so its optimum is w_j = 0 exactly: such columns are removed
 before the solve (an exact reduction, not an approximation).
 
-Deviations, stated: the paper solved eq. 8 with an adapted SVM-light; we use a generic conic
-solver (same problem, same optimum). The solver's status is recorded (``solver_status_``); a
+Deviations, stated: the paper solved eq. 8 by "adapting standard methods for SVM training"
+(its abstract); we use a generic conic solver (same problem, same optimum). The solver's status is recorded (``solver_status_``); a
 status other than "optimal" (including cvxpy's "optimal_inaccurate") raises :class:`SolverError`.
 """
 
@@ -163,7 +168,7 @@ class SVMRelative(BaseLearner):
             K = rbf_kernel(self.basis_, self.basis_, self.gamma_)
             F = np.zeros((X.shape[0], len(used)))
             F[used] = K  # only the triplets' points are ever read
-            L = K * K  # (A^T A) * (A^T A), eq. 7; PSD by the Schur product theorem
+            L = K * K  # (A^T A) * (A^T A); PSD by the Schur product theorem
             ev, V = np.linalg.eigh(L)
             L_factor = (V * np.sqrt(np.clip(ev, 0, None))).T  # L = R^T R
             self._L = L
