@@ -68,17 +68,44 @@ def n_descriptor_dims(rgb: bool, color_levels: int, lbp_points: int) -> int:
     return (color_levels**3 if rgb else color_levels) + lbp_points + 2
 
 
-def _block_sums(onehot: np.ndarray, block: int, stride: int) -> np.ndarray:
-    """Sums of ``onehot`` (H, W, B) over every block x block window at the given stride, from an
-    integral image; returns (n_blocks, B), blocks in row-major order of their top-left corners."""
-    H, W, B = onehot.shape
-    ii = np.zeros((H + 1, W + 1, B))
-    ii[1:, 1:] = onehot.cumsum(0).cumsum(1)
-    r = np.arange(0, H - block + 1, stride)
-    c = np.arange(0, W - block + 1, stride)
-    R, C = np.meshgrid(r, c, indexing="ij")
-    R, C = R.ravel(), C.ravel()
-    return ii[R + block, C + block] - ii[R, C + block] - ii[R + block, C] + ii[R, C]
+def _block_histograms(codes: list[tuple[np.ndarray, int]], block: int, stride: int) -> np.ndarray:
+    """Histograms of integer code images over every block x block window at the given stride.
+
+    ``codes``: (code image (H, W) int, number of codes) pairs; the histograms are concatenated.
+    Returns (n_blocks, sum of the numbers of codes) float64 counts, blocks in row-major order of
+    their top-left corners (0, stride, 2 stride, ... while the block fits).
+
+    When ``stride`` divides ``block`` the image is cut into stride x stride cells, each cell's
+    histogram is one ``np.bincount`` and a block sums (block / stride)^2 cells (through a cumulative
+    sum over the small cell grid); otherwise an integral image of the one-hot codes is used.
+    """
+    H, W = codes[0][0].shape
+    nbr, nbc = (H - block) // stride + 1, (W - block) // stride + 1
+    hists = []
+    for code, n in codes:
+        if block % stride == 0:
+            k = block // stride
+            nr, nc = nbr + k - 1, nbc + k - 1
+            c = code[: nr * stride, : nc * stride]
+            cell = (np.arange(nr * stride) // stride)[:, None] * nc + (
+                np.arange(nc * stride) // stride
+            )[None, :]
+            h = np.bincount((cell * n + c).ravel(), minlength=nr * nc * n).reshape(nr, nc, n)
+            ii = np.zeros((nr + 1, nc + 1, n))
+            ii[1:, 1:] = h.cumsum(0).cumsum(1)
+            r, q = np.arange(nbr), np.arange(nbc)
+            R, C = np.meshgrid(r, q, indexing="ij")
+        else:
+            onehot = np.zeros((H, W, n))
+            rows, cols = np.indices((H, W))
+            onehot[rows, cols, code] = 1.0
+            ii = np.zeros((H + 1, W + 1, n))
+            ii[1:, 1:] = onehot.cumsum(0).cumsum(1)
+            R, C = np.meshgrid(np.arange(nbr) * stride, np.arange(nbc) * stride, indexing="ij")
+            k = block
+        R, C = R.ravel(), C.ravel()
+        hists.append(ii[R + k, C + k] - ii[R, C + k] - ii[R + k, C] + ii[R, C])
+    return np.hstack(hists)
 
 
 def block_descriptors(
@@ -127,12 +154,8 @@ def block_descriptors(
     lbp = local_binary_pattern(
         np.round(grey * 255).astype(np.uint8), lbp_points, lbp_radius, method="uniform"
     ).astype(np.int64)
-    onehot = np.zeros((H, W, n_color + lbp_points + 2))
-    rows, cols = np.indices((H, W))
-    onehot[rows, cols, color_code] = 1.0
-    onehot[rows, cols, n_color + lbp] = 1.0
-    h = _block_sums(onehot, block_size, stride) / float(block_size * block_size)
-    return h
+    h = _block_histograms([(color_code, n_color), (lbp, lbp_points + 2)], block_size, stride)
+    return h / float(block_size * block_size)
 
 
 def fit_codebook(

@@ -43,14 +43,17 @@ def _direct(img, b, s, levels, P=8, R=1.0):
     return np.array(out)
 
 
-@pytest.mark.parametrize("rgb", [False, True])
-def test_block_histograms_equal_a_direct_per_block_computation(rgb):
+@pytest.mark.parametrize(
+    ("rgb", "b", "s"), [(False, 8, 4), (True, 8, 4), (True, 6, 4), (False, 9, 3)]
+)
+def test_block_histograms_equal_a_direct_per_block_computation(rgb, b, s):
+    """Both paths: cells when the stride divides the block, an integral image otherwise."""
     gen = np.random.default_rng(0)
     shape = (23, 31, 3) if rgb else (23, 31)
     img = gen.integers(0, 256, size=shape).astype(np.uint8)
-    got = block_descriptors(img, block_size=8, stride=4, color_levels=3)
-    want = _direct(img / 255.0, 8, 4, 3)
-    assert got.shape == (((23 - 8) // 4 + 1) * ((31 - 8) // 4 + 1), n_descriptor_dims(rgb, 3, 8))
+    got = block_descriptors(img, block_size=b, stride=s, color_levels=3)
+    want = _direct(img / 255.0, b, s, 3)
+    assert got.shape == (((23 - b) // s + 1) * ((31 - b) // s + 1), n_descriptor_dims(rgb, 3, 8))
     np.testing.assert_allclose(got, want, atol=1e-12)
     # each half is a histogram of the block's pixels: sums to one
     n_col = 27 if rgb else 3

@@ -1,0 +1,113 @@
+"""Pipeline tests of the image-retrieval targets (table_sdca_3, figure_oasis_2, table_oasis_2):
+the CI config's Fashion-MNIST stand-in through the same rules as the default run, and the
+Caltech-256 route end to end on a tiny image folder made here (download route, extracted folder
+in a temporary cache)."""
+
+import shutil
+import subprocess
+import sys
+from pathlib import Path
+
+import numpy as np
+import pandas as pd
+import pytest
+import yaml
+
+from tests.test_caltech256 import make_folder
+
+ROOT = Path(__file__).resolve().parents[1]
+TARGETS = ["table_sdca_3", "figure_oasis_2", "table_oasis_2"]
+
+
+def _run(configfile, out):
+    cmd = [
+        sys.executable,
+        "-m",
+        "snakemake",
+        *TARGETS,
+        "--configfile",
+        str(configfile),
+        "--config",
+        f"results_dir={out}",
+        f"figures_dir={out}/figures",
+        "--cores",
+        "2",
+        "--nolock",
+    ]
+    res = subprocess.run(cmd, check=False, cwd=ROOT, capture_output=True, text=True, timeout=600)
+    assert res.returncode == 0, f"pipeline failed:\n{(res.stdout + res.stderr)[-6000:]}"
+
+
+def _check_outputs(out, datasets, methods):
+    for f in ("sdca_table3.csv", "sdca_table3.md", "sdca_table3.tex", "oasis_table2.md"):
+        assert (out / "tables" / f).stat().st_size > 0
+    for ext in ("png", "pdf", "md"):
+        assert (out / f"figures/figure_oasis_2.{ext}").stat().st_size > 0
+    runs = pd.read_csv(out / "images/all_runs.csv")
+    test = runs[(runs.stage == "test") & (runs.checkpoint == "final")]
+    prec = test[test.metric.str.startswith("precision@")]
+    assert set(prec.dataset) == set(datasets)
+    assert prec.value.between(0, 1).all()
+    fig = pd.read_csv(out / "tables/oasis_figure2.csv")
+    assert {"mean", "se", "chance"} <= set(fig.columns)
+    times = pd.read_csv(out / "tables/oasis_table2.csv")
+    assert set(times.algorithm) == set(methods) and (times.job_cpu_s > 0).all()
+    return runs
+
+
+@pytest.mark.skipif(shutil.which("apt-get") is None, reason="the embedded route needs Debian's apt")
+def test_stand_in_targets_on_the_ci_config(tmp_path):
+    _run("config/ci.yaml", tmp_path)
+    cfg = yaml.safe_load((ROOT / "config/ci.yaml").read_text())["images"]
+    runs = _check_outputs(tmp_path, ["fashion_mnist_pixels", "fashion_mnist_bovw"], cfg["methods"])
+    table = pd.read_csv(tmp_path / "tables/sdca_table3.csv")
+    assert (table[table.dataset == "caltech256_50"].status == "needs download").all()
+    assert table[table.dataset == "caltech256_50"].paper.notna().any()  # the paper's values
+    ok = table[table.status == "ok"]
+    assert ok["mean"].between(0, 1).all() and len(ok) >= 8
+    # RCA cannot run with fewer training images than features: a "failed" row, not a crash
+    rca = table[(table.algorithm == "RCA") & (table.dataset == "fashion_mnist_bovw")]
+    assert (rca.status == "failed").all()
+    # the LEGO grid went through validation
+    assert set(runs[runs.algorithm == "LEGO"].stage) == {"val", "test"}
+    feats = pd.read_csv(tmp_path / "tables/images_features.csv")
+    bovw = feats[feats.dataset == "fashion_mnist_bovw"]
+    assert (bovw.n_features == 50).all() and (bovw.mean_nnz.between(1, 36)).all()
+    md = (tmp_path / "tables/sdca_table3.md").read_text()
+    assert "Stand-in" in md and "non-zeros" in md
+
+
+def test_caltech_route_on_a_tiny_image_folder(tmp_path):
+    cache = tmp_path / "cache"
+    make_folder(cache / "download/caltech256/extracted", n=6, small=1)
+    cfg = yaml.safe_load((ROOT / "config/ci.yaml").read_text())
+    cfg["data"] = {"cache_dir": str(cache), "route": "download"}
+    cfg["images"] = {
+        "datasets": ["caltech256_3"],
+        "sdca_table3_datasets": ["caltech256_3"],
+        "seeds": [0],
+        "n_train_per_class": 4,
+        "n_test_per_class": 2,
+        "n_triplets": 200,
+        "precision_at_k": 5,
+        "caltech256": {"min_side": 32, "max_side": 64},
+        "bovw": {"caltech256": {"n_words": 8, "block_size": 16, "stride": 8, "color_levels": 2}},
+        "methods": {
+            "Eucl": {},
+            "OASIS": {"fixed": {"C": 0.1, "n_epochs": 1}},
+            "SDCA": {"fixed": {"lam": 0.005, "n_epochs": 1, "trace_gap": False}},
+        },
+    }
+    configfile = tmp_path / "caltech.yaml"
+    configfile.write_text(yaml.safe_dump(cfg))
+    out = tmp_path / "res"
+    _run(configfile, out)
+    _check_outputs(out, ["caltech256_3"], cfg["images"]["methods"])
+    listing = pd.read_csv(cache / "download/caltech256/images.csv")
+    assert len(listing) == 21 and "257.clutter" not in set(listing["class"])  # 3 x (6 + 1)
+    feats = np.load(out / "images/features/caltech256_3/seed0.npz")
+    assert tuple(feats["X_shape"]) == (18, 8)  # the 12 x 12 images were skipped
+    table = pd.read_csv(out / "tables/sdca_table3.csv")
+    assert (table.status == "ok").all() and table["mean"].between(0, 1).all()
+    log = (out / "logs/images/features/caltech256_3_seed0.log").read_text()
+    assert "skipped as too small" in log
