@@ -56,6 +56,8 @@ for key in ("png", "pdf"):
         fig.savefig(tmp, format=key, dpi=130)
 save_csv(snakemake.output.csv, stats)
 missing = [d for d in cfg["datasets"] if d not in panels]
+fail_rows = final[final.metric == "failed"]
+failed = [f"{m} on {d}" for (m, d), _ in fail_rows.groupby(["algorithm", "dataset"])]
 seeds = sorted(int(s) for s in prec.seed.unique())
 stand = [d for d in panels if image_set(d).source != "caltech256"]
 wide = stats.pivot_table(index=["dataset", "k"], columns="algorithm", values="mean")
@@ -63,24 +65,29 @@ pick = wide[wide.index.get_level_values("k").isin([1, 5, 10, 20, 50])]
 caption = [
     "# OASIS paper, Figure 2: precision at top k",
     "",
-    f"Precision among the k most similar training images of each test image (relevance = same "
-    f"class), mean ± standard error over seeds {seeds}; dotted line = chance (1 / number of "
-    f"classes). {route} data route. Per class {cfg['n_train_per_class']} training and "
-    f"{cfg['n_test_per_class']} test images; {cfg['n_triplets']} triplets (bounds per method as "
-    "in the table_sdca_3 caption).",
+    (
+        f"Precision among the k most similar training images of each test image (relevance = same "
+        f"class), mean ± standard error over seeds {seeds}; dotted line = chance (1 / number of "
+        f"classes). {route} data route. Per class {cfg['n_train_per_class']} training and "
+        f"{cfg['n_test_per_class']} test images; {cfg['n_triplets']} triplets (bounds per method as "
+        "in the table_sdca_3 caption)."
+    ),
     *(
         [
-            f"Stand-in panels: {', '.join(stand)} (Fashion-MNIST, 10 classes; the paper's panels "
-            "are Caltech-256 with 10, 20 and 50 classes)."
+            (
+                f"Stand-in panels: {', '.join(stand)} (Fashion-MNIST, 10 classes; the paper's panels "
+                "are Caltech-256 with 10, 20 and 50 classes)."
+            )
         ]
         if stand
         else []
     ),
     *([f"Not drawn ({route} route): {', '.join(missing)} (needs download)."] if missing else []),
+    *([f"No curve (the fit failed, see table_sdca_3): {', '.join(failed)}."] if failed else []),
     "",
     "Mean precision at k = 1, 5, 10, 20, 50:",
     "",
-    pick.map(lambda v: f"{v:.4f}").to_markdown(),
+    pick.map(lambda v: f"{v:.4f}").reset_index().to_markdown(index=False),
     "",
 ]
 save_text(snakemake.output.md, "\n".join(caption))

@@ -73,18 +73,22 @@ missing = [d for d in cfg["datasets"] if d not in datasets]
 text = [
     "# OASIS paper, runtime table: CPU time to train each method",
     "",
-    f"Per cell: CPU seconds of the final fit (refit on all training images, from the run's own "
-    f"timer) and, in brackets, the CPU seconds of the whole job (Snakemake benchmark: loading, "
-    f"validation grid if any, refit, evaluation), mean ± std over seeds {cfg['seeds']}; "
-    f"{route} data route, one BLAS thread per job. {cfg['n_triplets']} triplets; bounds per "
-    "method as in the table_sdca_3 caption. The OASIS paper reports wall-clock training times "
-    "on its own hardware (not in config/paper_results.csv): compare orders of magnitude only.",
+    (
+        f"Per cell: CPU seconds of the final fit (refit on all training images, from the run's own "
+        f"timer) and, in brackets, the CPU seconds of the whole job (Snakemake benchmark: loading, "
+        f"validation grid if any, refit, evaluation), mean ± std over seeds {cfg['seeds']}; "
+        f"{route} data route, one BLAS thread per job. {cfg['n_triplets']} triplets; bounds per "
+        "method as in the table_sdca_3 caption. The OASIS paper reports wall-clock training times "
+        "on its own hardware (not in config/paper_results.csv): compare orders of magnitude only."
+    ),
     *([f"Not run ({route} route): {', '.join(missing)} (needs download)."] if missing else []),
     "",
     table.to_markdown(),
     "",
-    "Feature extraction (image reading + block descriptors) per image, codebook time (k-means +"
-    " encoding, per seed) and mean non-zeros per image:",
+    (
+        "Feature extraction (image reading + block descriptors) per image, codebook time (k-means +"
+        " encoding, per seed) and mean non-zeros per image:"
+    ),
     "",
     fe.dropna(how="all").map(lambda v: f"{v:.2f}").to_markdown(),
     "",

@@ -50,7 +50,7 @@ def _bound(m, c):
     parts = [_fmt({**c.get("fixed", {}), **c.get("grid", {})})]
     if c.get("max_triplets"):
         parts.append(f"first {c['max_triplets']} triplets")
-    return f"{m}: " + "; ".join(p for p in parts if p)
+    return f"{m}: " + ("; ".join(p for p in parts if p) or "no hyperparameter")
 
 
 bovw_ok = feat[feat.dataset.isin(datasets) & feat.dataset.str.contains("bovw|caltech")]
@@ -62,17 +62,23 @@ nnz = ", ".join(
 stand_in = [d for d in datasets if image_set(d).source != "caltech256" and d in ok]
 fails = sorted(set(zip(failed.algorithm, failed.dataset)))
 caption = [
-    f"Test mAP, mean ± std over seeds {cfg['seeds']} ({route} data route); paper = SDCA seed "
-    "paper, Table 3 (Caltech-256, 50 classes, 1000-word bag of visual words, 100K triplets).",
-    f"Protocol (OASIS paper): per class {cfg['n_train_per_class']} training and "
-    f"{cfg['n_test_per_class']} test images; {cfg['n_triplets']} class-based random triplets on "
-    "the training images per seed; each test image queries the training images (relevance = "
-    "same class, full ranking).",
+    (
+        f"Test mAP, mean ± std over seeds {cfg['seeds']} ({route} data route); paper = SDCA seed "
+        "paper, Table 3 (Caltech-256, 50 classes, 1000-word bag of visual words, 100K triplets)."
+    ),
+    (
+        f"Protocol (OASIS paper): per class {cfg['n_train_per_class']} training and "
+        f"{cfg['n_test_per_class']} test images; {cfg['n_triplets']} class-based random triplets on "
+        "the training images per seed; each test image queries the training images (relevance = "
+        "same class, full ranking)."
+    ),
     *(
         [
-            f"Stand-in: {', '.join(stand_in)} = Fashion-MNIST (10 classes only: the 50-class set "
-            "needs Caltech-256, a download) as raw pixels and through the same bag-of-words "
-            "pipeline on its 28 x 28 images. Its numbers are not comparable with the paper's."
+            (
+                f"Stand-in: {', '.join(stand_in)} = Fashion-MNIST (10 classes only: the 50-class set "
+                "needs Caltech-256, a download) as raw pixels and through the same bag-of-words "
+                "pipeline on its 28 x 28 images. Its numbers are not comparable with the paper's."
+            )
         ]
         if stand_in
         else []
