@@ -66,7 +66,7 @@ def test_stand_in_targets_on_the_ci_config(tmp_path):
     ok = table[table.status == "ok"]
     assert ok["mean"].between(0, 1).all() and len(ok) >= 8
     # RCA cannot run with fewer training images than features: a "failed" row, not a crash
-    rca = table[(table.algorithm == "RCA") & (table.dataset == "fashion_mnist_bovw")]
+    rca = table[(table.algorithm == "RCA") & (table.dataset == "fashion_mnist_pixels")]
     assert (rca.status == "failed").all()
     # the LEGO grid went through validation
     assert set(runs[runs.algorithm == "LEGO"].stage) == {"val", "test"}
