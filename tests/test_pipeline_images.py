@@ -111,3 +111,21 @@ def test_caltech_route_on_a_tiny_image_folder(tmp_path):
     assert (table.status == "ok").all() and table["mean"].between(0, 1).all()
     log = (out / "logs/images/features/caltech256_3_seed0.log").read_text()
     assert "skipped as too small" in log
+
+
+def test_images_config_blocks_are_strict():
+    import jsonschema
+
+    from datasets.base import DataError
+    from harness.config import check_config
+
+    schema = yaml.safe_load((ROOT / "workflow/schemas/config.schema.yaml").read_text())
+    for name in ("default", "ci", "paper"):
+        cfg = yaml.safe_load((ROOT / f"config/{name}.yaml").read_text())
+        jsonschema.validate(cfg, schema)
+    bad = {**cfg, "images": {**cfg["images"], "n_tripletz": 10}}
+    with pytest.raises(jsonschema.ValidationError, match="n_tripletz"):
+        jsonschema.validate(bad, schema)
+    bad = {**cfg, "images": {**cfg["images"], "datasets": ["caltech256_999"]}}
+    with pytest.raises(DataError, match="unknown image set"):
+        check_config(bad)
