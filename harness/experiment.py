@@ -149,9 +149,9 @@ def evaluate_map(model, X_query, y_query, X_db, y_db, ks=()) -> dict:
 
 
 def model_arrays(model) -> dict:
-    """The learned matrix (and SDCA's dual variables) for saving."""
+    """The learned matrix (W, M, or the SVM's weights w) and dual variables (SDCA, SVM), for saving."""
     out = {}
-    for attr in ("W_", "M_", "alpha_"):
+    for attr in ("W_", "M_", "w_", "alpha_"):
         if hasattr(model, attr):
             out[attr.rstrip("_")] = np.asarray(getattr(model, attr))
     return out
