@@ -113,7 +113,7 @@ rule figure_oahu_4:
         alpha=[
             p.replace(".csv", ".alpha.csv")
             for p in oahu_cells("table3", [OAHU["figure4"]["dataset"]])
-            if p.endswith("/OAHU.csv")
+            if Path(p).name == "OAHU.csv"
         ],
     output:
         png=f"{FIGURES}/figure_oahu_4.png",
