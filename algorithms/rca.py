@@ -4,12 +4,18 @@ Metric from Equivalence Constraints", JMLR 6, 2005: M = inverse of the within-ch
 RCA learns from chunklets (groups known to share a class). The harness forms them as the connected
 components of the triplets' similar (anchor, positive) pairs
 (``datasets.constraints.triplets_to_chunklets``); samples in no similar pair are left out (-1).
-RCA has no hyperparameter to tune (n_components = d).
+RCA has no hyperparameter to tune.
 
-Deviation: a feature that is constant on the training points (segment's region-pixel-count) makes
-the within-chunklet covariance singular and metric-learn's inverse infinite. Such a feature carries
-no distance information on the training data, so RCA is fitted on the other features and M is zero
-in the constant feature's row and column.
+Singular within-chunklet covariance (two cases, both handled before calling metric-learn, whose
+inverse would be infinite):
+
+* a feature constant on the training points (segment's region-pixel-count) carries no distance
+  information there: RCA is fitted on the other features, M is zero in its row and column;
+* fewer chunklet degrees of freedom than features (e.g. 400 images of 784 pixels): the within-
+  chunklet covariance C has rank r < d. As the RCA paper advises (Bar-Hillel et al. 2005, section
+  on dimensionality reduction before RCA), the points are first projected by PCA (scikit-learn,
+  fitted on the same points) onto r = rank(C) components; RCA runs there and
+  M = P^T M_r P with P the (r, d) PCA components (rank r, PSD). ``n_components_`` records r.
 """
 
 from __future__ import annotations
@@ -37,11 +43,35 @@ class RCA(MahalanobisMixin, BaseLearner):
         if np.sum(chunks >= 0) == 0:
             raise ValueError("RCA needs at least one chunklet (no sample is in a similar pair)")
         keep = np.ptp(X, axis=0) > 0
+        Xk = X[:, keep]
+        r = within_chunklet_rank(Xk, chunks)
+        P = np.eye(Xk.shape[1])
+        if r < Xk.shape[1]:
+            from sklearn.decomposition import PCA
+
+            if r == 0:
+                raise ValueError("RCA: every chunklet is a single repeated point (rank 0)")
+            P = PCA(n_components=r, svd_solver="full").fit(Xk).components_
+        self.n_components_ = P.shape[0]
         model = metric_learn.RCA()
         with quiet_metric_learn():
-            model.fit(X[:, keep], chunks)
+            model.fit(Xk @ P.T, chunks)
         self.M_ = np.zeros((X.shape[1], X.shape[1]))
-        self.M_[np.ix_(keep, keep)] = model.get_mahalanobis_matrix()
+        self.M_[np.ix_(keep, keep)] = P.T @ model.get_mahalanobis_matrix() @ P
         if not np.all(np.isfinite(self.M_)):
             raise ValueError("RCA's within-chunklet covariance is singular; M is not finite")
         return self
+
+
+def within_chunklet_rank(X, chunks) -> int:
+    """Numerical rank of the within-chunklet scatter sum_c sum_{i in c} (x_i - m_c)(x_i - m_c)^T.
+
+    X: (n, d) float; chunks: (n,) int, -1 = in no chunklet. Tolerance as numpy's matrix_rank.
+    """
+    labels = np.asarray(chunks)
+    used = labels >= 0
+    Xc = X[used].copy()
+    for c in np.unique(labels[used]):
+        sel = labels[used] == c
+        Xc[sel] -= Xc[sel].mean(axis=0)
+    return int(np.linalg.matrix_rank(Xc)) if len(Xc) else 0

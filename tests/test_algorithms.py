@@ -63,6 +63,25 @@ def test_rca_ignores_a_constant_feature():
     np.testing.assert_array_equal(model.M_[-1], 0.0)
 
 
+def test_rca_with_fewer_chunklet_degrees_of_freedom_than_features_uses_pca_first():
+    rng = np.random.default_rng(3)
+    y = np.repeat(np.arange(3), 6)  # 18 points in 3 chunklets: within-chunklet rank <= 15
+    X = rng.normal(size=(18, 30)) + 4 * np.eye(3, 30)[y]
+    chunks = y.copy()
+    model = make_learner("RCA").fit(X, chunks)
+    assert model.n_components_ == 15
+    assert np.all(np.isfinite(model.M_))
+    assert np.linalg.matrix_rank(model.M_) == 15
+    assert np.linalg.eigvalsh(model.M_).min() > -1e-8
+    # within the PCA subspace it is RCA: M_r = inverse within-chunklet covariance there
+    from sklearn.decomposition import PCA
+
+    P = PCA(n_components=15, svd_solver="full").fit(X).components_
+    Z = X @ P.T
+    C = sum(np.cov(Z[y == c].T, bias=True) * 6 for c in range(3)) / 18
+    np.testing.assert_allclose(P @ model.M_ @ P.T, np.linalg.inv(C), rtol=1e-6)
+
+
 def test_lmnn_subsamples_to_max_points():
     X, y = blobs(n=120)
     t = sample_class_triplets(y, 500, np.random.default_rng(0))
