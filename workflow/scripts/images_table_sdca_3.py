@@ -86,13 +86,16 @@ caption = [
     f"Bag of words: {nnz or 'none run'} (codebook and idf from each seed's training images).",
     "Settings (bounded in the default config to fit the time budget; full settings in "
     "config/paper.yaml): " + " | ".join(_bound(m, c) for m, c in cfg["methods"].items()) + ".",
-    "LMNN is not a row, as in the paper.",
+    (
+        "LMNN is not a row, as in the paper. RCA: with fewer chunklet degrees of freedom than "
+        "features (fewer training images than pixels or words) it first projects by PCA onto "
+        "the rank of the within-chunklet covariance, as the RCA paper advises."
+    ),
     *(
         [
             "failed = the learner raised an error on every seed: "
             + "; ".join(f"{m} on {d}" for m, d in fails)
-            + " (RCA: the within-chunklet covariance is singular when there are fewer training "
-            "images than features; see the run logs)."
+            + " (the error is in the run logs)."
         ]
         if fails
         else []
