@@ -104,7 +104,14 @@ def oasis_variants(
     return rows
 
 
-def scaling(
+def scaling(*args, **kwargs) -> list[dict]:
+    """:func:`_scaling` with one BLAS thread (the timings are defined for one thread)."""
+    from .performance import single_threaded
+
+    return single_threaded(_scaling)(*args, **kwargs)
+
+
+def _scaling(
     X,
     y,
     seed,
