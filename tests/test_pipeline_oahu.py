@@ -36,10 +36,12 @@ def test_oahu_targets_on_the_ci_config(tmp_path):
     out = subprocess.run(cmd, check=False, cwd=ROOT, capture_output=True, text=True, timeout=600)
     assert out.returncode == 0, (out.stdout + out.stderr)[-6000:]
     t = pd.read_csv(tmp_path / "tables/oahu_table3.csv")
-    assert set(t.algorithm) == {"OASIS", "OAHU"}
+    assert set(t.algorithm) == {"Eucl", "OASIS", "OAHU"}
     assert (t[t.dataset == "emnist"].status == "needs download").all()
     ok = t[(t.dataset == "vehicle") & (t.status == "ok")]
-    assert len(ok) == 6 and (ok.n_runs == 2).all()
+    assert len(ok) == 9 and (ok.n_runs == 2).all()
+    eucl_u = ok[(ok.algorithm == "Eucl") & (ok.metric == "constraint_utilization")]
+    assert eucl_u["mean"].isna().all()  # the baseline learns nothing: U undefined, shown as n/a
     u = ok[(ok.algorithm == "OAHU") & (ok.metric == "constraint_utilization")]
     assert u["mean"].iloc[0] == 1.0  # every constraint updates OAHU
     err = ok[ok.metric == "error_rate"]

@@ -67,6 +67,8 @@ save_csv(snakemake.output.csv, summary)
 def cell(r):
     if r.status != "ok":
         return r.status
+    if pd.isna(r["mean"]):  # e.g. U of the Euclidean baseline, which learns nothing
+        return "n/a"
     mark = {"win": " (win)", "loss": " (loss)", "tie": " (tie)"}.get(r.vs_OAHU, "")
     return f"{r['mean']:.3f} ± {r['std']:.3f}{mark}"
 
@@ -120,7 +122,11 @@ caption = [
         "rate: lower is better); the paper marks these the same way."
     ),
     f"Settings: {fixed}.",
-    "SDCA and COMET are extra rows (not in the paper's table).",
+    (
+        "Rows not in the paper's table: "
+        + ", ".join(m for m in methods if m not in ("LEGO", "RDML", "OASIS", "OPML", "OAHU"))
+        + " (Eucl: kNN under the Euclidean distance, no learning; its U is n/a)."
+    ),
     *([f"Needs download ({route} route): {', '.join(sorted(missing))}."] if missing else []),
 ]
 md = [
