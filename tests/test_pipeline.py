@@ -2,41 +2,28 @@
 its table is compared with config/ci_expected.csv (stored from a real run, see harness.regression)."""
 
 import shutil
-import subprocess
-import sys
-from pathlib import Path
 
 import pandas as pd
 import pytest
 
 from harness.regression import compare
-
-ROOT = Path(__file__).resolve().parents[1]
+from tests.pipeline import run_targets
 
 
 @pytest.mark.skipif(shutil.which("apt-get") is None, reason="the embedded route needs Debian's apt")
 def test_ci_config_reproduces_the_stored_numbers(tmp_path):
-    cmd = [
-        sys.executable,
-        "-m",
-        "snakemake",
-        "regression_check",
-        "figure_sdca_1",
-        "figure_sdca_2",
-        "figure_oasis_3",
-        "figure_scaling",
-        "performance",
-        "--configfile",
-        "config/ci.yaml",
-        "--config",
-        f"results_dir={tmp_path}",
-        f"figures_dir={tmp_path}/figures",
-        "--cores",
-        "2",
-    ]
-    out = subprocess.run(cmd, cwd=ROOT, capture_output=True, text=True, timeout=1200)
-    tail = (out.stdout + out.stderr)[-6000:]
-    assert out.returncode == 0, f"pipeline or regression check failed:\n{tail}"
+    run_targets(
+        [
+            "regression_check",
+            "figure_sdca_1",
+            "figure_sdca_2",
+            "figure_oasis_3",
+            "figure_scaling",
+            "performance",
+        ],
+        tmp_path,
+        timeout=1200,
+    )
     assert "all within tolerance" in (tmp_path / "regression_report.txt").read_text()
     table = pd.read_csv(tmp_path / "tables/sdca_table2.csv")
     assert set(table.algorithm) == {

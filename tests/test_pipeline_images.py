@@ -4,8 +4,6 @@ Caltech-256 route end to end on a tiny image folder made here (download route, e
 in a temporary cache)."""
 
 import shutil
-import subprocess
-import sys
 from pathlib import Path
 
 import numpy as np
@@ -13,6 +11,7 @@ import pandas as pd
 import pytest
 import yaml
 
+from tests.pipeline import run_targets
 from tests.test_caltech256 import make_folder
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -20,22 +19,7 @@ TARGETS = ["table_sdca_3", "figure_oasis_2", "table_oasis_2"]
 
 
 def _run(configfile, out):
-    cmd = [
-        sys.executable,
-        "-m",
-        "snakemake",
-        *TARGETS,
-        "--configfile",
-        str(configfile),
-        "--config",
-        f"results_dir={out}",
-        f"figures_dir={out}/figures",
-        "--cores",
-        "2",
-        "--nolock",
-    ]
-    res = subprocess.run(cmd, check=False, cwd=ROOT, capture_output=True, text=True, timeout=600)
-    assert res.returncode == 0, f"pipeline failed:\n{(res.stdout + res.stderr)[-6000:]}"
+    run_targets(TARGETS, out, configfile)
 
 
 def _check_outputs(out, datasets, methods):

@@ -2,39 +2,20 @@
 a "needs download" column), Figures 4, 5 and 7 built with their captions and values."""
 
 import shutil
-import subprocess
-import sys
-from pathlib import Path
 
 import pandas as pd
 import pytest
 
-ROOT = Path(__file__).resolve().parents[1]
+from tests.pipeline import run_targets
 
 
 @pytest.mark.skipif(shutil.which("apt-get") is None, reason="the embedded route needs Debian's apt")
 def test_oahu_targets_on_the_ci_config(tmp_path):
-    cmd = [
-        sys.executable,
-        "-m",
-        "snakemake",
-        "table_oahu_3",
-        "figure_oahu_4",
-        "figure_oahu_5",
-        "figure_oahu_7",
-        "--configfile",
-        "config/ci.yaml",
-        "--config",
-        f"results_dir={tmp_path}",
-        f"figures_dir={tmp_path}/figures",
-        "--cores",
-        "2",
-        "--nolock",
-        "--rerun-triggers",
-        "mtime",
-    ]
-    out = subprocess.run(cmd, check=False, cwd=ROOT, capture_output=True, text=True, timeout=600)
-    assert out.returncode == 0, (out.stdout + out.stderr)[-6000:]
+    run_targets(
+        ["table_oahu_3", "figure_oahu_4", "figure_oahu_5", "figure_oahu_7"],
+        tmp_path,
+        extra=("--rerun-triggers", "mtime"),
+    )
     t = pd.read_csv(tmp_path / "tables/oahu_table3.csv")
     assert set(t.algorithm) == {"Eucl", "OASIS", "OAHU"}
     assert (t[t.dataset == "emnist"].status == "needs download").all()

@@ -3,37 +3,16 @@ default run: table_svm_1 (with a WebKB column that needs download), figure_svm_2
 figure_svm_mds and svm_scaling."""
 
 import shutil
-import subprocess
-import sys
-from pathlib import Path
 
 import pandas as pd
 import pytest
 
-ROOT = Path(__file__).resolve().parents[1]
+from tests.pipeline import run_targets
 
 
 @pytest.mark.skipif(shutil.which("apt-get") is None, reason="the embedded route needs Debian's apt")
 def test_svm_targets_on_the_ci_config(tmp_path):
-    cmd = [
-        sys.executable,
-        "-m",
-        "snakemake",
-        "table_svm_1",
-        "figure_svm_2",
-        "figure_svm_mds",
-        "svm_scaling",
-        "--configfile",
-        "config/ci.yaml",
-        "--config",
-        f"results_dir={tmp_path}",
-        f"figures_dir={tmp_path}/figures",
-        "--cores",
-        "2",
-        "--nolock",
-    ]
-    out = subprocess.run(cmd, check=False, cwd=ROOT, capture_output=True, text=True, timeout=600)
-    assert out.returncode == 0, (out.stdout + out.stderr)[-6000:]
+    run_targets(["table_svm_1", "figure_svm_2", "figure_svm_mds", "svm_scaling"], tmp_path)
     table = pd.read_csv(tmp_path / "tables/svm_table1.csv")
     webkb = table[table.dataset == "webkb_topic"]
     assert (webkb.status == "needs download").all()
