@@ -12,21 +12,41 @@ class ConfigError(ValueError):
     """A config that names something that does not exist; the message says what and where."""
 
 
-def check_config(config: dict) -> None:
-    """Raise :class:`ConfigError` for an unknown method or hyperparameter.
-
-    Runs when the workflow starts, before any job: every grid point of every method is built.
-    """
+def method_blocks(config: dict):
+    """Every ``methods`` block of ``config``: yields (place, methods dict, dataset names), place
+    being the dotted config path (``oahu.table3``) used in error messages."""
     for exp in ("sdca_table2", "images"):
-        if not config.get(exp, {}).get("methods"):
+        block = config.get(exp) or {}
+        if block.get("methods"):
+            yield exp, block["methods"], [(exp, n) for n in block.get("datasets", [])]
+    for name, block in (config.get("oahu") or {}).items():
+        if not isinstance(block, dict) or not block.get("methods"):
             continue
-        for method, mcfg in config[exp]["methods"].items():
+        names = list(block.get("datasets", [])) + [
+            block[k] for k in ("dataset", "stand_in") if block.get(k)
+        ]
+        yield f"oahu.{name}", block["methods"], [("oahu", n) for n in names]
+
+
+def check_config(config: dict) -> None:
+    """Raise :class:`ConfigError` for an unknown method, hyperparameter or out-of-range value.
+
+    Runs when the workflow starts, before any job: every grid point of every method of every
+    experiment (``sdca_table2``, ``images``, ``oahu.*``) is built and, for learners that check
+    their parameters (``_check_params``), checked; every dataset name is looked up (an unknown
+    one raises :class:`~datasets.base.DataError`).
+    """
+    for place, methods, datasets in method_blocks(config):
+        for method, mcfg in methods.items():
             for params in param_grid(mcfg):
                 try:
-                    make_learner(algorithm_of(method, mcfg), **params)
-                except (KeyError, TypeError) as err:
-                    raise ConfigError(f"config {exp}.methods.{method}: {err}") from None
-        for name in config[exp]["datasets"]:
+                    learner = make_learner(algorithm_of(method, mcfg), **params)
+                    check = getattr(learner, "_check_params", None)
+                    if check is not None:
+                        check()
+                except (KeyError, TypeError, ValueError) as err:
+                    raise ConfigError(f"config {place}.methods.{method}: {err}") from None
+        for exp, name in datasets:
             _dataset(exp, name)
 
 

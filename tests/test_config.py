@@ -68,6 +68,31 @@ def test_unknown_hyperparameter_is_named_with_its_place():
         check_config(cfg)
 
 
+@pytest.mark.parametrize(
+    "place, method, params, needle",
+    [
+        ("table3", "OAHU", {"tau": 0.9}, r"oahu.table3.methods.OAHU: tau must lie in \(0, 2/3\)"),
+        ("figure5", "RDML", {"lamda": 0.1}, r"oahu.figure5.methods.RDML: .*lamda"),
+        ("figure7", "OASIS", {"C": -1.0}, r"oahu.figure7.methods.OASIS: C must be > 0"),
+    ],
+)
+def test_oahu_blocks_are_checked_before_any_job(place, method, params, needle):
+    cfg = default()
+    cfg["oahu"][place]["methods"][method] = {"fixed": params}
+    validate(cfg, str(SCHEMA))
+    with pytest.raises(ConfigError, match=needle):
+        check_config(cfg)
+
+
+def test_unknown_dataset_in_an_oahu_block_is_named():
+    from datasets.base import DataError
+
+    cfg = default()
+    cfg["oahu"]["figure5"]["stand_in"] = "leter"
+    with pytest.raises(DataError, match="leter"):
+        check_config(cfg)
+
+
 def test_dry_run_shows_the_plan_and_a_bad_config_stops_it(tmp_path):
     snakemake = [sys.executable, "-m", "snakemake"]
     out = subprocess.run(
