@@ -98,6 +98,20 @@ fixed = "; ".join(
     for m, c in cfg["methods"].items()
 )
 n_s = cfg.get("n_samples")
+
+
+def chosen_labels(runs, methods):
+    """'OAHU: fashion_mnist seed 0: tau=0.3, ...' for the methods with a validation grid."""
+    out = []
+    for m, c in methods.items():
+        if not c.get("grid"):
+            continue
+        r = runs[(runs.algorithm == m) & (runs.metric == runs.metric.iloc[0])]
+        r = r.drop_duplicates(["dataset", "seed"]).sort_values(["dataset", "seed"])
+        out.append(f"{m}: " + ", ".join(f"{x.dataset} seed {x.seed}: {x.params_label}" for x in r.itertuples()))
+    return "; ".join(out)
+
+
 caption = [
     (
         f"kNN (k = {cfg['k']}) error rate, macro F1 and constraint utilization U, mean ± std over "
@@ -122,6 +136,16 @@ caption = [
         "rate: lower is better); the paper marks these the same way."
     ),
     f"Settings: {fixed}.",
+    *(
+        [f"Chosen on the validation part: {chosen}."]
+        if (chosen := chosen_labels(runs, cfg["methods"]))
+        else []
+    ),
+    (
+        "OAHU caveat: its adaptive bounds (eq. 11) are the linear functions meeting the boundary "
+        "conditions of eq. 10 as the issue describes them; the paper's section 3 text could not "
+        "be read here, so the loss is unverified against it (algorithms/oahu.py says so)."
+    ),
     (
         "Rows not in the paper's table: "
         + ", ".join(m for m in methods if m not in ("LEGO", "RDML", "OASIS", "OPML", "OAHU"))
