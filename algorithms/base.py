@@ -207,7 +207,10 @@ class MahalanobisMixin:
 
 
 def checkpoints(n_steps: int, per_decade: int = 10) -> np.ndarray:
-    """Geometrically spaced steps 1..n_steps (about ``per_decade`` per factor 10, always n_steps)."""
+    """Geometrically spaced steps 1..n_steps (about ``per_decade`` per factor 10, always n_steps);
+    empty for n_steps = 0 (a learner left at its initialisation)."""
+    if n_steps <= 0:
+        return np.zeros(0, dtype=np.int64)
     n = max(int(np.ceil(per_decade * np.log10(max(n_steps, 1)))) + 1, 2)
     return np.unique(np.append(np.geomspace(1, n_steps, n).round().astype(np.int64), n_steps))
 

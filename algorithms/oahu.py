@@ -96,7 +96,8 @@ class OAHU(OnlineMixin, BaseLearner):
     embedding_dim : int, dimension of every E_l (50).
     beta : float in (0, 1), hedge discount (0.99); s : float in [0, 1), smoothing (0.1).
     eta : float > 0, learning rate of the online gradient descent (0.3).
-    n_epochs : int, passes over the triplet stream (the paper: 1).
+    n_epochs : int >= 0, passes over the triplet stream (the paper: 1); 0 leaves the network at
+        its initialisation (a control: what the untrained embedding gives).
     sampling : "sequential" (the stream order), "permutation" or "uniform".
     device : "auto" (CUDA when present, else CPU), "cpu" or "cuda".
     dtype : "float32" or "float64".
@@ -148,6 +149,8 @@ class OAHU(OnlineMixin, BaseLearner):
             raise ValueError(f"beta must lie in (0, 1), got {self.beta}")
         if not 0 <= self.s < 1:
             raise ValueError(f"s must lie in [0, 1), got {self.s}")
+        if int(self.n_epochs) < 0:
+            raise ValueError(f"n_epochs must be >= 0, got {self.n_epochs}")
         if not self.eta > 0:
             raise ValueError(f"eta must be > 0, got {self.eta}")
         if int(self.n_hidden_layers) < 0 or int(self.n_hidden) < 1 or int(self.embedding_dim) < 1:

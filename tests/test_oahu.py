@@ -121,6 +121,23 @@ def test_partial_fit_continues_the_stream():
     assert halves.n_steps_ == len(T)
 
 
+def test_zero_epochs_leave_the_seeded_initialisation():
+    """n_epochs = 0 is the untrained control of Table 3: same network as a fitted model's start
+    (same seed), uniform alpha, no step, an empty trace (U undefined)."""
+    X, _y, T = _data()
+    kw = {"n_hidden_layers": 1, "n_hidden": 8, "embedding_dim": 4, "random_state": 3}
+    init = OAHU(n_epochs=0, preprocessor=X, **kw).fit(T)
+    assert init.n_steps_ == 0 and len(init.trace_["step"]) == 0
+    np.testing.assert_array_equal(init.alpha_, np.full(2, 0.5))
+    fresh = OAHU(preprocessor=X, **kw)
+    fresh._init_params(X.shape[1])
+    np.testing.assert_array_equal(init.transform(X), fresh.transform(X))
+    trained = OAHU(preprocessor=X, **kw).fit(T)
+    assert not np.allclose(trained.transform(X), init.transform(X))
+    with pytest.raises(ValueError, match="n_epochs"):
+        OAHU(n_epochs=-1, preprocessor=X).fit(T)
+
+
 def test_bad_input_raises():
     X, _y, T = _data()
     with pytest.raises(ValueError, match="tau"):

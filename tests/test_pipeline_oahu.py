@@ -17,12 +17,15 @@ def test_oahu_targets_on_the_ci_config(tmp_path):
         extra=("--rerun-triggers", "mtime"),
     )
     t = pd.read_csv(tmp_path / "tables/oahu_table3.csv")
-    assert set(t.algorithm) == {"Eucl", "OASIS", "OAHU"}
+    assert set(t.algorithm) == {"Eucl", "OASIS", "OAHU", "OAHU-init"}
     assert (t[t.dataset == "emnist"].status == "needs download").all()
     ok = t[(t.dataset == "vehicle") & (t.status == "ok")]
-    assert len(ok) == 9 and (ok.n_runs == 2).all()
-    eucl_u = ok[(ok.algorithm == "Eucl") & (ok.metric == "constraint_utilization")]
-    assert eucl_u["mean"].isna().all()  # the baseline learns nothing: U undefined, shown as n/a
+    assert len(ok) == 12 and (ok.n_runs == 2).all()
+    no_u = ok[ok.algorithm.isin(["Eucl", "OAHU-init"]) & (ok.metric == "constraint_utilization")]
+    assert no_u["mean"].isna().all()  # no online step: U undefined, shown as n/a
+    md = (tmp_path / "tables/oahu_table3.md").read_text()
+    assert "Chosen on the validation part: OAHU: vehicle seed 0: tau=" in md
+    assert "OAHU-init: OAHU's network at its seeded initialisation" in md
     u = ok[(ok.algorithm == "OAHU") & (ok.metric == "constraint_utilization")]
     assert u["mean"].iloc[0] == 1.0  # every constraint updates OAHU
     err = ok[ok.metric == "error_rate"]

@@ -149,7 +149,9 @@ caption = [
     (
         "Rows not in the paper's table: "
         + ", ".join(m for m in methods if m not in ("LEGO", "RDML", "OASIS", "OPML", "OAHU"))
-        + " (Eucl: kNN under the Euclidean distance, no learning; its U is n/a)."
+        + " (Eucl: kNN under the Euclidean distance, no learning; OAHU-init: OAHU's network at "
+        "its seeded initialisation with uniform alpha and no update, a control for what OAHU's "
+        "training adds; their U is n/a)."
     ),
     *([f"Needs download ({route} route): {', '.join(sorted(missing))}."] if missing else []),
 ]
