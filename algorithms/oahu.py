@@ -43,8 +43,14 @@ Defaults (section 4.3.2): beta = 0.99, L = 5, 100 hidden units, s = 0.1, eta = 0
 dimension 50; tau is chosen by cross-validation in (0, 2/3) by the harness (config grid).
 
 Deviations and choices the paper leaves open:
-* eq. 11's bounds are the linear interpolation between eq. 10's boundary values (the form the
-  paper states; we could not consult the authors' code, none is public that we found).
+* UNVERIFIED: eq. 11's bounds are the linear functions meeting eq. 10's boundary values as our
+  issue describes them (bounds tau and 2 - tau). The paper's section 3 text (eqs. 6-22) could not
+  be read from this machine (only its abstract and introduction were reachable) and no public code
+  of the authors was found, so the exact form of eqs. 10-13 is a reconstruction. With the bounds
+  held fixed during the step, the gradient of L_attr + L_rep is grad d+ - grad d- whatever tau is
+  (tau changes the loss values, hence alpha, not the direction). Measured (Fashion-MNIST, 4,000
+  samples, 5,000 constraints, kNN k = 5, seed 0): with eta = 1e-6 (no learning) 0.215, eta = 0.3
+  about 0.30, eta = 0.003 0.227; the paper reports 0.18 (on its whole data set).
 * d_l uses sqrt(||.||^2 + 1e-12) so the gradient exists at coinciding embeddings.
 * initialisation: PyTorch's default for linear layers (uniform +- 1/sqrt(fan_in)), drawn from a
   generator seeded by ``random_state``; float32 arithmetic (float64 with ``dtype="float64"``).
