@@ -30,6 +30,13 @@ from evaluation.retrieval import recall_at_k
 
 from .experiment import algorithm_of, fit_learner, grid_labels, params_for_label
 
+OAHU_CAVEAT = (
+    "OAHU caveat: its adaptive bounds (eq. 11) are the linear functions meeting the boundary "
+    "conditions of eq. 10 as the issue describes them; the paper's section 3 text could not be read "
+    "here, so OAHU's loss is unverified against it (algorithms/oahu.py says so)."
+)
+"""Sentence every OAHU table and figure caption carries."""
+
 
 def subsample(y: np.ndarray, n: int | None, generator: np.random.Generator) -> np.ndarray:
     """Indices of a class-stratified random subsample of size about ``n`` (all if None/too big),

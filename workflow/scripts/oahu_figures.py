@@ -11,6 +11,7 @@ import numpy as np
 import pandas as pd
 
 from harness.io import atomic_path, save_csv, save_text, start_log
+from harness.oahu_experiment import OAHU_CAVEAT
 
 start_log(snakemake.log[0])
 cfg = snakemake.config["oahu"]
@@ -102,7 +103,7 @@ if name == "figure_oahu_4":
         final[["layer", "mean", "std", "n_runs"]].round(4).to_markdown(index=False),
         "",
     ]
-    save_text(out.md, "\n".join(lines))
+    save_text(out.md, "\n".join([*lines, "", OAHU_CAVEAT, ""]))
 
 elif name == "figure_oahu_5":
     c = cfg["figure5"]
@@ -158,7 +159,7 @@ elif name == "figure_oahu_5":
         s.round(4).to_markdown(index=False),
         "",
     ]
-    save_text(out.md, "\n".join(lines))
+    save_text(out.md, "\n".join([*lines, "", OAHU_CAVEAT, ""]))
 
 else:  # figure_oahu_7
     c = cfg["figure7"]
@@ -211,4 +212,4 @@ else:  # figure_oahu_7
             .to_markdown(),
             "",
         ]
-    save_text(out.md, "\n".join(lines))
+    save_text(out.md, "\n".join([*lines, "", OAHU_CAVEAT, ""]))

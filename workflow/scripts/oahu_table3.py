@@ -6,6 +6,7 @@ import pandas as pd
 
 from evaluation.classification import paired_ttest
 from harness.io import save_csv, save_text, start_log
+from harness.oahu_experiment import OAHU_CAVEAT
 
 start_log(snakemake.log[0])
 cfg = snakemake.config["oahu"]["table3"]
@@ -141,11 +142,7 @@ caption = [
         if (chosen := chosen_labels(runs, cfg["methods"]))
         else []
     ),
-    (
-        "OAHU caveat: its adaptive bounds (eq. 11) are the linear functions meeting the boundary "
-        "conditions of eq. 10 as the issue describes them; the paper's section 3 text could not "
-        "be read here, so the loss is unverified against it (algorithms/oahu.py says so)."
-    ),
+    OAHU_CAVEAT,
     (
         "Rows not in the paper's table: "
         + ", ".join(m for m in methods if m not in ("LEGO", "RDML", "OASIS", "OPML", "OAHU"))
