@@ -11,10 +11,9 @@ trade-off ITML has). ``max_iter`` bounds the passes over the constraints (metric
 
 from __future__ import annotations
 
-import metric_learn
 import numpy as np
 
-from ._compat import quiet_metric_learn
+from ._compat import metric_learn, quiet_metric_learn
 from .base import BaseLearner, MahalanobisMixin
 
 
@@ -41,7 +40,7 @@ class ITML(MahalanobisMixin, BaseLearner):
 
     def fit(self, pairs, y):
         X, idx = self._points(pairs, 2, "pairs")
-        model = metric_learn.ITML(
+        model = metric_learn().ITML(
             gamma=self.gamma,
             max_iter=self.max_iter,
             tol=self.tol,

@@ -9,12 +9,11 @@ random subset) bounds its cost: LMNN did not finish within 15 minutes on letter'
 
 from __future__ import annotations
 
-import metric_learn
 import numpy as np
 
 from datasets.preprocess import check_features
 
-from ._compat import quiet_metric_learn
+from ._compat import metric_learn, quiet_metric_learn
 from .base import BaseLearner, MahalanobisMixin
 
 
@@ -52,7 +51,7 @@ class LMNN(MahalanobisMixin, BaseLearner):
             X, _, y, _ = train_test_split(
                 X, y, train_size=self.max_points, stratify=y, random_state=self.random_state
             )
-        model = metric_learn.LMNN(
+        model = metric_learn().LMNN(
             n_neighbors=self.k,
             regularization=self.regularization,
             learn_rate=self.learn_rate,

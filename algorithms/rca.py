@@ -20,10 +20,9 @@ inverse would be infinite):
 
 from __future__ import annotations
 
-import metric_learn
 import numpy as np
 
-from ._compat import quiet_metric_learn
+from ._compat import metric_learn, quiet_metric_learn
 from .base import BaseLearner, MahalanobisMixin
 
 
@@ -53,7 +52,7 @@ class RCA(MahalanobisMixin, BaseLearner):
                 raise ValueError("RCA: every chunklet is a single repeated point (rank 0)")
             P = PCA(n_components=r, svd_solver="full").fit(Xk).components_
         self.n_components_ = P.shape[0]
-        model = metric_learn.RCA()
+        model = metric_learn().RCA()
         with quiet_metric_learn():
             model.fit(Xk @ P.T, chunks)
         self.M_ = np.zeros((X.shape[1], X.shape[1]))
