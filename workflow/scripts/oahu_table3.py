@@ -107,8 +107,8 @@ def chosen_labels(runs, methods):
     for m, c in methods.items():
         if not c.get("grid"):
             continue
-        r = runs[(runs.algorithm == m) & (runs.metric == runs.metric.iloc[0])]
-        r = r.drop_duplicates(["dataset", "seed"]).sort_values(["dataset", "seed"])
+        r = runs[runs.algorithm == m].drop_duplicates(["dataset", "seed"])
+        r = r.sort_values(["dataset", "seed"])
         out.append(f"{m}: " + ", ".join(f"{x.dataset} seed {x.seed}: {x.params_label}" for x in r.itertuples()))
     return "; ".join(out)
 
