@@ -79,6 +79,54 @@ def summarize(
     ]
 
 
+PROTOCOLS = {
+    "paper": "the paper's protocol (settings it states; the rest listed as ours)",
+    "ours": "our variant (tuned or bounded by us)",
+    "not-in-paper": "not in the paper's table",
+    "unspecified": "the paper states none of its settings",
+}
+"""Values of a method's ``notes.protocol`` in the config, and what each means in a caption."""
+
+
+def settings_table(methods: dict) -> pd.DataFrame:
+    """Settings provenance of a table's rows, from a config ``methods`` block.
+
+    ``methods``: row name -> method config; each may carry ``notes: {protocol, paper, ours}``
+    (schema: ``definitions/notes``). Returns one row per method, in the block's order, with columns
+    ``algorithm`` (the row name), ``protocol`` (one of :data:`PROTOCOLS`, "unmarked" when the config
+    says nothing), ``paper_settings`` (what the paper states) and ``our_settings`` (what we chose).
+    """
+    rows = []
+    for name, mcfg in methods.items():
+        notes = (mcfg or {}).get("notes") or {}
+        rows.append(
+            {
+                "algorithm": name,
+                "protocol": notes.get("protocol", "unmarked"),
+                "paper_settings": notes.get("paper", ""),
+                "our_settings": notes.get("ours", ""),
+            }
+        )
+    return pd.DataFrame(rows, columns=["algorithm", "protocol", "paper_settings", "our_settings"])
+
+
+def settings_caption(methods: dict) -> list[str]:
+    """Caption lines that tell apart, per row, the settings the paper states and those we chose.
+
+    One Markdown bullet per method of ``methods`` (a config ``methods`` block): ``name [protocol]:
+    paper: ...; ours: ...``; rows without notes are listed as "unmarked"."""
+    lines = ["Settings per row (paper = stated in the paper; ours = our choice):", ""]
+    for r in settings_table(methods).itertuples(index=False):
+        parts = []
+        if r.paper_settings:
+            parts.append(f"paper: {r.paper_settings}")
+        if r.our_settings:
+            parts.append(f"ours: {r.our_settings}")
+        what = PROTOCOLS.get(r.protocol, "not marked in the config")
+        lines.append(f"* **{r.algorithm}** [{r.protocol}: {what}]" + (": " + "; ".join(parts) if parts else ""))
+    return lines
+
+
 def _cell(r, digits=4):
     if r.status != "ok":
         ours = r.status

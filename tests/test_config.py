@@ -122,3 +122,28 @@ def test_schema_knows_exactly_the_registered_algorithms():
     assert set(schema["definitions"]["method"]["properties"]["algorithm"]["enum"]) == set(
         ALGORITHMS
     )
+
+
+def test_settings_provenance_notes_are_validated_and_tabulated():
+    """A row's ``notes`` (protocol, paper, ours) pass the schema, reach the table's settings
+    columns and caption; an unknown protocol is refused."""
+    from harness.tables import settings_caption, settings_table
+
+    cfg = default()
+    methods = cfg["sdca_table2"]["methods"]
+    methods["Eucl"]["notes"] = {"protocol": "paper", "paper": "Euclidean distance"}
+    methods["SDCA"]["notes"] = {"protocol": "ours", "ours": "T = 10 epochs"}
+    validate(cfg, str(SCHEMA))
+    tab = settings_table(methods).set_index("algorithm")
+    assert list(tab.index) == list(methods)
+    assert tab.loc["Eucl", "protocol"] == "paper"
+    assert tab.loc["Eucl", "paper_settings"] == "Euclidean distance"
+    assert tab.loc["SDCA", "our_settings"] == "T = 10 epochs"
+    methods["RCA"].pop("notes", None)
+    assert settings_table(methods).set_index("algorithm").loc["RCA", "protocol"] == "unmarked"
+    text = "\n".join(settings_caption(methods))
+    assert "**Eucl** [paper" in text and "paper: Euclidean distance" in text
+    assert "ours: T = 10 epochs" in text
+    methods["Eucl"]["notes"]["protocol"] = "mine"
+    with pytest.raises(Exception, match="mine"):
+        validate(cfg, str(SCHEMA))
