@@ -7,6 +7,7 @@ one and raises a clear error for an unknown name or hyperparameter.
 from .comet import COMET, SparseCOMET
 from .euclidean import Euclidean
 from .itml import ITML
+from .itml_online import OnlineITML
 from .lego import LEGO
 from .lmnn import LMNN
 from .oasis import OASIS, DissimOASIS
@@ -22,6 +23,7 @@ ALGORITHMS = {
     "RCA": RCA,
     "LMNN": LMNN,
     "ITML": ITML,
+    "ITML-online": OnlineITML,
     "LEGO": LEGO,
     "OASIS": OASIS,
     "Dissim-OASIS": DissimOASIS,
@@ -54,6 +56,7 @@ __all__ = [
     "SparseCOMET",
     "Euclidean",
     "ITML",
+    "OnlineITML",
     "LEGO",
     "LMNN",
     "OASIS",

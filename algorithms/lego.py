@@ -1,14 +1,21 @@
-"""LEGO: LogDet Exact Gradient Online metric learning.
+"""LEGO: LogDet Exact Gradient Online metric learning, and the pair-stream machinery it shares with
+online ITML (:mod:`algorithms.itml_online`).
 
 Jain, Kulis, Dhillon, Grauman, "Online Metric Learning and Fast Similarity Search", NIPS 2008,
-section 2. For a pair (u, v) with target squared distance y_t, z = u - v, the prediction is
-y_hat = z^T A_t z and the update minimizing D_ld(A, A_t) + eta * (z^T A z - y_t)^2 / 2 is exact:
+section 2 (not in ``../shared/papers``). For a pair (u, v) with target squared distance y_t, z = u - v,
+the prediction is y_hat = z^T A_t z and the update minimizing D_ld(A, A_t) + eta * (z^T A z - y_t)^2 / 2
+is exact:
 
   y_bar = (eta y_t y_hat - 1 + sqrt((eta y_t y_hat - 1)^2 + 4 eta y_hat^2)) / (2 eta y_hat)
   A_{t+1} = A_t - eta (y_bar - y_t) A_t z z^T A_t / (1 + eta (y_bar - y_t) y_hat),
 
 where y_bar = z^T A_{t+1} z > 0. Since A_{t+1}^{-1} = A_t^{-1} + eta (y_bar - y_t) z z^T and
 1 + eta (y_bar - y_t) y_hat = y_hat / y_bar > 0, A stays positive definite (tested). A_0 = I.
+
+Shared with online ITML (:class:`LogDetPairStream`): both updates are rank-one LogDet steps
+A_{t+1}^{-1} = A_t^{-1} + c_t z z^T, i.e. (Sherman-Morrison)
+A_{t+1} = A_t - c_t (A_t z)(A_t z)^T / (1 + c_t y_hat); each method supplies only its coefficient
+c_t (LEGO: eta (y_bar - y_t), above) and its loss.
 
 Pairs and targets (the paper leaves them to the application): the harness turns each triplet (a, p,
 n) into the similar pair (a, p) and the dissimilar pair (a, n)
@@ -34,16 +41,22 @@ from threadpoolctl import threadpool_limits
 from .base import BaseLearner, MahalanobisMixin, OnlineMixin
 
 
-class LEGO(MahalanobisMixin, OnlineMixin, BaseLearner):
-    """LEGO (Jain et al. 2008), a pair learner: ``fit(pairs, y)`` with y in {+1, -1}.
+class LogDetPairStream(MahalanobisMixin, OnlineMixin, BaseLearner):
+    """Base of the online LogDet pair learners (LEGO, online ITML): ``fit(pairs, y)`` with y in
+    {+1, -1}, one rank-one step A^{-1} <- A^{-1} + c z z^T per pair of the stream.
+
+    Subclasses define ``_coefficient(eta, y_hat, y_t)`` -> c_t (0 for no step; it must keep
+    1 + c_t y_hat > 0) and ``_loss(y_hat, y_t)`` (recorded in the trace), and their docstrings
+    give the update rule and its source.
 
     Parameters
     ----------
-    eta : float > 0, the regularization/step parameter eta (the paper's grid: 0.01, 0.125, 0.5).
+    eta : float > 0, the method's step parameter (see the subclass).
     target_quantiles : (q_similar, q_dissimilar) of the training pairs' squared distances.
     n_passes : float, number of passes over the pair stream.
 
-    Fitted: ``M_`` = A (d, d) positive definite, ``targets_`` (2,), ``trace_``.
+    Fitted: ``M_`` = A (d, d) float64 positive definite, ``targets_`` (2,) the target squared
+    distances (similar, dissimilar), ``trace_``, ``n_steps_``.
     """
 
     constraint_kind = "pairs"
@@ -64,16 +77,25 @@ class LEGO(MahalanobisMixin, OnlineMixin, BaseLearner):
         self.random_state = random_state
         self.verbose = verbose
 
+    def _coefficient(self, eta: float, yhat: float, yt: float) -> float:
+        raise NotImplementedError
+
+    def _loss(self, yhat: float, yt: float) -> float:
+        raise NotImplementedError
+
+    def _check_params(self):
+        if not self.eta > 0:
+            raise ValueError(f"eta must be > 0, got {self.eta}")
+
     def fit(self, pairs, y):
-        """Learn from the pair stream, starting from the paper's initial matrix."""
+        """Learn from the pair stream, starting from A_0 = I."""
         self.__dict__.pop("M_", None)
         self.__dict__.pop("targets_", None)
         return self.partial_fit(pairs, y)
 
     def partial_fit(self, pairs, y):
         """Continue from the current matrix with ``n_passes`` over these pairs, in order."""
-        if not self.eta > 0:
-            raise ValueError(f"eta must be > 0, got {self.eta}")
+        self._check_params()
         X, Z, y = self._labelled_pair_differences(pairs, y)
         sq = (Z**2).sum(1)
         if not hasattr(self, "targets_"):  # fixed by the first pairs of the stream
@@ -85,18 +107,17 @@ class LEGO(MahalanobisMixin, OnlineMixin, BaseLearner):
         if not hasattr(self, "M_"):
             self.M_ = np.eye(X.shape[1])
         A = self.M_
+        coefficient, loss_of = self._coefficient, self._loss
 
         def step(i, t):
             z, yt = Z[i], target[i]
             Az = _dsymv(1.0, A.T, z, lower=1)  # A z from the upper triangle of A
             yhat = z @ Az
             mistake = (yhat > mid) if y[i] == 1 else (yhat < mid)
-            loss = 0.5 * (yhat - yt) ** 2
+            loss = loss_of(yhat, yt)
             if yhat <= 0.0:
                 return loss, mistake, False
-            b = eta * yt * yhat - 1.0
-            ybar = (b + np.sqrt(b * b + 4.0 * eta * yhat * yhat)) / (2.0 * eta * yhat)
-            c = eta * (ybar - yt)
+            c = coefficient(eta, yhat, yt)
             if c == 0.0:
                 return loss, mistake, False
             _dsyr(-c / (1.0 + c * yhat), Az, a=A.T, lower=1, overwrite_a=1)  # upper triangle
@@ -112,3 +133,26 @@ class LEGO(MahalanobisMixin, OnlineMixin, BaseLearner):
         iu = np.triu_indices(len(A), 1)
         A.T[iu] = A[iu]  # the steps kept the upper triangle: mirror it (A exactly symmetric)
         return self
+
+
+class LEGO(LogDetPairStream):
+    """LEGO (Jain et al. 2008), a pair learner: ``fit(pairs, y)`` with y in {+1, -1}.
+
+    Parameters
+    ----------
+    eta : float > 0, the regularization/step parameter eta (the SDCA paper's grid for LEGO:
+        0.01, 0.125, 0.5).
+    target_quantiles : (q_similar, q_dissimilar) of the training pairs' squared distances.
+    n_passes : float, number of passes over the pair stream.
+
+    Fitted: ``M_`` = A (d, d) positive definite, ``targets_`` (2,), ``trace_``.
+    """
+
+    def _coefficient(self, eta, yhat, yt):
+        """c = eta (y_bar - y_t), y_bar the exact minimizer's prediction (module docstring)."""
+        b = eta * yt * yhat - 1.0
+        ybar = (b + np.sqrt(b * b + 4.0 * eta * yhat * yhat)) / (2.0 * eta * yhat)
+        return eta * (ybar - yt)
+
+    def _loss(self, yhat, yt):
+        return 0.5 * (yhat - yt) ** 2
