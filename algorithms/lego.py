@@ -45,9 +45,10 @@ class LogDetPairStream(MahalanobisMixin, OnlineMixin, BaseLearner):
     """Base of the online LogDet pair learners (LEGO, online ITML): ``fit(pairs, y)`` with y in
     {+1, -1}, one rank-one step A^{-1} <- A^{-1} + c z z^T per pair of the stream.
 
-    Subclasses define ``_coefficient(eta, y_hat, y_t)`` -> c_t (0 for no step; it must keep
-    1 + c_t y_hat > 0) and ``_loss(y_hat, y_t)`` (recorded in the trace), and their docstrings
-    give the update rule and its source.
+    Subclasses define ``_coefficient(eta, y_hat, y_t, z, A)`` -> c_t (0 for no step; it must
+    keep 1 + c_t y_hat > 0; ``A`` is the current matrix, of which only the upper triangle is
+    valid during the stream) and ``_loss(y_hat, y_t)`` (recorded in the trace), and their
+    docstrings give the update rule and its source.
 
     Parameters
     ----------
@@ -77,7 +78,7 @@ class LogDetPairStream(MahalanobisMixin, OnlineMixin, BaseLearner):
         self.random_state = random_state
         self.verbose = verbose
 
-    def _coefficient(self, eta: float, yhat: float, yt: float) -> float:
+    def _coefficient(self, eta: float, yhat: float, yt: float, z, A) -> float:
         raise NotImplementedError
 
     def _loss(self, yhat: float, yt: float) -> float:
@@ -117,7 +118,7 @@ class LogDetPairStream(MahalanobisMixin, OnlineMixin, BaseLearner):
             loss = loss_of(yhat, yt)
             if yhat <= 0.0:
                 return loss, mistake, False
-            c = coefficient(eta, yhat, yt)
+            c = coefficient(eta, yhat, yt, z, A)
             if c == 0.0:
                 return loss, mistake, False
             _dsyr(-c / (1.0 + c * yhat), Az, a=A.T, lower=1, overwrite_a=1)  # upper triangle
@@ -148,7 +149,7 @@ class LEGO(LogDetPairStream):
     Fitted: ``M_`` = A (d, d) positive definite, ``targets_`` (2,), ``trace_``.
     """
 
-    def _coefficient(self, eta, yhat, yt):
+    def _coefficient(self, eta, yhat, yt, z, A):
         """c = eta (y_bar - y_t), y_bar the exact minimizer's prediction (module docstring)."""
         b = eta * yt * yhat - 1.0
         ybar = (b + np.sqrt(b * b + 4.0 * eta * yhat * yhat)) / (2.0 * eta * yhat)
