@@ -31,11 +31,19 @@ def test_ci_config_reproduces_the_stored_numbers(tmp_path):
         "RCA",
         "LMNN",
         "ITML",
+        "ITML-online",
         "LEGO",
         "OASIS",
+        "OASIS-authors-C",
         "SDCA",
         "SDCA-random",
     }
+    # settings provenance columns, and the paper's value beside the rows that implement its method
+    assert {"protocol", "paper_settings", "our_settings"} <= set(table.columns)
+    vehicle = table[table.dataset == "vehicle"].set_index("algorithm")
+    assert vehicle.loc["ITML-online", "protocol"] == "paper"
+    assert vehicle.loc["ITML-online", "paper"] == vehicle.loc["ITML", "paper"] == 0.4142
+    assert vehicle.loc["OASIS-authors-C", "paper"] == 0.5318
     assert (table[table.dataset == "svmguide4"].status == "needs download").all()
     runs = pd.read_csv(tmp_path / "sdca_table2/all_runs.csv")
     runs = runs[runs.stage == "test"]
