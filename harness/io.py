@@ -15,16 +15,35 @@ import numpy as np
 import pandas as pd
 
 
+def current_umask() -> int:
+    """The process's file-mode creation mask (Linux: read from /proc, which changes nothing;
+    elsewhere set and restored at once)."""
+    try:
+        with open("/proc/self/status") as fh:
+            for line in fh:
+                if line.startswith("Umask:"):
+                    return int(line.split()[1], 8)
+    except (OSError, ValueError):
+        pass
+    mask = os.umask(0o022)
+    os.umask(mask)
+    return mask
+
+
 @contextlib.contextmanager
 def atomic_path(path):
     """Yield a temporary path beside ``path``; on success it replaces ``path`` atomically, on error
-    it is removed, so an interrupted write never leaves a half-written result behind."""
+    it is removed, so an interrupted write never leaves a half-written result behind.
+
+    The result gets the permissions an ordinary ``open(path, "w")`` would give it
+    (0o666 minus the umask), not the 0o600 of the temporary file ``mkstemp`` creates."""
     path = Path(path)
     path.parent.mkdir(parents=True, exist_ok=True)
     fd, tmp = tempfile.mkstemp(dir=path.parent, prefix=f".{path.name}.", suffix=path.suffix)
     os.close(fd)
     try:
         yield Path(tmp)
+        os.chmod(tmp, 0o666 & ~current_umask())
         os.replace(tmp, path)
     except BaseException:
         with contextlib.suppress(FileNotFoundError):
@@ -83,38 +102,82 @@ def peak_rss_mb() -> float:
     return resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024.0
 
 
+LOG_RESERVE_BYTES = 1 << 20
+"""Disk space reserved for each job's log when it starts (see :func:`start_log`)."""
+
+
+def _reserve(fd: int, nbytes: int) -> bool:
+    """Reserve ``nbytes`` of disk blocks for file ``fd`` without changing its size (Linux
+    ``fallocate`` with FALLOC_FL_KEEP_SIZE); False where that is not possible."""
+    import ctypes
+
+    try:
+        libc = ctypes.CDLL(None, use_errno=True)
+        libc.fallocate.argtypes = [ctypes.c_int, ctypes.c_int, ctypes.c_longlong, ctypes.c_longlong]
+        return libc.fallocate(fd, 1, 0, nbytes) == 0  # 1 = FALLOC_FL_KEEP_SIZE
+    except (OSError, AttributeError):
+        return False
+
+
 class _Tee:
-    def __init__(self, *streams):
-        self.streams = streams
+    """Write to the console and to a log file. A failing log write (disk full, quota) never
+    stops the job nor hides its own error: the console still gets everything, and the first
+    failure is reported there once."""
+
+    def __init__(self, console, log):
+        self.console = console
+        self.log = log
+        self.log_error = None
 
     def write(self, s):
-        for st in self.streams:
-            st.write(s)
-            st.flush()
+        self.console.write(s)
+        self.console.flush()
+        if self.log_error is None:
+            try:
+                self.log.write(s)
+                self.log.flush()
+            except (OSError, ValueError) as err:  # ValueError: the log is already closed
+                self.log_error = err
+                self.console.write(f"\n[harness.io] the log file can no longer be written: {err}\n")
         return len(s)
 
     def flush(self):
-        for st in self.streams:
-            st.flush()
+        self.console.flush()
+        if self.log_error is None:
+            try:
+                self.log.flush()
+            except (OSError, ValueError) as err:
+                self.log_error = err
 
     def isatty(self):
         return False
 
 
 def start_log(path) -> None:
-    """Send this process's stdout and stderr to ``path`` and to the console (rule scripts)."""
+    """Send this process's stdout and stderr to ``path`` and to the console (rule scripts).
+
+    The log survives a failing job: :data:`LOG_RESERVE_BYTES` of disk space are reserved for it
+    at the start (so a job that fails because the disk filled up still logs what it did and its
+    error), a failed write to the log never masks the job's own error (see :class:`_Tee`), and at
+    exit the unused reservation is released."""
     import atexit
     import sys
     import warnings
 
     Path(path).parent.mkdir(parents=True, exist_ok=True)
     fh = open(path, "w", buffering=1)
-    sys.stdout = _Tee(sys.__stdout__, fh)
-    sys.stderr = _Tee(sys.__stderr__, fh)
+    _reserve(fh.fileno(), LOG_RESERVE_BYTES)
+    out, err = _Tee(sys.__stdout__, fh), _Tee(sys.__stderr__, fh)
+    sys.stdout, sys.stderr = out, err
 
     def close():
         sys.stdout, sys.stderr = sys.__stdout__, sys.__stderr__
-        fh.close()
+        with contextlib.suppress(OSError, ValueError):
+            fh.flush()
+            end = os.lseek(fh.fileno(), 0, os.SEEK_CUR)
+            os.ftruncate(fh.fileno(), end)  # gives back the unused reserved blocks
+        with contextlib.suppress(OSError, ValueError):
+            fh.close()
 
     atexit.register(close)
     warnings.simplefilter("default")

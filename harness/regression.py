@@ -49,10 +49,46 @@ def expected_from_table(table: pd.DataFrame) -> pd.DataFrame:
     return pd.DataFrame(rows, columns=["dataset", "algorithm", "column", "value", "abs_tol"])
 
 
-if __name__ == "__main__":
-    # python -m harness.regression TABLE.csv EXPECTED.csv: store TABLE's numbers as the expected ones
-    import sys
+def check_files(table_csv, expected_csv) -> tuple[int, list[str]]:
+    """(number of stored values, problems) of the table CSV against the stored values CSV."""
+    table = pd.read_csv(table_csv)
+    expected = pd.read_csv(expected_csv, dtype={"value": str})
+    return len(expected), compare(table, expected)
 
-    table_csv, expected_csv = sys.argv[1:3]
-    expected_from_table(pd.read_csv(table_csv)).to_csv(expected_csv, index=False)
-    print(f"wrote {expected_csv} from {table_csv}")
+
+def main(argv=None) -> int:
+    """``python -m harness.regression TABLE.csv EXPECTED.csv``: check TABLE's numbers against the
+    stored ones (exit status 1 naming every number that moved); with ``--update``, store TABLE's
+    numbers as the new expected values instead (after an intended change of results)."""
+    import argparse
+
+    from .io import save_csv
+
+    ap = argparse.ArgumentParser(
+        prog="python -m harness.regression",
+        description="Check a table's numbers against stored values (default), or store them "
+        "(--update).",
+    )
+    ap.add_argument("table_csv", help="the table computed by a run (e.g. results/ci/tables/...)")
+    ap.add_argument("expected_csv", help="the stored values (e.g. config/ci_expected.csv)")
+    ap.add_argument(
+        "--update",
+        action="store_true",
+        help="overwrite EXPECTED_CSV with TABLE_CSV's numbers instead of checking them",
+    )
+    args = ap.parse_args(argv)
+    if args.update:
+        save_csv(args.expected_csv, expected_from_table(pd.read_csv(args.table_csv)))
+        print(f"stored {args.table_csv}'s numbers in {args.expected_csv}")
+        return 0
+    n, problems = check_files(args.table_csv, args.expected_csv)
+    if problems:
+        print("regression check failed:\n  " + "\n  ".join(problems))
+        print("(after an intended change of results: add --update to store the new numbers)")
+        return 1
+    print(f"{n} stored numbers checked: all within tolerance")
+    return 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())
