@@ -1,61 +1,90 @@
 """OAHU: Online Adaptive metric learning with Hedge Update.
 
 Gao, Li, Chandra, Khan, Thuraisingham, "Towards Self-Adaptive Metric Learning On the Fly",
-WWW 2019 (arXiv:2104.01495). A neural metric learned from a stream of triplets (x, x+, x-).
+WWW 2019 (arXiv:2104.01495), section 3. A neural metric learned from a stream of triplets
+(x, x+, x-) (anchor, positive, negative). Equation numbers below are the paper's.
 
-Network (Figure 1, eq. 1). L hidden layers h_l = ReLU(W_l h_{l-1} + b_l), h_0 = x, each with
-``n_hidden`` units; an embedding layer E_l on the input (l = 0, a linear metric) and on every
-hidden layer (l = 1..L), f_l(x) = Theta_l h_l / ||Theta_l h_l||_2, so every embedding lies on the
-unit sphere and d_l(x, y) = ||f_l(x) - f_l(y)||_2 lies in [0, 2].
+Network (section 3.2, eq. 1, Figure 1). L hidden layers h(l) = ReLU(W(l) h(l-1)), h(0) = x, each
+with ``n_hidden`` units, and an embedding layer E_l on the input (l = 0, a linear metric) and on
+every hidden layer: f(l)(x) = h(l) Theta(l). Eq. 1 writes no bias term, so neither the hidden nor
+the embedding layers have one. Eq. 3 restricts every embedding to the unit sphere; the text does
+not say how. We normalise in the forward pass, f(l)(x) = h(l) Theta(l) / ||h(l) Theta(l)||_2
+(our choice: it holds the constraint for every input, which projecting the parameters after a step
+could not), so D(l)(x, y) = ||f(l)(x) - f(l)(y)||_2 (eq. 6) lies in [0, 2]. Without biases, an
+input that switches off every ReLU unit of a hidden layer has h(l) = 0 and no direction; it embeds
+at the origin (distance 1 to every unit embedding). This is rare (measured on Fashion-MNIST: see
+the issue 11 note) but the text does not cover it.
 
-Adaptive-bound triplet loss, ABTL (eqs. 6-13). For the triplet's distances *before* the update,
-d+ = d_l(x, x+) and d- = d_l(x, x-), the bounds are
-    d_sim = (tau / 2) d+,            d_dis = (tau / 2) d- + 2 - tau,          (eq. 11)
-the linear functions meeting eq. 10's boundary conditions: d_sim = 0 at d+ = 0 and = tau at
-d+ = 2 (similar pairs end within tau); d_dis = 2 - tau at d- = 0 and = 2 at d- = 2 (dissimilar
-pairs end beyond 2 - tau). With 0 < tau < 2/3 (Theorem 3.1), two similar pairs chained by the
-triangle inequality stay within 2 tau < 2 - tau, below every dissimilar distance, which is why the
-transitive closure of the constraints is consistent with the learned metric. The attractive and
-repulsive losses and the local loss of E_l are (eqs. 12-13)
-    L_attr = max(0, d+ - d_sim),   L_rep = max(0, d_dis - d-),   L^(l) = L_attr + L_rep.
-The bounds are constants of the step (computed from the distances before it). Since d_sim < d+
-whenever d+ > 0 and d_dis > d- whenever d- < 2, every constraint has a positive loss and causes an
-update: constraint utilization U = 1, the paper's claim (tested).
+Adaptive-bound triplet loss, ABTL (section 3.3.2, eqs. 6-13). From the distances before the
+update, D+ = D(l)(x, x+) and D- = D(l)(x, x-), the thresholds are the exponentials of eq. 9 whose
+constants solve the boundary conditions of eq. 10 (taken with equality: d_sim = 0 at D+ = 0 and
+tau at D+ = 2; d_dis = 2 - tau at D- = 0 and 2 at D- = 2):
+    c1 = d_sim = tau / (e^2 - 1) * (e^{D+} - 1)                                      (eq. 11)
+    c2 = d_dis = -tau / (1 - e^{-2}) * (e^{-D-} - 1) + 2 - tau                        (eq. 11)
+    L_attr = max(0, (D+ - c1) / (2 - c1)),   L_rep = max(0, 1 - D- / c2)              (eq. 12)
+    L(l) = (L_attr + L_rep) / 2                                                       (eq. 13)
+d_sim is convex and d_dis concave, so d_sim <= D+ and d_dis >= D- on [0, 2] (section 3.3.3): every
+triplet has a positive loss unless D+ = 0 and D- = 2, hence constraint utilization U = 1 (tested),
+and both losses lie in [0, 1], as the hedge needs. tau in (0, 2/3) (Theorem 3.1).
+Open in the text and chosen here: c1 and c2 are held constant in the gradient (computed from the
+distances before the step, as the targets of eq. 7; the gradient then flows through D+ and D-
+only). The alternative (differentiating through c1(D+), c2(D-)) was measured (issue 11 note).
 
-Adaptive hedge update, AHU (eqs. 19-22, Algorithm 1). The metric weights alpha (one per E_l,
-alpha_l = 1/(L+1) at start) and the parameters change after every triplet:
-    alpha_l <- alpha_l beta^{L^(l)}                                             (eq. 20)
-    alpha_l <- max(alpha_l, s / (L + 1));  alpha <- alpha / sum(alpha)            (smoothing)
-    Theta_l <- Theta_l - eta alpha_l grad_{Theta_l} L^(l)                         (eq. 21)
-    W_l     <- W_l - eta sum_{j >= l} alpha_j grad_{W_l} L^(j)                    (eq. 22)
-i.e. online gradient descent on sum_l alpha_l L^(l) (a deeper model's loss reaches every
-shallower hidden layer it is built on, E_l only its own), with the losses and gradients taken at
-the parameters before the step and the weights alpha before their update. Flooring an entry that
-was >= s/(L+1) before the discount never raises the sum above 1, so after normalisation alpha is a
-distribution with every entry >= s/(L+1) (tested).
+Adaptive hedge update, AHU (section 3.4, eqs. 19-22, Algorithm 1). Metric weights alpha (one per
+E_l, 1/(L+1) at the start). Per triplet, in Algorithm 1's order, the losses L(l) and their
+gradients are taken at the parameters before the step, then
+    Theta(l) <- Theta(l) - eta alpha(l) grad_Theta(l) L(l)                            (eq. 21)
+    W(l)     <- W(l) - eta sum_{j >= l} alpha(j) grad_W(l) L(j)                       (eq. 22)
+(online gradient descent on L_overall = sum_l alpha(l) L(l), eq. 19, with alpha before its update),
+    alpha(l) <- alpha(l) F_beta(L(l))                                                 (eq. 20)
+    alpha(l) <- max(alpha(l), s / (L + 1));  alpha <- alpha / sum(alpha)   (Algorithm 1, 10-11)
+Eq. 20 is garbled in our copy of the text. What is legible: two branches, alpha beta^{L(l)} (a
+factor beta^{min_l L(l)} appears beside it) under a condition with "log" and "> beta - 1", and
+alpha [1 - (1 - beta) L(l)] "otherwise"; the text says the choice maximises the change of alpha:
+as much increase as possible for a low loss, as much decrease for a high one. Freund & Schapire's
+Hedge(beta) admits any factor F with beta^r <= F(r) <= 1 - (1 - beta) r for r in [0, 1]. Our
+reconstruction (:func:`hedge_factors`):
+    F = beta^L            where beta^L ln(beta) > beta - 1  (L above L*(beta): the exponential
+                                                             falls faster than the line; the
+                                                             smallest admissible factor)
+    F = 1 - (1 - beta) L  otherwise                          (a low loss: the largest factor)
+with L*(beta) = ln((beta - 1) / ln beta) / ln beta (0.4996 at beta = 0.99). Alternatives we
+considered: (a) plain Hedge, F = beta^L always; (b) the exponential branch divided by
+beta^{min_l L(l)} (the best model's factor), which, applied to one branch only, can give a
+higher-loss model a larger factor than a lower-loss one (e.g. L = 0.49 and 0.51 with min 0.49),
+contrary to the stated intent; a factor common to all models cancels in the normalisation (it
+changes only where the floor binds). With beta = 0.99 each factor lies in [0.99, 1], so the
+variants differ by at most 0.5% per step; their measured effect is in the issue 11 note.
 
-Deployment (section 3.6): the learned distance is d(x, y) = sum_l alpha_l d_l(x, y) (eq. 23);
-kNN classification by majority vote of the k nearest under d (eqs. 24-25), similarity comparison
-``d(x, y) <= T`` (eq. 26, :meth:`OAHU.similar`), retrieval by increasing d (eq. 27;
-``similarity_matrix`` = -d for the harness's ranking code).
+Deployment (section 3.6), ``deployment="layers"`` (the paper's):
+* classification, eqs. 23-25 (:meth:`OAHU.knn_classify`): in every E_l the k nearest reference
+  points; each of the k (L+1) candidates scores S = exp(-(D - d_min) / (d_max - d_min)) * alpha(l)
+  (d_min, d_max over that layer's k neighbours; alpha multiplies the exponential, as typeset: an
+  alpha inside the exponent would give a less trusted layer a higher score); a class scores the sum
+  over its candidates; the label is the arg max. Our choices: d_max = d_min (k = 1, or ties) gives
+  every neighbour of that layer the normalised distance 0 (score alpha(l)); equal class scores go to
+  the first class in sorted label order; neighbours at equal distance are ordered by index.
+* similarity comparison, eq. 26 (:meth:`OAHU.similar`): p_l = [D(l)/2 < T], P = sum_l alpha(l) p_l,
+  similar iff P >= 0.5. As T grows, P first reaches 0.5 just above the alpha-weighted lower median
+  q of the D(l)/2, so the pair is similar iff q < T: sweeping T (section 4.4.2's ROC) is the ROC of
+  the score q (:meth:`OAHU.verification_distance`; tested against eq. 26 directly).
+* retrieval, eq. 27 (:meth:`OAHU.retrieve`): the k (L+1) candidates of the classification step,
+  scored as eq. 23, sorted by decreasing score (equal scores: layer, then rank in the layer), the
+  top k distinct items kept (an item found in several layers keeps its best score).
+``deployment="combined"`` is NOT the paper's rule: one distance d = sum_l alpha(l) D(l) for a
+majority-vote kNN, ranking and thresholding d / 2 (a named variant, "OAHU (combined distance)").
+:meth:`similarity_matrix` (-d, used by generic ranking code and triplet scoring) is that
+combined distance under either setting.
 
 Defaults (section 4.3.2): beta = 0.99, L = 5, 100 hidden units, s = 0.1, eta = 0.3, embedding
-dimension 50; tau is chosen by cross-validation in (0, 2/3) by the harness (config grid).
-
-Deviations and choices the paper leaves open:
-* UNVERIFIED: eq. 11's bounds are the linear functions meeting eq. 10's boundary values as our
-  issue describes them (bounds tau and 2 - tau). The paper's section 3 text (eqs. 6-22) could not
-  be read from this machine (only its abstract and introduction were reachable) and no public code
-  of the authors was found, so the exact form of eqs. 10-13 is a reconstruction. With the bounds
-  held fixed during the step, the gradient of L_attr + L_rep is grad d+ - grad d- whatever tau is
-  (tau changes the loss values, hence alpha, not the direction). Measured (Fashion-MNIST, 4,000
-  samples, 5,000 constraints, kNN k = 5, seed 0): with eta = 1e-6 (no learning) 0.215, eta = 0.3
-  about 0.30, eta = 0.003 0.227; the paper reports 0.18 (on its whole data set).
-* d_l uses sqrt(||.||^2 + 1e-12) so the gradient exists at coinciding embeddings.
-* initialisation: PyTorch's default for linear layers (uniform +- 1/sqrt(fan_in)), drawn from a
-  generator seeded by ``random_state``; float32 arithmetic (float64 with ``dtype="float64"``).
-* the stream visits the triplets in their given order (``sampling="sequential"``, a data stream),
-  ``n_epochs`` times; the paper makes one pass.
+dimension 50; tau = 0.1, section 4.6's recommendation (section 4.3.2 chooses tau by 10-fold
+cross-validation on the development set: done by the harness, config grid).
+Other choices the paper leaves open: D(l) uses sqrt(||.||^2 + 1e-12) in training so its gradient
+exists at coinciding embeddings; PyTorch's default linear-layer initialisation (uniform
++- 1/sqrt(fan_in)), seeded by ``random_state`` (the paper's implementation is PyTorch, section
+4.2); float32 arithmetic (float64 with ``dtype="float64"``); one pass over the stream in its order
+(``n_epochs = 1``, ``sampling = "sequential"``); ``n_epochs = 0`` keeps the seeded initialisation
+(a control, not in the paper).
 """
 
 from __future__ import annotations
@@ -65,31 +94,89 @@ import numpy as np
 from .base import BaseLearner, OnlineMixin
 
 _EPS = 1e-12
+_E2 = float(np.exp(2.0))
+
+
+def _exp(x):
+    """exp of a NumPy array/float or of a torch tensor (so the ABTL formulas serve both)."""
+    return x.exp() if hasattr(x, "exp") and not isinstance(x, np.ndarray) else np.exp(x)
 
 
 def abtl_bounds(d_pos, d_neg, tau):
-    """Adaptive bounds of eq. 11: (d_sim, d_dis) = ((tau/2) d+, (tau/2) d- + 2 - tau).
+    """Thresholds of eq. 11 from the distances before the update.
 
-    ``d_pos``, ``d_neg``: distances in [0, 2] (floats or arrays of one shape). ``tau`` in
-    (0, 2/3). Returns two arrays (or floats) of the same shape."""
-    return 0.5 * tau * d_pos, 0.5 * tau * d_neg + 2.0 - tau
+    ``d_pos`` = D(x, x+), ``d_neg`` = D(x, x-): floats, arrays or torch tensors of one shape, values
+    in [0, 2]; ``tau`` in (0, 2/3). Returns ``(d_sim, d_dis)`` of that shape:
+    d_sim = tau (e^{D+} - 1) / (e^2 - 1) in [0, tau] and d_dis = 2 - tau + tau (1 - e^{-D-}) /
+    (1 - e^{-2}) in [2 - tau, 2] (the boundary values of eq. 10)."""
+    d_sim = tau / (_E2 - 1.0) * (_exp(d_pos) - 1.0)
+    d_dis = -tau / (1.0 - 1.0 / _E2) * (_exp(-d_neg) - 1.0) + (2.0 - tau)
+    return d_sim, d_dis
 
 
-def abtl_losses(d_pos, d_neg, tau):
-    """Attractive and repulsive losses of eq. 12 at the bounds of eq. 11, from distances before the
-    update: (max(0, d+ - d_sim), max(0, d_dis - d-)). NumPy version of what :class:`OAHU` computes
-    in torch (used by the tests)."""
-    d_sim, d_dis = abtl_bounds(np.asarray(d_pos, float), np.asarray(d_neg, float), tau)
-    return np.maximum(0.0, d_pos - d_sim), np.maximum(0.0, d_dis - d_neg)
+def abtl_losses(d_pos, d_neg, tau, bounds=None):
+    """Attractive and repulsive losses of eq. 12, each in [0, 1].
+
+    L_attr = max(0, (D+ - c1) / (2 - c1)), L_rep = max(0, 1 - D- / c2) with (c1, c2) = ``bounds``,
+    by default :func:`abtl_bounds` of the same distances (eq. 11). NumPy arrays or torch tensors
+    (the learner passes the bounds of the detached distances, so they are constants of the step).
+    """
+    c1, c2 = abtl_bounds(d_pos, d_neg, tau) if bounds is None else bounds
+    attr = (d_pos - c1) / (2.0 - c1)
+    rep = 1.0 - d_neg / c2
+    if isinstance(attr, np.ndarray) or np.isscalar(attr):
+        return np.maximum(0.0, attr), np.maximum(0.0, rep)
+    return attr.clamp(min=0.0), rep.clamp(min=0.0)
+
+
+def abtl_local_loss(d_pos, d_neg, tau):
+    """Local loss of eq. 13: the mean (L_attr + L_rep) / 2, in [0, 1]. NumPy version."""
+    attr, rep = abtl_losses(np.asarray(d_pos, float), np.asarray(d_neg, float), tau)
+    return 0.5 * (attr + rep)
+
+
+def hedge_threshold(beta: float) -> float:
+    """L*(beta) = ln((beta - 1) / ln beta) / ln beta: the loss above which beta^L ln beta > beta - 1
+    (our reading of eq. 20's condition; 0.4996 at beta = 0.99)."""
+    lb = np.log(beta)
+    return float(np.log((beta - 1.0) / lb) / lb)
+
+
+def hedge_factors(losses, beta):
+    """Factors of eq. 20 (our reconstruction, see the module docstring) and which branch each took.
+
+    ``losses``: (L+1,) local losses in [0, 1]; ``beta`` in (0, 1). Returns ``(factors, exp_branch)``:
+    factors beta^L where beta^L ln(beta) > beta - 1 (``exp_branch`` True), else 1 - (1 - beta) L.
+    Raises ``ValueError`` for a loss outside [0, 1] (Hedge's bounds on F hold only there)."""
+    L = np.asarray(losses, dtype=np.float64)
+    if np.any(~np.isfinite(L)) or np.any(L < 0) or np.any(L > 1 + 1e-9):
+        raise ValueError(f"hedge losses must lie in [0, 1], got {L}")
+    L = np.minimum(L, 1.0)
+    expo = np.power(beta, L)
+    exp_branch = expo * np.log(beta) > beta - 1.0
+    return np.where(exp_branch, expo, 1.0 - (1.0 - beta) * L), exp_branch
 
 
 def hedge_update(alpha, losses, beta, s):
-    """Eq. 20 plus smoothing: alpha * beta**losses, floored at s / (L+1), normalised.
+    """Eq. 20 and Algorithm 1, lines 10-11: alpha * F_beta(L), floored at s / (L+1), normalised.
 
-    ``alpha``: (L+1,) distribution; ``losses``: (L+1,) local losses >= 0. Returns a new array."""
-    alpha = np.asarray(alpha, float) * np.power(beta, np.asarray(losses, float))
+    ``alpha``: (L+1,) distribution; ``losses``: (L+1,) local losses in [0, 1]; ``beta`` in (0, 1),
+    ``s`` in [0, 1). Returns a new (L+1,) float64 array summing to 1 with entries >= s / (L+1)
+    before the normalisation (hence >= s / (L+1) after it, since the floored sum is <= 1)."""
+    factors, _ = hedge_factors(losses, beta)
+    alpha = np.asarray(alpha, dtype=np.float64) * factors
     alpha = np.maximum(alpha, s / len(alpha))
     return alpha / alpha.sum()
+
+
+def weighted_lower_median(values, weights):
+    """Per column of ``values`` (n_layers, n), the smallest value v with sum of ``weights``
+    (n_layers,) over values <= v at least 0.5: the eq. 26 threshold score. Returns (n,)."""
+    values = np.asarray(values, dtype=np.float64)
+    order = np.argsort(values, axis=0, kind="stable")
+    cum = np.cumsum(np.asarray(weights, dtype=np.float64)[order], axis=0)
+    first = np.argmax(cum >= 0.5 - 1e-12, axis=0)
+    return np.take_along_axis(values, order, axis=0)[first, np.arange(values.shape[1])]
 
 
 class OAHU(OnlineMixin, BaseLearner):
@@ -97,7 +184,7 @@ class OAHU(OnlineMixin, BaseLearner):
 
     Parameters
     ----------
-    tau : float in (0, 2/3), the ABTL bound parameter (eq. 11).
+    tau : float in (0, 2/3), the ABTL parameter (eqs. 8-11); default 0.1 (section 4.6).
     n_hidden_layers : int L >= 0 (default 5); n_hidden : units per hidden layer (100).
     embedding_dim : int, dimension of every E_l (50).
     beta : float in (0, 1), hedge discount (0.99); s : float in [0, 1), smoothing (0.1).
@@ -105,19 +192,22 @@ class OAHU(OnlineMixin, BaseLearner):
     n_epochs : int >= 0, passes over the triplet stream (the paper: 1); 0 leaves the network at
         its initialisation (a control: what the untrained embedding gives).
     sampling : "sequential" (the stream order), "permutation" or "uniform".
+    deployment : "layers" (section 3.6, eqs. 23-27: the paper's) or "combined" (one distance
+        sum_l alpha(l) D(l): a variant, not the paper's).
     device : "auto" (CUDA when present, else CPU), "cpu" or "cuda".
     dtype : "float32" or "float64".
 
-    Fitted: ``alpha_`` (L+1,) metric weights, ``params_`` (the torch tensors), ``trace_`` with
-    per-checkpoint ``alpha_0`` .. ``alpha_L`` besides loss, mistakes and utilization,
-    ``n_steps_``.
+    Fitted: ``alpha_`` (L+1,) metric weights, ``params_`` (the torch tensors: ``hidden`` W(1..L),
+    ``theta`` Theta(0..L)), ``trace_`` with per-checkpoint ``alpha_0`` .. ``alpha_L`` besides the
+    overall loss (eq. 19), mistakes (combined distance of the positive >= of the negative) and
+    utilization, ``n_steps_``.
     """
 
     constraint_kind = "triplets"
 
     def __init__(
         self,
-        tau=0.3,
+        tau=0.1,
         n_hidden_layers=5,
         n_hidden=100,
         embedding_dim=50,
@@ -126,6 +216,7 @@ class OAHU(OnlineMixin, BaseLearner):
         eta=0.3,
         n_epochs=1,
         sampling="sequential",
+        deployment="layers",
         device="auto",
         dtype="float32",
         preprocessor=None,
@@ -141,6 +232,7 @@ class OAHU(OnlineMixin, BaseLearner):
         self.eta = eta
         self.n_epochs = n_epochs
         self.sampling = sampling
+        self.deployment = deployment
         self.device = device
         self.dtype = dtype
         self.preprocessor = preprocessor
@@ -163,6 +255,8 @@ class OAHU(OnlineMixin, BaseLearner):
             raise ValueError("n_hidden_layers >= 0, n_hidden >= 1 and embedding_dim >= 1 needed")
         if self.dtype not in ("float32", "float64"):
             raise ValueError(f"dtype must be 'float32' or 'float64', got {self.dtype!r}")
+        if self.deployment not in ("layers", "combined"):
+            raise ValueError(f"deployment must be 'layers' or 'combined', got {self.deployment!r}")
 
     def _torch(self):
         import torch
@@ -176,7 +270,7 @@ class OAHU(OnlineMixin, BaseLearner):
         return torch, torch.device(dev), getattr(torch, self.dtype)
 
     def _init_params(self, d):
-        """PyTorch's default linear-layer initialisation, seeded by ``random_state``."""
+        """PyTorch's default linear-layer weights (no bias, eq. 1), seeded by ``random_state``."""
         torch, dev, dt = self._torch()
         g = torch.Generator().manual_seed(
             int(np.random.default_rng(self.random_state).integers(2**62))
@@ -188,31 +282,34 @@ class OAHU(OnlineMixin, BaseLearner):
             w = (torch.rand(shape, generator=g, dtype=torch.float64) * 2 - 1) * bound
             return w.to(device=dev, dtype=dt).requires_grad_(True)
 
-        hidden = []  # (W_l, b_l), l = 1..L
+        hidden = []  # W(1..L), shapes (h, fan_in)
         fan = d
         for _ in range(L):
-            hidden.append((uniform((h, fan), fan), uniform((h,), fan)))
+            hidden.append(uniform((h, fan), fan))
             fan = h
-        theta = [uniform((m, d), d)] + [uniform((m, h), h) for _ in range(L)]  # E_0..E_L
+        theta = [uniform((m, d), d)] + [uniform((m, h), h) for _ in range(L)]  # Theta(0..L)
         self.params_ = {"hidden": hidden, "theta": theta}
         self.alpha_ = np.full(L + 1, 1.0 / (L + 1))
         self.n_features_in_ = d
 
     def _embed(self, Xt):
-        """List of the L+1 unit-norm embeddings (torch tensors (n, m)) of a (n, d) tensor."""
+        """List of the L+1 unit-norm embeddings f(l) (torch tensors (n, m)) of a (n, d) tensor."""
         import torch.nn.functional as F
 
         theta = self.params_["theta"]
         out = [F.normalize(Xt @ theta[0].T, dim=1, eps=_EPS)]
         h = Xt
-        for (W, b), T in zip(self.params_["hidden"], theta[1:]):
-            h = F.relu(h @ W.T + b)
+        for W, T in zip(self.params_["hidden"], theta[1:]):
+            h = F.relu(h @ W.T)
             out.append(F.normalize(h @ T.T, dim=1, eps=_EPS))
         return out
 
+    def _parameters(self):
+        return list(self.params_["hidden"]) + list(self.params_["theta"])
+
     # ----------------------------------------------------------------------------- training
     def fit(self, triplets):
-        """Initialise the network and run ``n_epochs`` passes over ``triplets``.
+        """Initialise the network and run ``n_epochs`` passes over ``triplets`` (Algorithm 1).
 
         ``triplets``: (n, 3, d) points or (n, 3) int indices into ``preprocessor``. Raises
         ``DataError`` for NaN/inf points or zero triplets, ``ValueError`` for bad parameters."""
@@ -232,34 +329,37 @@ class OAHU(OnlineMixin, BaseLearner):
             raise ValueError(f"expected {self.n_features_in_} features, got {X.shape[1]}")
         return self._run(X, idx)
 
+    def _local_losses(self, d_pos, d_neg):
+        """Eq. 13 per layer as a torch tensor (L+1,), the bounds of eq. 11 held constant."""
+        tau = float(self.tau)
+        bounds = abtl_bounds(d_pos.detach(), d_neg.detach(), tau)
+        attr, rep = abtl_losses(d_pos, d_neg, tau, bounds)
+        return 0.5 * (attr + rep)
+
     def _run(self, X, idx):
         torch, dev, dt = self._torch()
         Xt = torch.as_tensor(X, dtype=dt, device=dev)
-        params = [p for wb in self.params_["hidden"] for p in wb] + self.params_["theta"]
-        tau, eta, beta, s = float(self.tau), float(self.eta), float(self.beta), float(self.s)
+        params = self._parameters()
+        eta, beta, s = float(self.eta), float(self.beta), float(self.s)
         rng = np.random.default_rng(self.random_state)
         n_steps = int(self.n_epochs) * len(idx)
 
         def step(i, t):
             a, p, n = idx[i]
-            emb = self._embed(Xt[[int(a), int(p), int(n)]])
-            e = torch.stack(emb)  # (L+1, 3, m)
-            d_pos = torch.sqrt(((e[:, 0] - e[:, 1]) ** 2).sum(1) + _EPS)
+            e = torch.stack(self._embed(Xt[[int(a), int(p), int(n)]]))  # (L+1, 3, m)
+            d_pos = torch.sqrt(((e[:, 0] - e[:, 1]) ** 2).sum(1) + _EPS)  # D_orig, eq. 6
             d_neg = torch.sqrt(((e[:, 0] - e[:, 2]) ** 2).sum(1) + _EPS)
-            dp, dn = d_pos.detach(), d_neg.detach()  # the bounds use the distances before the step
-            d_sim, d_dis = abtl_bounds(dp, dn, tau)
-            local = torch.relu(d_pos - d_sim) + torch.relu(d_dis - d_neg)  # (L+1,)
+            local = self._local_losses(d_pos, d_neg)  # eqs. 11-13, (L+1,)
             alpha = torch.as_tensor(self.alpha_, dtype=dt, device=dev)
-            total = (alpha * local).sum()
-            grads = torch.autograd.grad(total, params)
+            grads = torch.autograd.grad((alpha * local).sum(), params)  # eq. 19
             with torch.no_grad():
-                for prm, g in zip(params, grads):
+                for prm, g in zip(params, grads):  # eqs. 21-22
                     prm.sub_(eta * g)
             losses = local.detach().cpu().numpy().astype(np.float64)
-            dpn, dnn = dp.cpu().numpy(), dn.cpu().numpy()
-            mistake = float(self.alpha_ @ dpn) >= float(self.alpha_ @ dnn)
+            dp, dn = d_pos.detach().cpu().numpy(), d_neg.detach().cpu().numpy()
+            mistake = float(self.alpha_ @ dp) >= float(self.alpha_ @ dn)
             loss = float(self.alpha_ @ losses)
-            self.alpha_ = hedge_update(self.alpha_, losses, beta, s)
+            self.alpha_ = hedge_update(self.alpha_, losses, beta, s)  # eq. 20, lines 10-11
             return loss, mistake, bool(loss > 0)
 
         def on_checkpoint(t):
@@ -269,7 +369,7 @@ class OAHU(OnlineMixin, BaseLearner):
         self.n_steps_ += n_steps
         return self
 
-    # ----------------------------------------------------------------------------- deployment
+    # ----------------------------------------------------------------------------- embeddings
     def transform(self, X) -> np.ndarray:
         """The L+1 unit-norm embeddings of X (n, d): float64 array (L+1, n, embedding_dim)."""
         torch, dev, dt = self._torch()
@@ -279,30 +379,175 @@ class OAHU(OnlineMixin, BaseLearner):
             for lo in range(0, len(X), 4096):
                 Xt = torch.as_tensor(X[lo : lo + 4096], dtype=dt, device=dev)
                 out.append(torch.stack(self._embed(Xt)).cpu().numpy().astype(np.float64))
+        if not out:
+            return np.zeros((len(self.alpha_), 0, int(self.embedding_dim)))
         return np.concatenate(out, axis=1)
 
-    def distance_matrix(self, X, Y) -> np.ndarray:
-        """(len(X), len(Y)) learned distances d = sum_l alpha_l d_l (eq. 23), in [0, 2]."""
+    @staticmethod
+    def _unit_distances(A, B):
+        """||a - b|| for the rows a of A (n, m) and b of B (p, m), float64 (n, p)."""
+        sq = np.einsum("ij,ij->i", A, A)[:, None] + np.einsum("ij,ij->i", B, B)[None, :]
+        return np.sqrt(np.maximum(0.0, sq - 2.0 * (A @ B.T)))
+
+    def layer_distances(self, X, Y) -> np.ndarray:
+        """D(l)(x, y) of eq. 6 for every layer and pair of rows: float64 (L+1, len(X), len(Y))
+        (scipy's cdist, exact; the neighbour searches use the faster dot-product form)."""
         from scipy.spatial.distance import cdist
 
         EX, EY = self.transform(X), self.transform(Y)
-        return sum(a * cdist(ex, ey) for a, ex, ey in zip(self.alpha_, EX, EY))
+        return np.stack([cdist(a, b) for a, b in zip(EX, EY)])
+
+    def distance_matrix(self, X, Y) -> np.ndarray:
+        """Combined distance d = sum_l alpha(l) D(l) (the variant, not eq. 23), (len(X), len(Y))."""
+        return np.tensordot(self.alpha_, self.layer_distances(X, Y), axes=1)
 
     def similarity_matrix(self, X, Y) -> np.ndarray:
-        """-d(x, y) (higher = more similar), for ranking and kNN (eqs. 24-25, 27)."""
+        """-sum_l alpha(l) D(l)(x, y), (len(X), len(Y)): the combined-distance score used by
+        generic ranking code and triplet scoring. The paper's deployment is :meth:`knn_classify`,
+        :meth:`retrieve` and :meth:`similar`."""
         return -self.distance_matrix(X, Y)
-
-    def pair_distance(self, pairs) -> np.ndarray:
-        """d(x, y) = sum_l alpha_l ||f_l(x) - f_l(y)|| per pair, shape (n,), values in [0, 2]."""
-        X, idx = self._points(pairs, 2, "pairs")
-        E = self.transform(X)
-        per = np.linalg.norm(E[:, idx[:, 0]] - E[:, idx[:, 1]], axis=2)  # (L+1, n)
-        return self.alpha_ @ per
 
     def _pair_score_points(self, A, B):
         EA, EB = self.transform(A), self.transform(B)
         return -(self.alpha_ @ np.linalg.norm(EA - EB, axis=2))
 
-    def similar(self, pairs, T) -> np.ndarray:
-        """Similarity comparison (eq. 26): True where d(x, y) <= T. Shape (n,) bool."""
-        return self.pair_distance(pairs) <= T
+    def pair_distance(self, pairs) -> np.ndarray:
+        """Combined distance sum_l alpha(l) D(l) per pair, shape (n,), values in [0, 2]."""
+        return -self.pair_score(pairs)
+
+    # ----------------------------------------------------------------------------- deployment
+    def _layer_neighbours(self, EQ, ED, k, exclude_offset=None):
+        """Per layer, the k nearest rows of ED (L+1, n_db, m) for each row of EQ (L+1, b, m):
+        (indices int64 (L+1, b, k), distances (L+1, b, k)), nearest first, equal distances by
+        index. ``exclude_offset``: query i is database row exclude_offset + i (left out)."""
+        idx, dist = [], []
+        rows = np.arange(EQ.shape[1])
+        for q, db in zip(EQ, ED):
+            D = self._unit_distances(q, db)
+            if exclude_offset is not None:
+                D[rows, exclude_offset + rows] = np.inf
+            part = np.argpartition(D, k - 1, axis=1)[:, :k] if k < D.shape[1] else np.tile(
+                np.arange(D.shape[1]), (len(D), 1)
+            )
+            pd = np.take_along_axis(D, part, axis=1)
+            order = np.lexsort((part, pd), axis=1)
+            idx.append(np.take_along_axis(part, order, axis=1))
+            dist.append(np.take_along_axis(pd, order, axis=1))
+        return np.stack(idx), np.stack(dist)
+
+    def _candidate_scores(self, dist):
+        """Eq. 23 / 27: exp(-(D - d_min) / (d_max - d_min)) * alpha(l) over each layer's k
+        neighbours (L+1, b, k); d_max = d_min gives normalised distance 0 (our choice)."""
+        dmin, dmax = dist[..., :1], dist[..., -1:]
+        span = dmax - dmin
+        norm = np.divide(dist - dmin, span, out=np.zeros_like(dist), where=span > 0)
+        return np.exp(-norm) * self.alpha_[:, None, None]
+
+    def _check_k(self, k, n_db):
+        if not 1 <= int(k) <= n_db:
+            raise ValueError(f"k must lie in [1, {n_db}], got {k}")
+
+    def knn_class_scores(self, X, X_ref, y_ref, k: int, batch_size: int = 256):
+        """Class association scores of eqs. 23-24 for the rows of ``X`` (n, d).
+
+        In every E_l the k nearest rows of ``X_ref`` (n_ref, d); each scores exp(-(D - d_min) /
+        (d_max - d_min)) * alpha(l); a class sums the scores of its candidates over all layers.
+        ``y_ref``: (n_ref,) labels. Returns ``(classes, scores)``: the sorted distinct labels
+        (C,) and float64 (n, C). Raises ``ValueError`` for k outside [1, n_ref] or a label count
+        that does not match ``X_ref``."""
+        y_ref = np.asarray(y_ref)
+        if len(y_ref) != len(X_ref):
+            raise ValueError("X_ref and y_ref need one label per reference row")
+        self._check_k(k, len(y_ref))
+        classes, codes = np.unique(y_ref, return_inverse=True)
+        ER = self.transform(X_ref)
+        scores = np.zeros((len(X), len(classes)))
+        for lo in range(0, len(X), batch_size):
+            EQ = self.transform(X[lo : lo + batch_size])
+            b = EQ.shape[1]
+            idx, dist = self._layer_neighbours(EQ, ER, k)
+            S = self._candidate_scores(dist)  # (L+1, b, k), eq. 23
+            rows = np.broadcast_to(np.arange(lo, lo + b)[None, :, None], idx.shape)
+            np.add.at(scores, (rows.ravel(), codes[idx].ravel()), S.ravel())  # eq. 24
+        return classes, scores
+
+    def knn_classify(self, X, X_ref, y_ref, k: int) -> np.ndarray:
+        """kNN labels of ``X`` (n, d) from ``X_ref`` (n_ref, d), ``y_ref`` (n_ref,): (n,) labels.
+
+        ``deployment="layers"``: eq. 25, the arg max of :meth:`knn_class_scores` (equal scores:
+        the first class in sorted label order). ``deployment="combined"``: majority vote of the
+        k nearest under sum_l alpha(l) D(l) (:func:`evaluation.classification.knn_predict`)."""
+        if self.deployment == "combined":
+            from evaluation.classification import knn_predict
+
+            return knn_predict(self.similarity_matrix, X, X_ref, y_ref, k=k)
+        classes, scores = self.knn_class_scores(X, X_ref, y_ref, k)
+        return classes[np.argmax(scores, axis=1)]
+
+    def retrieve(self, X, X_db, ks, exclude_self: bool = False, batch_size: int = 256) -> dict:
+        """Analogue retrieval: for each k in ``ks``, the k items of ``X_db`` most similar to each
+        row of ``X``: {k: int64 (n, k) database indices, best first}.
+
+        ``deployment="layers"``: eq. 27 with k(L+1) candidates (k nearest per layer, scored as
+        eq. 23), sorted by decreasing score (equal scores: layer, then rank), top k distinct.
+        ``deployment="combined"``: the k nearest under sum_l alpha(l) D(l) (ties by index).
+        ``exclude_self``: ``X`` is ``X_db`` and query i never retrieves item i. Raises
+        ``ValueError`` for a k outside [1, n_db] (n_db - 1 with ``exclude_self``)."""
+        ks = sorted({int(k) for k in ks})
+        n_db = len(X_db) - (1 if exclude_self else 0)
+        for k in ks:
+            self._check_k(k, n_db)
+        if exclude_self and len(X) != len(X_db):
+            raise ValueError("exclude_self needs the query set to be the database")
+        ED = self.transform(X_db)
+        out = {k: np.empty((len(X), k), dtype=np.int64) for k in ks}
+        for lo in range(0, len(X), batch_size):
+            EQ = self.transform(X[lo : lo + batch_size])
+            b = EQ.shape[1]
+            off = lo if exclude_self else None
+            if self.deployment == "combined":
+                D = sum(a * self._unit_distances(q, r) for a, q, r in zip(self.alpha_, EQ, ED))
+                if off is not None:
+                    D[np.arange(b), off + np.arange(b)] = np.inf
+                nn = np.argsort(D, axis=1, kind="stable")
+                for k in ks:
+                    out[k][lo : lo + b] = nn[:, :k]
+                continue
+            idx_all, dist_all = self._layer_neighbours(EQ, ED, ks[-1], off)
+            for k in ks:
+                idx, S = idx_all[..., :k], self._candidate_scores(dist_all[..., :k])
+                cand = idx.transpose(1, 0, 2).reshape(b, -1)  # layer-major order per query
+                score = S.transpose(1, 0, 2).reshape(b, -1)
+                order = np.argsort(-score, axis=1, kind="stable")
+                ranked = np.take_along_axis(cand, order, axis=1)
+                for r in range(b):
+                    _, first = np.unique(ranked[r], return_index=True)
+                    out[k][lo + r] = ranked[r, np.sort(first)[:k]]
+        return out
+
+    def _pair_layer_distances(self, pairs):
+        X, idx = self._points(pairs, 2, "pairs")
+        E = self.transform(X)
+        return np.linalg.norm(E[:, idx[:, 0]] - E[:, idx[:, 1]], axis=2)  # (L+1, n)
+
+    def similarity_probability(self, pairs, T: float) -> np.ndarray:
+        """P of eq. 26: sum_l alpha(l) [D(l)/2 < T] per pair, shape (n,), in [0, 1]."""
+        return self.alpha_ @ (self._pair_layer_distances(pairs) / 2.0 < T)
+
+    def verification_distance(self, pairs) -> np.ndarray:
+        """Per pair, in [0, 1], the score whose threshold T is the deployment's similarity rule.
+
+        ``deployment="layers"``: the alpha-weighted lower median q of the D(l)/2 (a pair is
+        similar under eq. 26, P >= 0.5, exactly when q < T). ``"combined"``: sum_l alpha(l) D(l)/2.
+        ``pairs``: (n, 2, d) points or (n, 2) indices into ``preprocessor``. Returns (n,)."""
+        half = self._pair_layer_distances(pairs) / 2.0
+        if self.deployment == "combined":
+            return self.alpha_ @ half
+        return weighted_lower_median(half, self.alpha_)
+
+    def similar(self, pairs, T: float) -> np.ndarray:
+        """Similarity comparison (section 3.6.2) with threshold ``T`` in (0, 1): bool (n,).
+        ``deployment="layers"``: eq. 26, P >= 0.5; ``"combined"``: sum_l alpha(l) D(l)/2 < T."""
+        if self.deployment == "combined":
+            return self.verification_distance(pairs) < T
+        return self.similarity_probability(pairs, T) >= 0.5 - 1e-12
