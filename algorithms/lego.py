@@ -2,9 +2,9 @@
 online ITML (:mod:`algorithms.itml_online`).
 
 Jain, Kulis, Dhillon, Grauman, "Online Metric Learning and Fast Similarity Search", NIPS 2008,
-section 2 (not in ``../shared/papers``). For a pair (u, v) with target squared distance y_t, z = u - v,
-the prediction is y_hat = z^T A_t z and the update minimizing D_ld(A, A_t) + eta * (z^T A z - y_t)^2 / 2
-is exact:
+section 2 (not in ``../shared/papers``). For a pair (u, v) with target squared distance y_t,
+z = u - v, the prediction is y_hat = z^T A_t z and the update minimizing
+D_ld(A, A_t) + eta * (z^T A z - y_t)^2 / 2 is exact:
 
   y_bar = (eta y_t y_hat - 1 + sqrt((eta y_t y_hat - 1)^2 + 4 eta y_hat^2)) / (2 eta y_hat)
   A_{t+1} = A_t - eta (y_bar - y_t) A_t z z^T A_t / (1 + eta (y_bar - y_t) y_hat),

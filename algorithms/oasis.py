@@ -42,6 +42,25 @@ from .base import (
 )
 
 
+class LossSums:
+    """Running sums of the hinge max(0, 1 - m) and squared hinge of the steps' triplets (before
+    their updates), for traces that record both (OASIS and SDCA, ``trace_losses``)."""
+
+    def __init__(self):
+        self.hinge = self.squared = 0.0
+
+    def add(self, hinge: float):
+        self.hinge += hinge
+        self.squared += hinge * hinge
+
+    def averages(self, t: int) -> dict:
+        """Averages over steps 1..t (call at step t, when every step up to t has been added)."""
+        return {
+            "avg_cumulative_hinge": self.hinge / t,
+            "avg_cumulative_squared_hinge": self.squared / t,
+        }
+
+
 def symmetric_part(W: np.ndarray) -> np.ndarray:
     return (W + W.T) / 2
 
@@ -64,8 +83,11 @@ class OASIS(BilinearMixin, BaseLearner):
     sampling : "uniform" (paper) | "permutation" | "sequential".
     block_size : int >= 1, steps scored together by the exact blocked engine
         (:func:`algorithms.base.bilinear_stream`); the iterates do not depend on it.
-    trace_loss : "hinge" (the loss OASIS minimizes) | "squared_hinge", the loss the trace records
-        (the SDCA paper's Figure 1 compares both learners on the squared hinge).
+    trace_loss : "hinge" (the loss OASIS minimizes) | "squared_hinge", the loss the trace's
+        ``avg_cumulative_loss`` records.
+    trace_losses : bool, also record both losses at every trace checkpoint
+        (``avg_cumulative_hinge``, ``avg_cumulative_squared_hinge``: the average over steps 1..t of
+        the loss of the step's triplet before its update), for the SDCA paper's Figure 1.
     checkpoint_callback : None or callable (t, W) -> dict, called at each trace checkpoint with
         the current matrix (evaluation along training); its values join the trace.
     preprocessor, random_state, verbose : see :mod:`algorithms.base`. The preprocessor may be a
@@ -84,6 +106,7 @@ class OASIS(BilinearMixin, BaseLearner):
         sampling="uniform",
         block_size=128,
         trace_loss="hinge",
+        trace_losses=False,
         checkpoint_callback=None,
         preprocessor=None,
         random_state=None,
@@ -96,6 +119,7 @@ class OASIS(BilinearMixin, BaseLearner):
         self.sampling = sampling
         self.block_size = block_size
         self.trace_loss = trace_loss
+        self.trace_losses = trace_losses
         self.checkpoint_callback = checkpoint_callback
         self.preprocessor = preprocessor
         self.random_state = random_state
@@ -148,9 +172,12 @@ class OASIS(BilinearMixin, BaseLearner):
             self._rng = np.random.default_rng(self.random_state)
         C = float(self.C)
         power = 2 if self.trace_loss == "squared_hinge" else 1
+        sums = LossSums() if self.trace_losses else None
 
         def rule(i, t, margin):
             loss = max(0.0, 1.0 - margin)
+            if sums is not None:
+                sums.add(loss)
             if loss == 0.0 or sqnorm[i] == 0.0:
                 return loss**power, margin <= 0, 0.0
             return loss**power, margin <= 0, min(C, loss / sqnorm[i])
@@ -158,8 +185,14 @@ class OASIS(BilinearMixin, BaseLearner):
         def to_psd(W):
             W[:] = project_psd(W)
 
+        def at_checkpoint(t):
+            out = sums.averages(t) if sums is not None else {}
+            if self.checkpoint_callback is not None:
+                out.update(self.checkpoint_callback(t, self.W_))
+            return out
+
         n_steps = max(int(round(self.n_epochs * len(idx))), 1)
-        callback = self.checkpoint_callback
+        watch = sums is not None or self.checkpoint_callback is not None
         self._stream(
             self.W_,
             terms,
@@ -167,7 +200,7 @@ class OASIS(BilinearMixin, BaseLearner):
             n_steps,
             rule,
             self._rng,
-            (lambda t: callback(t, self.W_)) if callback else None,
+            at_checkpoint if watch else None,
             hook=to_psd if psd_every else None,
             hook_every=psd_every,
         )

@@ -1,24 +1,34 @@
 """SDCA for relative similarity: stochastic dual coordinate ascent on a bilinear similarity.
 
-The SDCA seed paper's Algorithm 1 is Shalev-Shwartz & Zhang's SDCA ("Stochastic Dual Coordinate
-Ascent Methods for Regularized Loss Minimization", JMLR 14, 2013, Procedure SDCA) applied to the
-triplet problem with the bilinear similarity S_M(x, y) = x^T M y:
+Wu et al., "Learning Relative Similarity by Stochastic Dual Coordinate Ascent", AAAI 2014
+(``../shared/papers/000_*``; "the SDCA seed paper"): Algorithm 1 is Shalev-Shwartz & Zhang's SDCA
+("Stochastic Dual Coordinate Ascent Methods for Regularized Loss Minimization", JMLR 14, 2013)
+applied to triplets with the bilinear similarity S_M(x, y) = x^T M y (eq. 2):
 
-* each triplet i gives A_i = x_i (x_i^+ - x_i^-)^T, so S_M(x, x+) - S_M(x, x-) = <M, A_i>;
-* primal  P(M) = (1/n) sum_i phi(<M, A_i>) + (lambda/2) ||M||_F^2, phi(a) = max(0, 1 - a)^2
-  (squared hinge loss, (1/gamma)-smooth with gamma = 1/2);
-* dual    D(alpha) = (1/n) sum_i (alpha_i - alpha_i^2 / 4) - (lambda/2) ||M(alpha)||_F^2,
-  alpha_i >= 0, M(alpha) = (1/(lambda n)) sum_i alpha_i A_i, so alpha = 0 gives M_0 = 0;
-* coordinate step (closed form for the squared hinge, S&Z section 5.2 with gamma = 1/2):
-  Delta alpha_i = max(-alpha_i, (1 - <M, A_i> - alpha_i/2) / (1/2 + ||A_i||_F^2/(lambda n))),
-  M <- M + Delta alpha_i A_i / (lambda n), with ||A_i||_F^2 = ||x_i||^2 ||x_i^+ - x_i^-||^2;
-* i drawn uniformly at random at each of T = n_epochs * n steps;
-* output options (S&Z): "average": alpha_bar = mean of alpha^(t-1) over t = T0+1..T, M(alpha_bar);
-  "random": alpha^(t) for one t drawn uniformly in T0+1..T; T0 = floor(T * average_from).
-  We also offer "last" (alpha^(T)). The duality gap P(M_out) - D(alpha_out) is recorded
-  (``duality_gap_``), and the gap of the current iterate at each trace checkpoint.
+* each triplet i gives X_i = x_i (x_i^+ - x_i^-)^T, so S_M(x, x+) - S_M(x, x-) = <M, X_i>;
+* loss (eq. 3): the squared hinge phi(a) = max(0, 1 - a)^2, (1/gamma)-smooth with gamma = 1/2;
+* primal (eq. 4) P(M) = (1/n) sum_i phi(<M, X_i>) + (lambda/2) ||M||_F^2. The paper writes eq. (4)
+  as a minimisation over M >= 0 (positive semidefinite), but its dual (5), the closed-form step
+  and Algorithm 1 are those of the unconstrained problem: no step projects M, and M(Theta) =
+  (1/(lambda n)) sum_i alpha_i X_i is not symmetric in general. We implement Algorithm 1 as
+  written: M is unconstrained, and P, D and the duality gap below are those of the unconstrained
+  problem (the PSD condition of eq. 4 is not imposed);
+* dual (eq. 5 with Theta_i = alpha_i X_i and the paper's conjugate
+  -l*(-Theta_i) = alpha_i - alpha_i^2/4) D(alpha) = (1/n) sum_i (alpha_i - alpha_i^2 / 4) - (lambda/2) ||M(alpha)||_F^2, alpha_i >= 0,
+  M(alpha) = (1/(lambda n)) sum_i alpha_i X_i (eq. 7), so alpha = 0 gives M_0 = 0 (Algorithm 1);
+* coordinate step (Algorithm 1's closed form):
+  Delta alpha_i = max(-alpha_i, (1 - <M, X_i> - alpha_i/2) / (1/2 + ||X_i||_F^2/(lambda n))),
+  M <- M + Delta alpha_i X_i / (lambda n), with ||X_i||_F^2 = ||x_i||^2 ||x_i^+ - x_i^-||^2;
+* i drawn uniformly at random (with replacement) at each of T = n_epochs * n steps (T is not
+  stated in the paper);
+* output options (Algorithm 1): "average": M_bar = mean of M^(t-1) over t = T0+1..T, i.e.
+  M(alpha_bar) with alpha_bar the mean of alpha^(t-1); "random": M^(t) for one t drawn uniformly in
+  T0+1..T. T0 = floor(T * average_from); the paper leaves T0 open, its remark after Theorem 1
+  takes T = 2 T0 (our default average_from = 0.5). We also offer "last" (alpha^(T)). The duality gap
+  P(M_out) - D(alpha_out) is recorded (``duality_gap_``), and the gap of the current iterate at each
+  trace checkpoint.
 
-A zero A_i (zero anchor or x+ = x-) needs no special case: its step leaves M unchanged.
+A zero X_i (zero anchor or x+ = x-) needs no special case: its step leaves M unchanged.
 The average is accumulated lazily per coordinate (O(1) per step), then M(alpha_bar) is one product.
 """
 
@@ -33,6 +43,7 @@ from .base import (
     row_sqnorm,
     weighted_outer_sum,
 )
+from .oasis import LossSums
 
 
 def squared_hinge_primal(M, A, Z, lam):
@@ -55,13 +66,17 @@ class SDCA(BilinearMixin, BaseLearner):
     ----------
     lam : float > 0, regularization lambda (the paper's grid: 0.0025, 0.005, 0.01).
     n_epochs : float, T = n_epochs * n steps.
-    output : "average" | "random" (S&Z's two options) | "last".
-    average_from : float in [0, 1), T0 = floor(average_from * T) (S&Z suggest T/2).
+    output : "average" | "random" (Algorithm 1's two output options) | "last".
+    average_from : float in [0, 1), T0 = floor(average_from * T) (the paper's remark: T = 2 T0).
     sampling : "uniform" (Algorithm 1) | "permutation" | "sequential".
     block_size : int >= 1, steps scored together by the exact blocked engine
         (:func:`algorithms.base.bilinear_stream`); the iterates do not depend on it.
     trace_gap : bool, record the duality gap of the current iterate at each trace checkpoint
         (each costs a pass over all triplets; off in the speed benchmark).
+    trace_loss : "squared_hinge" (eq. 3, the loss SDCA minimizes) | "hinge", the loss the trace's
+        ``avg_cumulative_loss`` records (of the step's triplet, before its update).
+    trace_losses : bool, also record both (``avg_cumulative_hinge``,
+        ``avg_cumulative_squared_hinge``) at every checkpoint, for the paper's Figure 1.
     checkpoint_callback : None or callable (t, M) -> dict, called at each trace checkpoint with
         the current iterate (evaluation along training); its values join the trace.
 
@@ -79,6 +94,8 @@ class SDCA(BilinearMixin, BaseLearner):
         sampling="uniform",
         block_size=128,
         trace_gap=True,
+        trace_loss="squared_hinge",
+        trace_losses=False,
         checkpoint_callback=None,
         preprocessor=None,
         random_state=None,
@@ -91,6 +108,8 @@ class SDCA(BilinearMixin, BaseLearner):
         self.sampling = sampling
         self.block_size = block_size
         self.trace_gap = trace_gap
+        self.trace_loss = trace_loss
+        self.trace_losses = trace_losses
         self.checkpoint_callback = checkpoint_callback
         self.preprocessor = preprocessor
         self.random_state = random_state
@@ -101,6 +120,10 @@ class SDCA(BilinearMixin, BaseLearner):
             raise ValueError(f"lam must be > 0, got {self.lam}")
         if self.output not in ("average", "random", "last"):
             raise ValueError(f"output must be 'average', 'random' or 'last', got {self.output!r}")
+        if self.trace_loss not in ("hinge", "squared_hinge"):
+            raise ValueError(
+                f"trace_loss must be 'hinge' or 'squared_hinge', got {self.trace_loss!r}"
+            )
         X, idx = self._points(triplets, 3, "triplets")
         A = X[idx[:, 0]]
         Z = X[idx[:, 1]] - X[idx[:, 2]]
@@ -116,6 +139,8 @@ class SDCA(BilinearMixin, BaseLearner):
         acc = np.zeros(n)  # sum of alpha_i^(s) over s = T0..T-1, lazily
         since = np.full(n, T0)  # alpha_i has held its value since state max(., T0)
         snapshot = {}
+        power = 2 if self.trace_loss == "squared_hinge" else 1
+        sums = LossSums() if self.trace_losses else None
 
         def rule(i, t, margin):
             ai = alpha[i]
@@ -127,10 +152,13 @@ class SDCA(BilinearMixin, BaseLearner):
                 alpha[i] = ai + delta
             if t == t_random:
                 snapshot["alpha"] = alpha.copy()
-            return max(0.0, 1.0 - margin) ** 2, margin <= 0, delta / lam_n
+            hinge = max(0.0, 1.0 - margin)
+            if sums is not None:
+                sums.add(hinge)
+            return hinge**power, margin <= 0, delta / lam_n
 
         def at_checkpoint(t):
-            out = {}
+            out = sums.averages(t) if sums is not None else {}
             if self.trace_gap:
                 out["duality_gap"] = (
                     squared_hinge_primal(M, A, Z, self.lam)

@@ -18,7 +18,8 @@ Z1 = np.array([1.0, 0, 0])
 )
 def test_growing_step_matches_the_closed_form_with_the_learning_rate_bound(eta, eta_t):
     # quantiles (0.5, 1): targets 5 (similar) and 9 (dissimilar). First pair: y_hat = 1 < 5, so
-    # eta_t = min(eta, 0.1) and c = 2 eta_t (1 - 5); A_1^{-1} = I + c z z^T, z^T A_1 z = 1 / (1 + c).
+    # eta_t = min(eta, 0.1) and c = 2 eta_t (1 - 5); A_1^{-1} = I + c z z^T, so
+    # z^T A_1 z = 1 / (1 + c).
     m = OnlineITML(eta=eta, eta_bound="no-overshoot", target_quantiles=(0.5, 1.0), n_passes=0.5)
     m.fit(PAIRS, [1, -1])
     c = 2 * eta_t * (1 - 5)
@@ -95,8 +96,8 @@ def test_unit_ceiling_takes_no_growing_step_from_the_identity():
 
 
 def test_unit_ceiling_growing_step_after_a_shrinking_one_matches_the_hand_computation():
-    # 1-d, targets set by hand (similar 1, dissimilar 2). Shrink: y_hat = 4 > 1, eta_t = eta_0 = 0.5,
-    # c = 2 * 0.5 * (4 - 1) = 3,
+    # 1-d, targets set by hand (similar 1, dissimilar 2). Shrink: y_hat = 4 > 1,
+    # eta_t = eta_0 = 0.5, c = 2 * 0.5 * (4 - 1) = 3,
     # a_1 = 1 / (1 + 3 * 4) = 1/13. Grow: z = 1, y_hat = 1/13 < y = 2; the bound is
     # 1 / (2 (2 - 1/13) * 1 / (1 - 1/13)) = (12/13) / (2 * 25/13) = 6/25 < eta_0 = 0.5, so
     # c = 2 * 6/25 * (1/13 - 2) = -12/13 and a_2^{-1} = 13 - 12/13: a_2 = 13/157.

@@ -37,8 +37,9 @@ def test_duplicate_points_are_skipped_not_nan():
 
 
 def test_labels_are_checked():
+    pairs = np.random.default_rng(0).normal(size=(2, 2, 2))
     with pytest.raises(ValueError, match="label"):
-        LEGO().fit(np.zeros((2, 2, 2)), [1, 0])
+        LEGO().fit(pairs, [1, 0])
 
 
 def test_in_place_blas_steps_equal_the_plain_update():

@@ -121,3 +121,45 @@ def test_bad_hyperparameters_raise():
         SDCA(lam=0).fit(small_problem())
     with pytest.raises(ValueError, match="output"):
         SDCA(output="best").fit(small_problem())
+
+
+@pytest.mark.parametrize("learner", ["SDCA", "OASIS"])
+def test_both_losses_traced_without_changing_the_iterates(learner):
+    """trace_losses records the averages of the hinge and of the squared hinge of each step's
+    triplet (before its update); they equal avg_cumulative_loss under the matching trace_loss,
+    and the learned matrix does not depend on what is traced."""
+    from algorithms import OASIS
+
+    T = small_problem(3, n=60, d=4)
+    cls = SDCA if learner == "SDCA" else OASIS
+    kw = {"n_epochs": 3, "random_state": 0}
+    runs = {
+        loss: cls(trace_loss=loss, trace_losses=True, **kw).fit(T)
+        for loss in ("hinge", "squared_hinge")
+    }
+    plain = cls(**kw).fit(T)
+    for loss, key in (
+        ("hinge", "avg_cumulative_hinge"),
+        ("squared_hinge", "avg_cumulative_squared_hinge"),
+    ):
+        tr = runs[loss].trace_
+        np.testing.assert_allclose(tr[key], tr["avg_cumulative_loss"], rtol=1e-12)
+        np.testing.assert_array_equal(runs[loss].W_, plain.W_)
+    h = np.array(runs["hinge"].trace_["avg_cumulative_hinge"])
+    sq = np.array(runs["hinge"].trace_["avg_cumulative_squared_hinge"])
+    assert np.all(sq >= h**2 - 1e-12)  # Jensen: mean of squares >= square of the mean
+    assert "avg_cumulative_hinge" not in plain.trace_
+
+
+def test_first_step_losses_by_hand():
+    # the closed-form case above: M_0 = 0, margin 0, so hinge 1 and squared hinge 1 at step 1;
+    # OASIS's one-triplet case (tests/test_oasis.py): margin -1, hinge 2, squared hinge 4
+    from algorithms import OASIS
+
+    t = np.array([[[1.0, 0.0], [0.0, 1.0], [1.0, 0.0]]])
+    s = SDCA(lam=1.0, n_epochs=1, output="last", trace_losses=True).fit(t).trace_
+    assert s["avg_cumulative_hinge"] == [1.0] and s["avg_cumulative_squared_hinge"] == [1.0]
+    o = OASIS(C=0.5, n_epochs=1, trace_losses=True).fit(t).trace_
+    assert o["avg_cumulative_hinge"] == [2.0] and o["avg_cumulative_squared_hinge"] == [4.0]
+    with pytest.raises(ValueError, match="trace_loss"):
+        SDCA(trace_loss="hinge2").fit(t)

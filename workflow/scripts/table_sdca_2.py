@@ -51,18 +51,24 @@ def _fmt(d):
 fixed = "; ".join(f"{m}: {_fmt(c['fixed'])}" for m, c in cfg["methods"].items() if c.get("fixed"))
 grids = "; ".join(f"{m}: {_fmt(c['grid'])}" for m, c in cfg["methods"].items() if c.get("grid"))
 caption = [
-    f"Test mAP, mean ± std over seeds {cfg['seeds']} ({route} data route); paper = SDCA seed paper, "
-    "Table 2, shown beside every row that implements one of the paper's methods (marked [paper], "
-    "[ours] or [unspecified]; several rows can carry the same paper value).",
-    f"Protocol (paper): per class {cfg['train_fraction']:.0%} train / rest test; "
-    f"{cfg['n_triplets']} class-based random triplets per seed; parameters chosen by "
-    f"cross-validation, models learned on {cfg['fit_fraction']:.0%} of the training set and "
-    "validated on the rest (the paper tunes only SDCA's lambda and ITML's and LEGO's eta). Ours: "
-    "the triplets are drawn from the training set; a grid point is chosen by validation mAP, then "
-    "refitted on the whole training set.",
-    "mAP (our choice; the paper does not say which set is searched): each test instance queries "
-    "the training set (the database the metric was learned on), relevance = same class, full "
-    "ranking, ties count as the end of their group.",
+    (
+        f"Test mAP, mean ± std over seeds {cfg['seeds']} ({route} data route); paper = SDCA "
+        "seed paper, Table 2, shown beside every row that implements one of the paper's methods "
+        "(marked [paper], [ours] or [unspecified]; several rows can carry the same paper value)."
+    ),
+    (
+        f"Protocol (paper): per class {cfg['train_fraction']:.0%} train / rest test; "
+        f"{cfg['n_triplets']} class-based random triplets per seed; parameters chosen by "
+        f"cross-validation, models learned on {cfg['fit_fraction']:.0%} of the training set and "
+        "validated on the rest (the paper tunes only SDCA's lambda and ITML's and LEGO's eta). "
+        "Ours: the triplets are drawn from the training set; a grid point is chosen by "
+        "validation mAP, then refitted on the whole training set."
+    ),
+    (
+        "mAP (our choice; the paper does not say which set is searched): each test instance "
+        "queries the training set (the database the metric was learned on), relevance = same "
+        "class, full ranking, ties count as the end of their group."
+    ),
     f"Grids (validation mAP): {grids}. Fixed: {fixed}.",
     "Rows marked [not-in-paper] are our extra rows (no number in the paper).",
     *([f"Not run ({route} route): {', '.join(missing)} (needs download)."] if missing else []),
