@@ -1,31 +1,43 @@
 """OASIS: Online Algorithm for Scalable Image Similarity (passive-aggressive bilinear similarity),
 and its variants.
 
-Chechik, Sharma, Shalit, Bengio, "Large Scale Online Learning of Image Similarity Through
-Ranking", JMLR 11 (2010), section 2:
+Chechik, Sharma, Shalit, Bengio, the OASIS paper (``../shared/papers/001_*``, section 2; its
+extracted text is garbled, so only equation numbers readable there are cited; the longer JMLR 11
+(2010) version is not at hand):
 
-* similarity S_W(p_i, p_j) = p_i^T W p_j (eq. 1), W_0 = I (section 2, "initialization");
-* triplet hinge loss l_W(p, p+, p-) = max(0, 1 - S_W(p, p+) + S_W(p, p-)) (eq. 3);
-* passive-aggressive step (eqs. 6-8): V = p (p+ - p-)^T, tau = min(C, l_W / ||V||_F^2),
-  W <- W + tau V, with ||V||_F^2 = ||p||^2 ||p+ - p-||^2;
-* triplets sampled uniformly at random at each step (section 2).
+* similarity S_W(p_i, p_j) = p_i^T W p_j (bilinear, W not required PSD or symmetric); W_0 = I
+  ("W is initialized to the identity matrix");
+* triplet hinge loss l_W(p, p+, p-) = max(0, 1 - S_W(p, p+) + S_W(p, p-));
+* passive-aggressive step (the problem of eq. 3, solved through its Lagrangian, eq. 4, after
+  Crammer et al. 2006): V = p (p+ - p-)^T, tau = min(C, l_W / ||V||_F^2), W <- W + tau V, with
+  ||V||_F^2 = ||p||^2 ||p+ - p-||^2;
+* "iteratively draws a random triplet": triplets drawn uniformly at random, with replacement, at
+  each step (``sampling="uniform"``).
 
-Variants (section 4.3 of the paper; its text was not at hand here, so the definitions follow the
-authors' Matlab code as ported to Python, whose options are ``do_sym`` and ``do_psd`` with their
-periods):
+The aggressiveness C: the paper's text at hand gives no value. The OASIS authors' Matlab code as
+ported to Python by G. Taylor ("Based on Matlab implementation of Chechik et al."; read in
+franblas/facialrecoChallenge, ``oasis.py``) defaults to ``aggress=0.1`` (our default ``C=0.1``);
+versions of an unmerged metric-learn pull request default to c = 1e-6 (read here; 1e-4 according
+to ``../shared/DESIGN.md``).
 
-* ``symmetrize="step"``: W <- (W + W^T)/2 after every step. As W_0 = I is symmetric this is the
-  step tau (V + V^T)/2 with the usual tau; ``symmetrize="end"``: once, after training.
-* ``psd=t`` (int): W <- projection of (W + W^T)/2 onto the PSD cone (eigenvalues clipped at 0)
-  every t steps and after the last; ``psd="end"``: once, after training.
-* :class:`DissimOASIS` ("Dissim-OASIS"): the same passive-aggressive learning of a dissimilarity
-  d_W(p, q) = (p - q)^T W (p - q), loss max(0, 1 - d_W(p, p-) + d_W(p, p+)),
-  V = (p - p-)(p - p-)^T - (p - p+)(p - p+)^T; ranking by -d_W.
+Variants (the paper's section 4.3; the options follow the same port's ``do_sym`` / ``do_psd``
+with their periods):
+
+* ``symmetrize="step"``: W <- (W + W^T)/2 after every step (4.3.1: projection onto the symmetric
+  matrices, sym(W) = (W + W^T)/2). As W_0 = I is symmetric this is the step tau (V + V^T)/2 with
+  the usual tau; ``symmetrize="end"``: once, after training.
+* ``psd=t`` (int): W <- projection of (W + W^T)/2 onto the PSD cone (eigen-decomposition,
+  negative eigenvalues set to 0) every t steps and after the last (4.3.2: "repeatedly projected
+  ... for various values of t"); ``psd="end"``: once, after training.
+* :class:`DissimOASIS` ("Dissim-OASIS", 4.3.1): the same passive-aggressive learning of a
+  dissimilarity d_W(p, q) = (p - q)^T W (p - q), loss max(0, 1 - d_W(p, p-) + d_W(p, p+)),
+  V = (p - p-)(p - p-)^T - (p - p+)(p - p+)^T (symmetric, so W stays symmetric from W_0 = I);
+  ranking by -d_W.
 
 Deviations, stated: when ||V||_F = 0 (a zero anchor, or p+ = p-) the step is undefined (0/0);
 we skip it (no update, counted as not utilized) instead of dividing by zero. The number of steps
-is ``n_epochs`` times the number of triplets (the paper stops by validation); C is chosen on our
-validation split (see ``config/default.yaml``).
+is ``n_epochs`` times the number of triplets (the paper chooses the number of iterations on a
+validation set); C is fixed or chosen on our validation split (see ``config/default.yaml``).
 """
 
 from __future__ import annotations
