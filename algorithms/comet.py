@@ -1,27 +1,47 @@
 """COMET: block COordinate METric learning, one feature (row and column) at a time.
 
-Atzmon, Shalit, Chechik, "Learning sparse metrics, one feature at a time", JMLR W&CP 44 (FE
-workshop at NIPS 2015), and the authors' code (dense version, ``grad_stepk_dense.m``):
+Sources, and what each gives:
 
-* bilinear similarity S_W(q, p) = q^T W p with W symmetric positive definite, W_0 = I;
-* objective  F(W) = sum_t [1 - q_t^T W (p_t - n_t)]_+ + (frob/2) ||W||_F^2 - mu logdet(W)
-  (hinge terms summed over the triplets, not averaged);
+* the COMET draft (``../shared/papers/004_*``: Atzmon, Shalit, Chechik, "Metric Learning using
+  Block Coordinate Descent", an unfinished ICML 2015 LaTeX draft without experiments): the bilinear
+  similarity S_W(q, p) = q^T W p, the ranking hinge loss per triplet
+  l_t = [1 - q_t^T W p_t^+ + q_t^T W p_t^-]_+, the objective L(W) = sum_t l_t - mu logdet(W) over
+  positive definite W (hinge terms summed over the batch of triplets, not averaged; a Frobenius
+  term was "tested" without "significant improvement" and is not in it), its (sub)gradient
+  sum_t 1(lambda_t > 0) q_t (p_t^- - p_t^+)^T - mu W^{-1}, and the principle of the step: one row
+  and column k at a time, the step size bounded through the Schur-complement condition of positive
+  definiteness. The draft's subsection on the block step is empty.
+* the authors' code (github.com/yuvalatzmon/COMET, MATLAB; ``denseCOMET/grad_stepk_dense.m``,
+  ``train_dense_comet.m``, ``example_comet_dense_training.m``; the README cites it as "Learning
+  Sparse Metrics, One Feature at a Time", JMLR 2015): the step itself, below, and the settings.
+
+The step (authors' code), W_0 = I:
+
 * a step changes only row and column k: W <- W + eta (u e_k^T + e_k u^T), with
   u = -( (g_row + g_col)/2 + frob W[:, k] - mu W^{-1}[:, k] ),
-  g_row = -sum_{t active} q_t[k] z_t, g_col = -sum_{t active} z_t[k] q_t, z_t = p_t - n_t
-  (u is minus half the gradient of F along that symmetric direction);
+  g_row = -sum_{t active} q_t[k] z_t, g_col = -sum_{t active} z_t[k] q_t, z_t = p_t - n_t,
+  "active" = hinge positive (u is minus half the gradient of L along that symmetric direction;
+  ``frob`` is the code's Frobenius weight, 0 in its examples and by default here);
 * W stays positive definite: with A = W without row/column k and B = W[A, k], the Schur
   complement after the step is s(eta) = s_0 + 2 eta (u_k - u_A^T A^{-1} B) - eta^2 u_A^T A^{-1} u_A,
   s_0 = W_kk - B^T A^{-1} B > 0, so eta must stay below the positive root eta_max of
   a eta^2 + b eta + c = 0 (a = u_A^T A^{-1} u_A, b = -2(u_k - u_A^T A^{-1} B), c = -s_0); the
   step is eta = min(max_step, bound_weight * eta_max) with bound_weight < 1;
-* coordinates are visited in a fresh random order in each of ``n_sweeps`` sweeps.
+* coordinates are visited in a fresh random order (a permutation) in each of ``n_sweeps`` sweeps.
+
+Settings the draft leaves open, and ours: mu, the step cap, the bound weight, the number of sweeps,
+the coordinate order, W_0 and the triplets. The authors' examples pair them with the number of
+triplets: protein (20K triplets): mu 5, step cap 1e-3, 15 sweeps; RCV1 (100K triplets): mu 0.5,
+step cap 0.01, 8 sweeps; bound weight 0.3 in both (the code's comment says 0.1 elsewhere). As the
+hinge terms are summed, mu and the step cap only mean something together with the number of
+triplets; our configs use a whole example setting, not a mix (the SDCA Table 2 rows, 10K
+triplets: the protein setting; config/default.yaml says so).
 
 Implementation: margins of all triplets are kept up to date (O(n d) per step) and W^{-1} by the
 rank-two Woodbury identity (O(d^2)), recomputed from W after every sweep against drift.
 
-Sparse COMET (:class:`SparseCOMET`, the paper's group-lasso variant, as the authors' code
-``train_sparse_comet.m`` / ``prox1_stepk.m`` / ``diag_step0.m``):
+Sparse COMET (:class:`SparseCOMET`, the group-lasso variant of the authors' code
+``train_sparse_comet.m`` / ``prox1_stepk.m`` / ``diag_step0.m``; the draft has no sparse variant):
 
 * W = D + sum_k (v_k e_k^T + e_k v_k^T): a diagonal D and, per feature k, a group v_k (zero at k)
   of off-diagonal entries; the penalty is lambda sum_k ||v_k||_2 (row-column sparsity);
@@ -52,15 +72,16 @@ from .base import BaseLearner, BilinearMixin, TraceRecorder, dense, row_bilinear
 
 
 class COMET(BilinearMixin, BaseLearner):
-    """COMET, dense version (Atzmon, Shalit, Chechik 2015).
+    """COMET, dense version (the draft's objective, the authors' step; module docstring).
 
     Parameters
     ----------
-    mu : float > 0, weight of -logdet(W) (the authors' examples: 0.5 and 5).
-    frob : float >= 0, weight of ||W||_F^2 / 2 (the authors' examples: 0).
-    max_step : float > 0, upper bound of eta (examples: 1e-3, 0.01).
+    mu : float > 0, weight of -logdet(W) (the authors' examples: 5 with 20K triplets, 0.5 with
+        100K).
+    frob : float >= 0, weight of ||W||_F^2 / 2 (the authors' code; 0 in its examples).
+    max_step : float > 0, upper bound of eta (examples: 1e-3 with 20K triplets, 0.01 with 100K).
     bound_weight : float in (0, 1), fraction of the Schur-complement bound (examples: 0.3).
-    n_sweeps : int, passes over the d coordinates (examples: 8 to 15).
+    n_sweeps : int, passes over the d coordinates (examples: 15 with 20K triplets, 8 with 100K).
 
     Fitted: ``W_`` (d, d) symmetric positive definite, ``objective_``, ``trace_``.
     """
