@@ -11,16 +11,26 @@ API (compatible with metric-learn, see ``../shared/DESIGN.md``):
   ``predict`` in {-1, +1}, ``score`` = triplet accuracy, ``similarity_matrix`` for ranking.
 * each learner says which constraints it learns from in ``constraint_kind``: "triplets",
   "pairs" (with +1/-1 labels), "chunklets" (RCA) or "labels" (LMNN, supervised).
+
+Errors, shared by every learner: scoring an unfitted model raises scikit-learn's
+``NotFittedError``; unusable data (NaN or inf, no constraint, every point the same vector) raises
+:class:`~datasets.base.DataError` naming the problem; a hyperparameter shared by several learners
+that is out of range (``block_size < 1``, negative ``n_epochs``, ``n_passes <= 0``, an unknown
+``sampling``) or a string where a number belongs raises ``ValueError`` / ``TypeError`` naming the
+hyperparameter (:meth:`BaseLearner._check_common_params`, run at fit and by the config check).
 """
 
 from __future__ import annotations
 
+import inspect
+import numbers
 import time
 
 import numpy as np
 import scipy.sparse as sp
 from scipy.linalg.blas import dgemm as _dgemm
 from sklearn.base import BaseEstimator
+from sklearn.utils.validation import check_is_fitted
 from tqdm.auto import tqdm
 
 from datasets.base import DataError
@@ -96,19 +106,108 @@ def _as_points(constraints, preprocessor, arity: int, what: str):
         raise DataError(f"zero usable {what}")
     if not np.all(np.isfinite(X)):
         raise DataError(f"{what}: the points contain NaN or inf")
+    if _all_same_point(X, idx):
+        raise DataError(
+            f"{what}: every point they involve is the same vector (e.g. all-zero rows); "
+            "they carry no distance information"
+        )
     return X, idx
+
+
+def _all_same_point(X, idx, chunk: int = 4096) -> bool:
+    """True if every row of X that ``idx`` refers to equals the first one (dense X; checked in
+    chunks, no copy of X)."""
+    used = np.unique(idx)
+    first = X[used[0]]
+    for lo in range(0, len(used), chunk):
+        if np.any(X[used[lo : lo + chunk]] != first):
+            return False
+    return True
+
+
+def is_number(value) -> bool:
+    """True for a real number (Python or NumPy int or float), False for bool, str, None, ..."""
+    return isinstance(value, numbers.Real) and not isinstance(value, (bool, np.bool_))
 
 
 class BaseLearner(BaseEstimator):
     """Common scoring API. Subclasses implement ``similarity_matrix`` and ``pair_score``."""
 
     constraint_kind = "triplets"
+    _fitted_attributes = None  # what fit sets (checked before scoring); None: any name ending in _
+    _zero_epochs_ok = True  # n_epochs = 0 leaves the model at its initialisation (OAHU-init)
+
+    def __init_subclass__(cls, **kwargs):
+        """A learner's own ``_check_params`` runs :meth:`_check_common_params` first, so that
+        every learner (and the config check, which calls ``_check_params``) rejects a string where
+        a number belongs, ``block_size < 1`` or negative epochs with the same clear message."""
+        super().__init_subclass__(**kwargs)
+        own = cls.__dict__.get("_check_params")
+        if own is not None and not getattr(own, "_runs_common_checks", False):
+
+            def _check_params(self, *args, _own=own, **kw):
+                self._check_common_params()
+                return _own(self, *args, **kw)
+
+            _check_params.__doc__ = own.__doc__
+            _check_params._runs_common_checks = True
+            cls._check_params = _check_params
 
     def _points(self, constraints, arity, what):
         return _as_points(constraints, getattr(self, "preprocessor", None), arity, what)
 
+    def _check_fitted(self):
+        """Raise scikit-learn's ``NotFittedError`` if ``fit`` has not run."""
+        check_is_fitted(self, self._fitted_attributes)
+
+    def _check_common_params(self):
+        """Check the hyperparameters several learners share, and the types of all of them.
+
+        * a hyperparameter whose default is a number must be a number (not a string, a bool or
+          None): ``TypeError`` naming it;
+        * ``block_size``: an int >= 1 (the blocked engine would never advance with 0);
+        * ``n_epochs``: a finite number >= 0 (> 0 for the bilinear learners, whose step count
+          ``round(n_epochs * n)`` would silently become one step);
+        * ``n_passes``: a finite number > 0;
+        * ``sampling``: "uniform", "permutation" or "sequential".
+
+        Raises ``ValueError`` naming the hyperparameter and its value. Learner-specific ranges are
+        each learner's ``_check_params``."""
+        name = type(self).__name__
+        params = self.get_params(deep=False)
+        defaults = {
+            k: p.default
+            for k, p in inspect.signature(type(self).__init__).parameters.items()
+            if p.default is not inspect.Parameter.empty
+        }
+        for key, value in params.items():
+            if is_number(defaults.get(key)) and not is_number(value):
+                raise TypeError(
+                    f"{name} hyperparameter {key} must be a number, got {value!r} "
+                    f"({type(value).__name__})"
+                )
+        if "block_size" in params:
+            b = params["block_size"]
+            if not (isinstance(b, numbers.Integral) and not isinstance(b, bool) and b >= 1):
+                raise ValueError(f"{name}: block_size must be an int >= 1, got {b!r}")
+        if "n_epochs" in params:
+            e = params["n_epochs"]
+            low_ok = e >= 0 if self._zero_epochs_ok else e > 0
+            if not (np.isfinite(e) and low_ok):
+                bound = ">= 0" if self._zero_epochs_ok else "> 0"
+                raise ValueError(f"{name}: n_epochs must be a finite number {bound}, got {e!r}")
+        if "n_passes" in params:
+            n = params["n_passes"]
+            if not (np.isfinite(n) and n > 0):
+                raise ValueError(f"{name}: n_passes must be a finite number > 0, got {n!r}")
+        if "sampling" in params and params["sampling"] not in SAMPLINGS:
+            raise ValueError(
+                f"{name}: sampling must be one of {SAMPLINGS}, got {params['sampling']!r}"
+            )
+
     def decision_function(self, triplets) -> np.ndarray:
         """s(anchor, positive) - s(anchor, negative) for each triplet; shape (n,)."""
+        self._check_fitted()
         X, idx = self._points(triplets, 3, "triplets")
         return self._pair_score_points(X[idx[:, 0]], X[idx[:, 1]]) - self._pair_score_points(
             X[idx[:, 0]], X[idx[:, 2]]
@@ -132,6 +231,7 @@ class BaseLearner(BaseEstimator):
 
     def pair_score(self, pairs) -> np.ndarray:
         """Similarity of each pair, shape (n,); higher = more similar."""
+        self._check_fitted()
         X, idx = self._points(pairs, 2, "pairs")
         return self._pair_score_points(X[idx[:, 0]], X[idx[:, 1]])
 
@@ -139,7 +239,11 @@ class BaseLearner(BaseEstimator):
 class BilinearMixin:
     """Bilinear similarity s_W(x, y) = x^T W y (OASIS, SDCA); fitted attribute ``W_`` (d, d)."""
 
+    _fitted_attributes = "W_"
+    _zero_epochs_ok = False
+
     def get_bilinear_matrix(self) -> np.ndarray:
+        self._check_fitted()
         return self.W_
 
     def _stream(
@@ -156,6 +260,7 @@ class BilinearMixin:
     ):
         """Run ``n_steps`` online steps of :func:`bilinear_stream` on W with constraints drawn by
         ``self.sampling``; sets ``trace_``, ``n_steps_``, ``order_`` and ``stream_seconds_``."""
+        self._check_common_params()
         order = sample_order(n_constraints, n_steps, generator, self.sampling)
         rec = TraceRecorder(n_steps, on_checkpoint, self.verbose, type(self).__name__)
         t_start = time.perf_counter()
@@ -169,6 +274,7 @@ class BilinearMixin:
 
     def similarity_matrix(self, X, Y) -> np.ndarray:
         """(n_x, n_y) matrix of x^T W y (X, Y arrays or CSR; the result is dense)."""
+        self._check_fitted()
         return np.asarray(Y @ np.asarray(X @ self.W_).T).T
 
 
@@ -177,11 +283,15 @@ class MahalanobisMixin:
 
     The similarity used for ranking is -d_M^2 (same order as -d_M)."""
 
+    _fitted_attributes = "M_"
+
     def get_mahalanobis_matrix(self) -> np.ndarray:
+        self._check_fitted()
         return self.M_
 
     def components(self) -> np.ndarray:
         """L with L^T L = M (from the eigen-decomposition; negative eigenvalues clipped to 0)."""
+        self._check_fitted()
         w, V = np.linalg.eigh((self.M_ + self.M_.T) / 2)
         return (V * np.sqrt(np.clip(w, 0, None))).T
 
@@ -190,6 +300,8 @@ class MahalanobisMixin:
         return np.asarray(X) @ self.components().T
 
     def pair_distance(self, pairs) -> np.ndarray:
+        """d_M of each pair, shape (n,)."""
+        self._check_fitted()
         X, idx = self._points(pairs, 2, "pairs")
         D = X[idx[:, 0]] - X[idx[:, 1]]
         return np.sqrt(np.clip(np.einsum("ij,jk,ik->i", D, self.M_, D), 0, None))
@@ -218,6 +330,9 @@ def checkpoints(n_steps: int, per_decade: int = 10) -> np.ndarray:
         return np.zeros(0, dtype=np.int64)
     n = max(int(np.ceil(per_decade * np.log10(max(n_steps, 1)))) + 1, 2)
     return np.unique(np.append(np.geomspace(1, n_steps, n).round().astype(np.int64), n_steps))
+
+
+SAMPLINGS = ("uniform", "permutation", "sequential")
 
 
 def sample_order(
@@ -327,8 +442,13 @@ def bilinear_stream(W, terms, order, rule, recorder, block_size=128, hook=None, 
     Sparse factors take a sequential path whose cost per step is O(nnz(a) nnz(z)) per term,
     independent of d: the margin reads and the update writes only the entries of W it touches.
 
-    W: (d, d) float64, updated in place. order: (T,) int. Returns W.
+    W: (d, d) float64, updated in place. order: (T,) int. ``block_size``: int >= 1 (else
+    ``ValueError``: with 0 the loop would never advance). Returns W.
     """
+    if not (isinstance(block_size, numbers.Integral) and not isinstance(block_size, bool)):
+        raise ValueError(f"block_size must be an int >= 1, got {block_size!r}")
+    if block_size < 1:
+        raise ValueError(f"block_size must be an int >= 1, got {block_size!r}")
     if any(sp.issparse(A) or sp.issparse(Z) for A, Z, _ in terms):
         terms = [(sp.csr_matrix(A), sp.csr_matrix(Z), w) for A, Z, w in terms]
         return _bilinear_stream_sparse(W, terms, order, rule, recorder, hook, hook_every)
@@ -402,6 +522,7 @@ class OnlineMixin:
     """
 
     def _online_loop(self, n_constraints, n_steps, step, generator, sampling, on_checkpoint=None):
+        self._check_common_params()
         order = sample_order(n_constraints, n_steps, generator, sampling)
         rec = TraceRecorder(n_steps, on_checkpoint, self.verbose, type(self).__name__)
         for t, i in enumerate(order.tolist(), start=1):
