@@ -18,13 +18,17 @@ Pattern Recognition 75 (2018). A transformation L (d x d), distance ||L x - L x'
 Input: labelled samples in stream order (``fit(X, y)``); the harness passes the training samples
 that occur in the triplet set, in a seeded random order (OPML builds its own triplets). A singular
 (I + gamma(a a^T - b b^T)) (possible only for gamma ||b||^2 >= 1) is skipped and counted.
+
+Errors: ``ValueError`` for gamma not > 0 or shuffle not a bool; :class:`~datasets.base.DataError`
+for NaN/inf, no rows, labels that do not match the rows, or a stream that forms no triplet.
 """
 
 from __future__ import annotations
 
 import numpy as np
 
-from datasets.preprocess import check_features
+from datasets.base import DataError
+from datasets.preprocess import check_labelled
 
 from .base import BaseLearner, MahalanobisMixin, OnlineMixin
 
@@ -74,16 +78,21 @@ class OPML(MahalanobisMixin, OnlineMixin, BaseLearner):
         self.random_state = random_state
         self.verbose = verbose
 
-    def fit(self, X, y):
+    def _check_params(self):
         if not self.gamma > 0:
-            raise ValueError(f"gamma must be > 0, got {self.gamma}")
-        X = check_features(np.asarray(X, dtype=np.float64), "OPML input")
-        y = np.asarray(y)
+            raise ValueError(f"OPML: gamma must be > 0, got {self.gamma!r}")
+        if not isinstance(self.shuffle, (bool, np.bool_)):
+            raise ValueError(f"OPML: shuffle must be True or False, got {self.shuffle!r}")
+
+    def fit(self, X, y):
+        """One pass over labelled points X (n, d) float, y (n,) in stream order."""
+        self._check_params()
+        X, y = check_labelled(X, y, "OPML input")
         rng = np.random.default_rng(self.random_state)
         stream = rng.permutation(len(X)) if self.shuffle else np.arange(len(X))
         local = one_pass_triplets(y[stream])
         if len(local) == 0:
-            raise ValueError(
+            raise DataError(
                 "OPML: the stream forms no triplet (it needs two classes and a repeat)"
             )
         self.triplets_ = stream[local]

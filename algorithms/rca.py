@@ -16,11 +16,19 @@ inverse would be infinite):
   on dimensionality reduction before RCA), the points are first projected by PCA (scikit-learn,
   fitted on the same points) onto r = rank(C) components; RCA runs there and
   M = P^T M_r P with P the (r, d) PCA components (rank r, PSD). ``n_components_`` records r.
+
+Errors: :class:`~datasets.base.DataError` (a ``ValueError``) naming the problem for NaN/inf points,
+no rows, chunk labels that are not one int per row, no chunklet, every feature constant on the
+points, or chunklets that are single repeated points (rank 0); never a silent drop of a feature
+that holds NaN, nor LAPACK's "SVD did not converge".
 """
 
 from __future__ import annotations
 
 import numpy as np
+
+from datasets.base import DataError
+from datasets.preprocess import check_features
 
 from ._compat import metric_learn, quiet_metric_learn
 from .base import BaseLearner, MahalanobisMixin
@@ -37,11 +45,21 @@ class RCA(MahalanobisMixin, BaseLearner):
         self.verbose = verbose
 
     def fit(self, X, chunks):
-        X = np.asarray(X, dtype=np.float64)
+        """Learn M from points X (n, d) float and chunk labels (n,) int (-1 = in no chunklet)."""
+        X = check_features(np.asarray(X, dtype=np.float64), "RCA input")
         chunks = np.asarray(chunks)
+        if X.shape[0] == 0:
+            raise DataError("RCA input: zero rows")
+        if chunks.shape != (X.shape[0],) or not np.issubdtype(chunks.dtype, np.integer):
+            raise DataError(
+                f"RCA: chunks must be one int label per row, shape ({X.shape[0]},); got shape "
+                f"{chunks.shape} and dtype {chunks.dtype}"
+            )
         if np.sum(chunks >= 0) == 0:
-            raise ValueError("RCA needs at least one chunklet (no sample is in a similar pair)")
+            raise DataError("RCA needs at least one chunklet (no sample is in a similar pair)")
         keep = np.ptp(X, axis=0) > 0
+        if not keep.any():
+            raise DataError("RCA input: every feature is constant on the points (no distance)")
         Xk = X[:, keep]
         r = within_chunklet_rank(Xk, chunks)
         P = np.eye(Xk.shape[1])
@@ -49,7 +67,7 @@ class RCA(MahalanobisMixin, BaseLearner):
             from sklearn.decomposition import PCA
 
             if r == 0:
-                raise ValueError("RCA: every chunklet is a single repeated point (rank 0)")
+                raise DataError("RCA: every chunklet is a single repeated point (rank 0)")
             P = PCA(n_components=r, svd_solver="full").fit(Xk).components_
         self.n_components_ = P.shape[0]
         model = metric_learn().RCA()
@@ -58,7 +76,7 @@ class RCA(MahalanobisMixin, BaseLearner):
         self.M_ = np.zeros((X.shape[1], X.shape[1]))
         self.M_[np.ix_(keep, keep)] = P.T @ model.get_mahalanobis_matrix() @ P
         if not np.all(np.isfinite(self.M_)):
-            raise ValueError("RCA's within-chunklet covariance is singular; M is not finite")
+            raise DataError("RCA's within-chunklet covariance is singular; M is not finite")
         return self
 
 

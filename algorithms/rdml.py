@@ -18,6 +18,10 @@ Theorem 6 step is used. (Taking a zero step instead would leave A = 0 on every s
 Pairs come from the triplets as for LEGO (``datasets.constraints.triplets_to_pairs``), one pass
 in their order (``n_passes``). lambda: the paper's value could not be read here; the default 0.1
 is the value public implementations use, and the tables choose it on the validation split.
+
+Errors: ``ValueError`` for lam not > 0, n_passes not > 0 or range_tol < 0 (``_check_params``, also
+run by the config check); :class:`~datasets.base.DataError` for unusable pairs (NaN/inf, none,
+all one point).
 """
 
 from __future__ import annotations
@@ -64,10 +68,15 @@ class RDML(MahalanobisMixin, OnlineMixin, BaseLearner):
         self.n_projections_ = 0
         return self.partial_fit(pairs, y)
 
+    def _check_params(self):
+        if not self.lam > 0:
+            raise ValueError(f"RDML: lam must be > 0, got {self.lam!r}")
+        if not self.range_tol >= 0:
+            raise ValueError(f"RDML: range_tol must be >= 0, got {self.range_tol!r}")
+
     def partial_fit(self, pairs, y):
         """Continue from the current matrix with ``n_passes`` over these pairs, in order."""
-        if not self.lam > 0:
-            raise ValueError(f"lam must be > 0, got {self.lam}")
+        self._check_params()
         X, D, y = self._labelled_pair_differences(pairs, y)
         lam = float(self.lam)
         if not hasattr(self, "M_"):

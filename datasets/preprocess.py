@@ -44,6 +44,37 @@ def check_features(X: np.ndarray, name: str = "data") -> np.ndarray:
     return X
 
 
+def check_labelled(
+    X, y, name: str = "data", min_classes: int = 1, min_per_class: int = 1
+) -> tuple[np.ndarray, np.ndarray]:
+    """``(X, y)`` checked for a learner that takes labelled points (LMNN, OPML).
+
+    ``X``: (n, d) finite floats (:func:`check_features`), n >= 1; ``y``: (n,) one label per row.
+    Raises :class:`DataError` naming the problem: no rows, a label count that differs from the
+    row count, fewer than ``min_classes`` classes, or a class with fewer than ``min_per_class``
+    rows (naming the class and its count). Returns X as float64 and y as an array."""
+    X = check_features(np.asarray(X, dtype=np.float64), name)
+    y = np.asarray(y)
+    if X.shape[0] == 0:
+        raise DataError(f"{name}: zero rows (no labelled points to learn from)")
+    if y.shape != (X.shape[0],):
+        raise DataError(f"{name}: {X.shape[0]} rows but labels of shape {y.shape}")
+    classes, counts = np.unique(y, return_counts=True)
+    if len(classes) < min_classes:
+        raise DataError(
+            f"{name}: {len(classes)} class(es) {classes.tolist()}; at least {min_classes} needed"
+        )
+    small = counts < min_per_class
+    if small.any():
+        c = int(np.argmin(counts))
+        raise DataError(
+            f"{name}: class {classes.tolist()[c]!r} has {counts[c]} row(s) ({small.sum()} "
+            f"class(es) have fewer than {min_per_class}); at least {min_per_class} per class are "
+            "needed"
+        )
+    return X, y
+
+
 def minmax_scale(X: np.ndarray, lower: float = -1.0, upper: float = 1.0) -> np.ndarray:
     """Scale each feature linearly to [lower, upper] on the given data, as LIBSVM's svm-scale.
 
