@@ -56,8 +56,11 @@ def test_ci_config_reproduces_the_stored_numbers(tmp_path):
     for fig in ("sdca_1", "sdca_2", "oasis_3", "scaling"):
         for ext in ("png", "pdf", "md"):
             assert (tmp_path / f"figures/figure_{fig}.{ext}").stat().st_size > 0
+    for ext in ("png", "pdf"):
+        assert (tmp_path / f"figures/figure_sdca_1_hinge.{ext}").stat().st_size > 0
     curves = pd.read_csv(tmp_path / "curves/sdca_1/seed0.csv")
     assert set(curves.method) == {"OASIS", "SDCA"}
+    assert {"avg_cumulative_hinge", "avg_cumulative_squared_hinge"} <= set(curves.metric)
     perf = pd.read_csv(tmp_path / "tables/performance.csv")
     assert len(perf) == 6 and (perf.max_rel_diff < 1e-9).all()
 

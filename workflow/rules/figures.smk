@@ -18,13 +18,15 @@ rule curves:
         "../scripts/curves.py"
 
 
-rule figure_sdca_1:
+rule figure_sdca_1:  # squared hinge (eq. 3) and hinge, both in the Markdown
     input:
         curve_files("sdca_1"),
     output:
         png=f"{FIGURES}/figure_sdca_1.png",
         pdf=f"{FIGURES}/figure_sdca_1.pdf",
         md=f"{FIGURES}/figure_sdca_1.md",
+        png_hinge=f"{FIGURES}/figure_sdca_1_hinge.png",
+        pdf_hinge=f"{FIGURES}/figure_sdca_1_hinge.pdf",
     log:
         f"{LOGS}/figures/figure_sdca_1.log",
     params:

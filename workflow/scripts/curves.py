@@ -11,9 +11,15 @@ cfg = snakemake.config["figures"]
 seed, which = int(snakemake.wildcards.seed), snakemake.wildcards.curves
 data = np.load(snakemake.input[0])
 X, y = data["X"], data["y"]
-print(f"{which}, seed {seed}: {cfg['dataset']} ({len(y)} samples), {cfg['n_triplets']} triplets")
+norm = cfg.get("normalize", "l2")
+print(
+    f"{which}, seed {seed}: {cfg['dataset']} ({len(y)} samples, normalize={norm}), "
+    f"{cfg['n_triplets']} triplets"
+)
 if which == "sdca_1":
-    rows = sdca_convergence(X, y, seed, cfg["n_triplets"], cfg["oasis_C"], cfg["sdca_lam"])
+    rows = sdca_convergence(
+        X, y, seed, cfg["n_triplets"], cfg["oasis_C"], cfg["sdca_lam"], normalize=norm
+    )
 else:
     rows = oasis_variants(
         X,
@@ -24,5 +30,6 @@ else:
         cfg["oasis_variants"],
         cfg["n_queries"],
         cfg["n_database"],
+        normalize=norm,
     )
 save_csv(snakemake.output[0], pd.DataFrame(rows))
