@@ -17,15 +17,21 @@ def test_oahu_targets_on_the_ci_config(tmp_path):
         extra=("--rerun-triggers", "mtime"),
     )
     t = pd.read_csv(tmp_path / "tables/oahu_table3.csv")
-    assert set(t.algorithm) == {"Eucl", "OASIS", "OAHU", "OAHU-init"}
+    assert set(t.algorithm) == {"Eucl", "OASIS", "OAHU", "OAHU-combined", "OAHU-init"}
     assert (t[t.dataset == "emnist"].status == "needs download").all()
     ok = t[(t.dataset == "vehicle") & (t.status == "ok")]
-    assert len(ok) == 12 and (ok.n_runs == 2).all()
+    assert len(ok) == 15 and (ok.n_runs == 2).all()
+    # settings provenance: the config's notes per row
+    prot = t.drop_duplicates("algorithm").set_index("algorithm").protocol
+    assert prot["OAHU"] == "ours" and prot["OAHU-combined"] == "not-in-paper"
     no_u = ok[ok.algorithm.isin(["Eucl", "OAHU-init"]) & (ok.metric == "constraint_utilization")]
     assert no_u["mean"].isna().all()  # no online step: U undefined, shown as n/a
     md = (tmp_path / "tables/oahu_table3.md").read_text()
     assert "Chosen on the validation part: OAHU: vehicle seed 0: tau=" in md
     assert "OAHU-init: OAHU's network at its seeded initialisation" in md
+    assert "chosen by 2-fold cross-validation on the development half" in md
+    assert "OAHU classifies by its section 3.6.1 rule" in md and "unverified" not in md.lower()
+    assert "**OAHU-combined** [not-in-paper" in md
     u = ok[(ok.algorithm == "OAHU") & (ok.metric == "constraint_utilization")]
     assert u["mean"].iloc[0] == 1.0  # every constraint updates OAHU
     err = ok[ok.metric == "error_rate"]

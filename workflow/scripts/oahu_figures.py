@@ -11,7 +11,7 @@ import numpy as np
 import pandas as pd
 
 from harness.io import atomic_path, save_csv, save_text, start_log
-from harness.oahu_experiment import OAHU_CAVEAT
+from harness.oahu_experiment import OAHU_CHOICES
 
 start_log(snakemake.log[0])
 cfg = snakemake.config["oahu"]
@@ -84,7 +84,9 @@ if name == "figure_oahu_4":
             f"trained on a uniform random subsample (stream order kept) of n of the "
             f"{c['n_seeds']} + {c['n_closure']} seed + closure constraints, 1:1 development/test "
             f"split{' of ' + str(c['n_samples']) + ' samples' if c.get('n_samples') else ''}; "
-            f"mean ± std (error bars) over seeds {c['seeds']}. Right (Figure 4c): OAHU's metric "
+            f"mean ± std (error bars) over seeds {c['seeds']}; OAHU classifies by its section 3.6.1 "
+            "rule (k nearest per layer, alpha-weighted scores, eqs. 23-25), the others by majority "
+            "vote of the k nearest. Right (Figure 4c): OAHU's metric "
             "weights alpha_l (E0 = the linear metric on the input, El on hidden layer l), stacked, "
             f"at geometric checkpoints of the Table 3 runs ({t3['n_seeds']} + {t3['n_closure']} "
             "constraints), mean over seeds."
@@ -103,7 +105,7 @@ if name == "figure_oahu_4":
         final[["layer", "mean", "std", "n_runs"]].round(4).to_markdown(index=False),
         "",
     ]
-    save_text(out.md, "\n".join([*lines, "", OAHU_CAVEAT, ""]))
+    save_text(out.md, "\n".join([*lines, "", OAHU_CHOICES, ""]))
 
 elif name == "figure_oahu_5":
     c = cfg["figure5"]
@@ -152,14 +154,17 @@ elif name == "figure_oahu_5":
         "",
         (
             f"{where}. Distances normalised to [0, 1] over the evaluated pairs; score 1 - distance "
-            "(bilinear learners: their similarity). ROC: mean over folds (and seeds "
+            "(bilinear learners: their similarity). OAHU: the alpha-weighted lower median of its "
+            "per-layer distances D_l / 2; a pair passes eq. 26's vote (sum of alpha_l over the "
+            "layers with D_l / 2 < T at least 0.5) exactly when that median is below T, so "
+            "sweeping T gives this ROC. ROC: mean over folds (and seeds "
             f"{c['seeds']}), band ± one std; AUC in the legend: mean ± std over folds."
         ),
         "",
         s.round(4).to_markdown(index=False),
         "",
     ]
-    save_text(out.md, "\n".join([*lines, "", OAHU_CAVEAT, ""]))
+    save_text(out.md, "\n".join([*lines, "", OAHU_CHOICES, ""]))
 
 else:  # figure_oahu_7
     c = cfg["figure7"]
@@ -197,7 +202,8 @@ else:  # figure_oahu_7
             f"{snakemake.params.cache_dir}/features/: {', '.join(deep) or 'present'}). "
             f"Stand-ins here: {', '.join(datasets)} ({route} route). Recall@K: the fraction of test "
             "queries with an item of their class among their K most similar other test items "
-            "(the query excluded); models trained as in Table 3 (development half, seed + closure "
+            "(the query excluded); OAHU retrieves by eq. 27 (the K nearest in each layer scored "
+            "as eq. 23, the top K distinct); models trained as in Table 3 (development half, seed + closure "
             "constraints); mean ± std over seeds."
         ),
         "",
@@ -212,4 +218,4 @@ else:  # figure_oahu_7
             .to_markdown(),
             "",
         ]
-    save_text(out.md, "\n".join([*lines, "", OAHU_CAVEAT, ""]))
+    save_text(out.md, "\n".join([*lines, "", OAHU_CHOICES, ""]))
