@@ -1,6 +1,30 @@
 """Datasets: one module per dataset (sources, hashes, parser), plus splits and constraints.
 
 ``get_dataset(name)`` returns a :class:`~datasets.base.DatasetSpec`; ``DATASETS`` lists them all.
+
+Download pins (the download route; each module's docstring gives the details). pooch verifies
+every pinned file; an unpinned one is refused unless the run's command line says
+``--config allow_unpinned_downloads=true`` (then taken as served, its sha256 logged).
+
+| data | host | pin | where the pin comes from |
+|---|---|---|---|
+| letter, vowel (``*.scale``, ``*.scale.t``) | LIBSVM site, https | sha256 | a public experiment script that checks them (third party; not re-checked here) |
+| vehicle, segment (``*.scale``), svmguide4 | LIBSVM site, https | none | none published; no byte-identical copy found (Debian ships other formats) |
+| Fashion-MNIST labels | publishers' GitHub repository, https | sha256 | a copy whose md5 equals the publishers' |
+| Fashion-MNIST images | publishers' GitHub repository, https | md5 | the publishers' README |
+| EMNIST (``gzip.zip``) | NIST, https | md5 | torchvision and the publishers |
+| CIFAR-10 binary | University of Toronto, https | md5 | the CIFAR page |
+| Caltech-256 | Caltech data repository, https | md5 | torchvision |
+| LFW pairs files | scikit-learn's figshare copies, https | sha256 | scikit-learn (``fetch_lfw_pairs``) |
+| LFW attributes (PubFig) | Columbia, https | none | none published |
+| WebKB (``webkb-data.gtar.gz``) | CMU, still http in ``datasets.webkb`` | none | none published |
+
+Hosts: https everywhere but WebKB (CMU's www.cs.cmu.edu serves its pages over https as far as we
+know; not testable from here, and ``datasets.webkb`` is still to switch). Fashion-MNIST
+moved from the publishers' S3 website links (http only: S3 website endpoints serve no https) to
+their GitHub repository, which their README offers as the other source; the LFW pairs files from
+the LFW site (http links) to scikit-learn's https copies. Where only an md5 is known, a sha256
+can replace it once someone records it from a verified copy.
 """
 
 from . import (  # OAHU Table 3 (download route only)

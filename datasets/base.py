@@ -7,7 +7,18 @@ Every dataset module defines one :class:`DatasetSpec`. A spec names
 * the **embedded route**: a real copy of the same data shipped inside a Debian package, taken with
   ``apt-get download`` + ``dpkg-deb -x`` (nothing is installed), each file with a pinned sha256.
 
-See ``../shared/DATA.md`` for where each copy comes from.
+See ``../shared/DATA.md`` for where each copy comes from, and the package docstring of
+:mod:`datasets` for which downloads are pinned and which cannot be.
+
+Unpinned downloads (no trustworthy hash exists) are refused unless the user asks for them on the
+command line for one run (``--config allow_unpinned_downloads=true``); the file is then taken as
+served and its sha256 is recorded in the log.
+
+Prepared arrays (``{cache_dir}/prepared/<name>_<route>.npz``) carry their own hash: a sidecar
+``<file>.sha256`` in ``sha256sum`` format, written after the file. :func:`check_prepared` verifies
+it (a file from before sidecars existed is verified by reading every array, zip CRCs included);
+the workflow moves a corrupt file aside at start so that it is rebuilt (``common.smk``), and
+:func:`load_prepared` refuses one with a clear :class:`DataError`.
 """
 
 from __future__ import annotations
@@ -17,6 +28,9 @@ import os
 import shutil
 import subprocess
 import tempfile
+import time
+import zipfile
+import zlib
 from pathlib import Path
 from typing import Callable
 
@@ -94,6 +108,84 @@ def file_sha256(path: str | os.PathLike) -> str:
     return pooch.file_hash(str(path), alg="sha256")
 
 
+def prepared_hash_path(path) -> Path:
+    """The sidecar that records the sha256 of prepared file ``path``: ``<path>.sha256``."""
+    return Path(f"{path}.sha256")
+
+
+def prepared_hash_line(path) -> str:
+    """The sidecar's text for ``path`` as it is now (``sha256sum`` format: "<hex>  <name>\n")."""
+    return f"{file_sha256(path)}  {Path(path).name}\n"
+
+
+def check_prepared(path, recheck_after_s: float = 1.0) -> str:
+    """Verify a prepared ``.npz`` file; return "ok" (its sidecar hash matches) or "unrecorded"
+    (no sidecar, but every array reads back intact: zip structure and CRC-32 of each member).
+
+    Raises :class:`DataError` naming the file and the problem for a corrupt or truncated file. A
+    hash mismatch is checked again after ``recheck_after_s`` seconds (a writer in another process
+    replaces the file and then its sidecar; a reader between the two must not condemn it)."""
+    path = Path(path)
+    side = prepared_hash_path(path)
+    if side.exists():
+        for attempt in range(2):
+            recorded = side.read_text().split()[:1]
+            got = file_sha256(path)
+            if recorded and recorded[0] == got:
+                return "ok"
+            if attempt == 0:
+                time.sleep(recheck_after_s)
+        raise DataError(
+            f"prepared file {path} is corrupt or truncated: sha256 {got}, but {side.name} records "
+            f"{recorded[0] if recorded else 'nothing'}"
+        )
+    try:
+        with np.load(path, allow_pickle=False) as data:
+            for key in data.files:
+                data[key]  # decompresses the member and checks its CRC-32
+    except (OSError, ValueError, EOFError, KeyError, zipfile.BadZipFile, zlib.error) as err:
+        raise DataError(f"prepared file {path} is corrupt or truncated: {err}") from err
+    return "unrecorded"
+
+
+def load_prepared(path, keys=None) -> dict:
+    """The arrays ``keys`` (default: all) of a prepared ``.npz`` file, as a dict name -> array,
+    after :func:`check_prepared`; raises :class:`DataError` for a corrupt file (rerun the
+    workflow, which moves it aside and rebuilds it) or a missing key."""
+    try:
+        check_prepared(path)
+    except DataError as err:
+        raise DataError(f"{err}; rerun the workflow to rebuild it") from None
+    with np.load(path, allow_pickle=False) as data:
+        missing = sorted(set(keys or ()) - set(data.files))
+        if missing:
+            raise DataError(f"{path} has no array(s) {missing}; it has {sorted(data.files)}")
+        return {k: data[k] for k in (keys or data.files)}
+
+
+def quarantine_corrupt_prepared(folder) -> list[str]:
+    """Check every prepared ``.npz`` in ``folder`` (:func:`check_prepared`) before a run.
+
+    A corrupt or truncated file is renamed ``<file>.corrupt`` (the last such copy is kept for
+    inspection; delete it at will) and its sidecar removed, so that the workflow rebuilds it; a
+    sound file without a sidecar (written before sidecars existed) gets one. Returns one message
+    per file moved aside."""
+    from harness.io import save_text
+
+    messages = []
+    for path in sorted(Path(folder).glob("*.npz")):
+        try:
+            state = check_prepared(path)
+        except DataError as err:
+            os.replace(path, f"{path}.corrupt")
+            prepared_hash_path(path).unlink(missing_ok=True)
+            messages.append(f"{err}: moved aside to {path.name}.corrupt; it will be rebuilt")
+            continue
+        if state == "unrecorded":
+            save_text(prepared_hash_path(path), prepared_hash_line(path))
+    return messages
+
+
 def verify_sha256(path: Path, expected: str, what: str) -> None:
     """Raise :class:`ChecksumError` naming ``what`` if ``path`` does not hash to ``expected``."""
     got = file_sha256(path)
@@ -121,9 +213,11 @@ def fetch_download(
     for rf in spec.download:
         if rf.known_hash is None and not allow_unpinned:
             raise DataUnavailable(
-                f"{spec.name}: no pinned hash for {rf.url}; refusing an unverified download. "
-                "Set data.allow_unpinned_downloads: true in the config to accept the file as served "
-                "(its sha256 is then recorded), or add the hash to datasets/{spec.name}.py"
+                f"{spec.name}: no pinned hash for {rf.url} (none is published; see the datasets "
+                "package docstring); refusing an unverified download. To accept the file as "
+                "served for one run, add --config allow_unpinned_downloads=true to the snakemake "
+                "command line (its sha256 is then recorded in the log), or pin a hash in "
+                f"datasets/{spec.name}.py"
             )
         try:
             path = pooch.retrieve(

@@ -1,11 +1,22 @@
 """Fashion-MNIST (Xiao, Rasul, Vollgraf 2017): 70,000 grayscale 28 x 28 images, 10 classes.
 
 The offline stand-in for the papers' image sets (Caltech-256 in the SDCA and OASIS papers) and
-one of the OAHU paper's datasets. Download route: the zalandoresearch release files, pinned by
-the md5 sums the publishers list. Embedded route: Debian ``dataset-fashion-mnist`` (the same
-images and labels; its gzip files are recompressed, hence other hashes). The 60,000 training and
-10,000 test images are stacked (the protocols split them again); features are the 784 pixel
-values divided by 255 (in [0, 1]); no further scaling.
+one of the OAHU paper's datasets. The 60,000 training and 10,000 test images are stacked (the
+protocols split them again); features are the 784 pixel values divided by 255 (in [0, 1]); no
+further scaling.
+
+Download route: the publishers' release files from their GitHub repository (``data/fashion``,
+which their README offers beside the S3 links), over https: the README's S3 "website" links
+are plain http, and S3 website endpoints do not serve https. Pins (``PINS``):
+
+* the two label files: sha256, recorded from a copy of the repository's files (git blobs
+  ``9c4aae27...`` and ``abdddb89...``) whose md5 sums equal the publishers' (README table), so the
+  copy is byte-identical to the published files; their decompressed bytes also equal Debian's;
+* the two image files: the publishers' md5 (no copy of the published .gz was at hand here to
+  record a sha256 from).
+
+Embedded route: Debian ``dataset-fashion-mnist`` (the same images and labels; its gzip files are
+recompressed, hence other hashes).
 """
 
 import gzip
@@ -14,7 +25,7 @@ import numpy as np
 
 from .base import DatasetSpec, EmbeddedFile, RemoteFile
 
-URL = "http://fashion-mnist.s3-website.eu-central-1.amazonaws.com/"
+URL = "https://github.com/zalandoresearch/fashion-mnist/raw/master/data/fashion/"
 DEB = "usr/share/datasets/fashion-mnist/"
 FILES = (
     "train-images-idx3-ubyte.gz",
@@ -27,6 +38,12 @@ MD5 = (
     "25c81989df183df01b3e8a0aad5dffbe",
     "bef4ecab320f06d8554ea6380940ec79",
     "bb300cfdad3c16e7a12a480ee83cd310",
+)
+PINS = (  # pooch hash strings, see the module docstring
+    f"md5:{MD5[0]}",
+    "sha256:a04f17134ac03560a47e3764e11b92fc97de4d1bfaf8ba1a3aa29af54cc90845",
+    f"md5:{MD5[2]}",
+    "sha256:67da17c76eaffca5446c3361aaab5c3cd6d1c2608764d35dfb1850b086bf8dd5",
 )
 DEB_SHA256 = (
     "b0564c3eedabfbf835052cff8503ea422014ce006caf5b757f851416ee8300c7",
@@ -62,7 +79,7 @@ SPEC = DatasetSpec(
     name="fashion_mnist",
     description="Fashion-MNIST (zalandoresearch)",
     paper_shape=(70000, 784, 10),
-    download=tuple(RemoteFile(URL + f, f"md5:{h}", f) for f, h in zip(FILES, MD5)),
+    download=tuple(RemoteFile(URL + f, h, f) for f, h in zip(FILES, PINS)),
     parse_download=_parse,
     scale_download=False,
     embedded=tuple(

@@ -4,12 +4,18 @@ face verification; Figure 5).
 Download route only (no packaged copy with identities exists; scikit-image's ``lfw_subset`` has
 none):
 
-* ``lfw_attributes.txt`` (Kumar, Berg, Belhumeur, Nayar 2009; Columbia's PubFig page): one row
-  per LFW image, ``person``, ``imagenum`` and 73 attribute scores. The publishers list no hash, so
-  the file has ``known_hash=None``: it downloads only with ``data.allow_unpinned_downloads: true``
-  and its sha256 is then recorded in the log.
+* ``lfw_attributes.txt`` (Kumar, Berg, Belhumeur, Nayar 2009; Columbia's PubFig page, https):
+  one row per LFW image, ``person``, ``imagenum`` and 73 attribute scores. The publishers list no
+  hash and no trustworthy copy was found, so the file has ``known_hash=None``: it downloads only
+  when the run's command line asks for it (``--config allow_unpinned_downloads=true``) and its
+  sha256 is then recorded in the log.
 * ``pairsDevTrain.txt`` / ``pairsDevTest.txt`` (View 1) and ``pairs.txt`` (View 2: 10 folds of
-  300 matched + 300 mismatched pairs) from the LFW site, pinned by the md5 sums torchvision uses.
+  300 matched + 300 mismatched pairs): the copies of the LFW site's files that scikit-learn
+  fetches (``sklearn.datasets.fetch_lfw_pairs``; figshare, https), pinned by the sha256 sums
+  scikit-learn publishes for them (``sklearn/datasets/_lfw.py``, ``TARGETS``). Chosen over the
+  LFW site itself, whose links are plain http (we could not check here whether it serves https).
+  That the mirror is byte-identical to the LFW site's files could not be checked offline; the md5
+  sums torchvision publishes for the LFW site's files are kept in ``LFW_SITE_MD5`` for that check.
 
 :func:`load_lfw` returns the attribute matrix, identity labels and the View pairs as row indices
 (pairs whose images have no attribute row are dropped and counted). Not in ``DATASETS``: its
@@ -26,8 +32,21 @@ import numpy as np
 from .base import DataError, DatasetSpec, RemoteFile, fetch_download
 
 ATTR_URL = "https://www.cs.columbia.edu/CAVE/databases/pubfig/download/lfw_attributes.txt"
-LFW_URL = "http://vis-www.cs.umass.edu/lfw/"
-PAIRS_MD5 = {
+PAIRS = {  # file -> (scikit-learn's figshare copy, its sha256 as scikit-learn pins it)
+    "pairsDevTrain.txt": (
+        "https://ndownloader.figshare.com/files/5976012",
+        "1d454dada7dfeca0e7eab6f65dc4e97a6312d44cf142207be28d688be92aabfa",
+    ),
+    "pairsDevTest.txt": (
+        "https://ndownloader.figshare.com/files/5976009",
+        "7cb06600ea8b2814ac26e946201cdb304296262aad67d046a16a7ec85d0ff87c",
+    ),
+    "pairs.txt": (
+        "https://ndownloader.figshare.com/files/5976006",
+        "ea42330c62c92989f9d7c03237ed5d591365e89b3e649747777b70e692dc1592",
+    ),
+}
+LFW_SITE_MD5 = {  # http://vis-www.cs.umass.edu/lfw/<file>, as torchvision pins them (not used)
     "pairsDevTrain.txt": "4f27cbf15b2da4a85c1907eb4181ad21",
     "pairsDevTest.txt": "5132f7440eb68cf58910c8a45a2ac10b",
     "pairs.txt": "9f1ba174e4e1c508ff7cdf10ac338a7d",
@@ -44,7 +63,7 @@ SPEC = DatasetSpec(
     description="LFW with PubFig attribute features (73-d) and the View 1 / View 2 pairs",
     paper_shape=(0, N_ATTRIBUTES, 0),
     download=(RemoteFile(ATTR_URL, None, "lfw_attributes.txt"),)
-    + tuple(RemoteFile(LFW_URL + f, f"md5:{h}", f) for f, h in PAIRS_MD5.items()),
+    + tuple(RemoteFile(url, f"sha256:{h}", f) for f, (url, h) in PAIRS.items()),
     parse_download=_unused_parser,
     scale_download=False,
 )

@@ -5,6 +5,11 @@ Embedded route: Debian ``weka``, ``segment-challenge.arff`` (1500 rows) + ``segm
 (810 rows), parsed with ``scipy.io.arff``: the same 2310 instances, values rounded to 6 digits,
 rows reordered; scaled here to [-1, 1] (the constant ``region-pixel-count`` becomes 0, as
 svm-scale leaves it).
+
+No hash is published for ``segment.scale`` and no trustworthy copy of it was found (Debian's is
+the ARFF version), so it is unpinned: the download route takes it only when the run's command
+line asks for it (``--config allow_unpinned_downloads=true``) and records its sha256 in the
+prepare log.
 """
 
 import numpy as np

@@ -2,6 +2,9 @@
 
 Download route only: the LIBSVM site's ``svmguide4`` + ``svmguide4.t`` (unscaled; scaled here to
 [-1, 1]). No copy ships in Debian or PyPI, so offline the table says "needs download".
+No hash is published for these files and no copy of them exists to record one from, so they are
+unpinned: the download route takes them only when the run's command line asks for it
+(``--config allow_unpinned_downloads=true``) and records their sha256 in the prepare log.
 """
 
 from .base import DatasetSpec, RemoteFile, load_libsvm

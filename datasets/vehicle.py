@@ -3,6 +3,11 @@
 Download route: the LIBSVM site's ``vehicle.scale`` (features already scaled to [-1, 1]).
 Embedded route: Debian ``r-cran-mlbench``, ``Vehicle.rda`` (the exact Statlog data, unscaled;
 scaled here to [-1, 1] as svm-scale did).
+
+No hash is published for ``vehicle.scale`` and no trustworthy copy of it was found (Debian's is
+the R data frame), so it is unpinned: the download route takes it only when the run's command
+line asks for it (``--config allow_unpinned_downloads=true``) and records its sha256 in the
+prepare log.
 """
 
 from .base import DatasetSpec, EmbeddedFile, RemoteFile, load_libsvm, load_rda_frame

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import itertools
+
 from algorithms import make_learner
 from datasets import get_dataset
 
@@ -29,25 +31,137 @@ def method_blocks(config: dict):
 
 
 def check_config(config: dict) -> None:
-    """Raise :class:`ConfigError` for an unknown method, hyperparameter or out-of-range value.
+    """Raise :class:`ConfigError` for an unknown method or hyperparameter, a value of the wrong type
+    or out of range, or an unusable output folder, naming the value's full dotted config path
+    (``sdca_table2.methods.OASIS.grid.C[1]``).
 
-    Runs when the workflow starts, before any job: every grid point of every method of every
-    experiment (``sdca_table2``, ``images``, ``oahu.*``) is built and, for learners that check
-    their parameters (``_check_params``), checked; every dataset name is looked up (an unknown
-    one raises :class:`~datasets.base.DataError`).
+    Runs when the workflow starts, before any job (after the JSON schema, which checks the types
+    and ranges of the experiments' own settings):
+
+    * every grid point of every method of every experiment (``sdca_table2``, ``images``,
+      ``oahu.*``) is built and checked by the learner (its ``_check_params``, which starts with the
+      checks shared by all learners, :meth:`algorithms.base.BaseLearner._check_common_params`);
+    * the learner settings outside ``methods`` blocks: ``figures.scaling_lmnn`` (LMNN),
+      ``figures.oasis_C`` and ``figures.oasis_variants`` (OASIS), ``figures.sdca_lam`` (SDCA);
+    * ``results_dir``, ``figures_dir`` and ``data.cache_dir``: not empty, not the filesystem root;
+    * every dataset name is looked up (an unknown one raises :class:`~datasets.base.DataError`).
     """
+    _check_folders(config)
     for place, methods, datasets in method_blocks(config):
         for method, mcfg in methods.items():
-            for params in param_grid(mcfg):
-                try:
-                    learner = make_learner(algorithm_of(method, mcfg), **params)
-                    check = getattr(learner, "_check_params", None)
-                    if check is not None:
-                        check()
-                except (KeyError, TypeError, ValueError) as err:
-                    raise ConfigError(f"config {place}.methods.{method}: {err}") from None
+            check_method(f"{place}.methods.{method}", algorithm_of(method, mcfg), mcfg)
         for exp, name in datasets:
             _dataset(exp, name)
+    figures = config.get("figures") or {}
+    if "scaling_lmnn" in figures:
+        check_method("figures.scaling_lmnn", "LMNN", {"fixed": figures["scaling_lmnn"]}, bare=True)
+    for key, algorithm, param in (("oasis_C", "OASIS", "C"), ("sdca_lam", "SDCA", "lam")):
+        if key in figures:
+            check_learner(f"figures.{key}", algorithm, {param: figures[key]})
+    for name, kwargs in (figures.get("oasis_variants") or {}).items():
+        check_method(f"figures.oasis_variants.{name}", "OASIS", {"fixed": kwargs}, bare=True)
+
+
+TRUE_WORDS = (True, "true", "True", "yes", "1", 1)
+FALSE_WORDS = (False, "false", "False", "no", "0", 0)
+
+
+def unpinned_downloads_opt_in(config: dict, command_line: dict) -> bool:
+    """Whether this run may download files that have no pinned hash: only when the snakemake
+    command line says so (``--config allow_unpinned_downloads=true``, ``command_line`` being
+    Snakemake's mapping of ``--config`` values), never from a config file. Raises
+    :class:`ConfigError` for the setting in a config file or an unreadable value."""
+    if (config.get("data") or {}).get("allow_unpinned_downloads"):
+        raise ConfigError(
+            "config data.allow_unpinned_downloads: true is not accepted from a config file (it "
+            "would apply to every run silently); remove it and add --config "
+            "allow_unpinned_downloads=true to the command line of the run that may take "
+            "unverified downloads"
+        )
+    if "allow_unpinned_downloads" not in command_line:
+        if config.get("allow_unpinned_downloads") not in (None, *FALSE_WORDS):
+            raise ConfigError(
+                "config allow_unpinned_downloads: set in a config file; it is accepted only on "
+                "the command line (--config allow_unpinned_downloads=true), for one run"
+            )
+        return False
+    value = command_line["allow_unpinned_downloads"]
+    if value in TRUE_WORDS:
+        return True
+    if value in FALSE_WORDS:
+        return False
+    raise ConfigError(
+        f"--config allow_unpinned_downloads={value!r}: expected true or false"
+    )
+
+
+def _check_folders(config: dict) -> None:
+    """Output and cache folders must name a folder: an empty string or "/" would make every path
+    of the plan ("{results_dir}/...") a path at the filesystem root."""
+    for path, value in (
+        ("results_dir", config.get("results_dir")),
+        ("figures_dir", config.get("figures_dir")),
+        ("data.cache_dir", (config.get("data") or {}).get("cache_dir")),
+    ):
+        if value is None:
+            continue
+        if not isinstance(value, str) or not value.strip().strip("/"):
+            raise ConfigError(
+                f"config {path}: {value!r} is not a usable folder (empty or the filesystem root: "
+                "every output would be written at /); give a folder such as 'results'"
+            )
+
+
+def check_learner(path: str, algorithm: str, params: dict) -> None:
+    """Build ``algorithm`` with ``params`` and run its checks; raise :class:`ConfigError` whose
+    message starts with ``config <path>`` (the place of the single value, or of the grid point)."""
+    try:
+        learner = make_learner(algorithm, **params)
+        learner._check_common_params()
+        check = getattr(learner, "_check_params", None)
+        if check is not None:
+            check()
+    except (KeyError, TypeError, ValueError) as err:
+        msg = err.args[0] if isinstance(err, KeyError) and err.args else err
+        raise ConfigError(f"config {path}: {msg}") from None
+
+
+def check_method(place: str, algorithm: str, mcfg: dict, bare: bool = False) -> None:
+    """Check every grid point of one method config (``fixed`` + ``grid``) with
+    :func:`check_learner`. An error names the offending value's full path: ``<place>.fixed.<key>``
+    or ``<place>.grid.<key>[i]`` (``<place>.<key>`` when ``bare``: a block that holds the learner's
+    keyword arguments directly, e.g. ``figures.scaling_lmnn``): the first value of a failing grid
+    point that fails alone (the others at their defaults); a combination whose values only fail
+    together is named by its grid point."""
+    fixed = mcfg.get("fixed", {}) or {}
+    grid = mcfg.get("grid", {}) or {}
+
+    def fixed_path(k):
+        return f"{place}.{k}" if bare else f"{place}.fixed.{k}"
+
+    try:
+        known = make_learner(algorithm).get_params()
+    except KeyError as err:
+        raise ConfigError(f"config {place}: {err.args[0]}") from None
+    for key in list(fixed) + list(grid):
+        if key not in known:
+            path = fixed_path(key) if key in fixed else f"{place}.grid.{key}"
+            raise ConfigError(
+                f"config {path}: {algorithm} has no hyperparameter {key!r}; it has {sorted(known)}"
+            )
+    keys = list(grid)
+    for choice in itertools.product(*(range(len(grid[k])) for k in keys)):
+        point = {k: grid[k][i] for k, i in zip(keys, choice)}
+        params = {**fixed, **point}
+        try:
+            check_learner(place, algorithm, params)
+        except ConfigError:
+            for key, value in params.items():  # locate the value
+                path = fixed_path(key) if key not in point else f"{place}.grid.{key}"
+                if key in point:
+                    path += f"[{choice[keys.index(key)]}]"
+                check_learner(path, algorithm, {key: value})
+            check_learner(f"{place} (grid point {params})", algorithm, params)
 
 
 def _dataset(experiment: str, name: str):

@@ -67,6 +67,17 @@ def save_text(path, text: str) -> None:
         Path(tmp).write_text(text)
 
 
+def append_csv_row(path, header: str, row: str) -> None:
+    """Add one line ``row`` to the CSV file ``path`` whose first line is ``header``: the file is
+    rewritten atomically (a full disk or a kill leaves the old file whole, never a file without
+    its header); a missing, empty or headerless file gets the header first."""
+    path = Path(path)
+    lines = path.read_text().splitlines() if path.exists() else []
+    if not lines or lines[0] != header:
+        lines = [header] + [ln for ln in lines if ln.strip()]
+    save_text(path, "\n".join(lines + [row]) + "\n")
+
+
 def save_json(path, obj) -> None:
     save_text(path, json.dumps(obj, indent=2, sort_keys=True, default=_json_default) + "\n")
 

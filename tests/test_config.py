@@ -64,16 +64,16 @@ def test_a_variant_row_names_its_algorithm():
 def test_unknown_hyperparameter_is_named_with_its_place():
     cfg = default()
     cfg["sdca_table2"]["methods"]["SDCA"]["grid"] = {"lamda": [0.1]}
-    with pytest.raises(ConfigError, match=r"sdca_table2.methods.SDCA: .*lamda"):
+    with pytest.raises(ConfigError, match=r"sdca_table2.methods.SDCA.grid.lamda: .*lamda"):
         check_config(cfg)
 
 
 @pytest.mark.parametrize(
     "place, method, params, needle",
     [
-        ("table3", "OAHU", {"tau": 0.9}, r"oahu.table3.methods.OAHU: tau must lie in \(0, 2/3\)"),
-        ("figure5", "RDML", {"lamda": 0.1}, r"oahu.figure5.methods.RDML: .*lamda"),
-        ("figure7", "OASIS", {"C": -1.0}, r"oahu.figure7.methods.OASIS: C must be > 0"),
+        ("table3", "OAHU", {"tau": 0.9}, r"oahu.table3.methods.OAHU.fixed.tau: tau must lie in \(0, 2/3\)"),
+        ("figure5", "RDML", {"lamda": 0.1}, r"oahu.figure5.methods.RDML.fixed.lamda: .*lamda"),
+        ("figure7", "OASIS", {"C": -1.0}, r"oahu.figure7.methods.OASIS.fixed.C: C must be > 0"),
     ],
 )
 def test_oahu_blocks_are_checked_before_any_job(place, method, params, needle):

@@ -21,15 +21,25 @@ if not workflow.overwrite_configfiles:
 
 validate(config, ROOT / "workflow/schemas/config.schema.yaml")
 
-from harness.config import check_config, experiment_cells  # noqa: E402
+from datasets.base import quarantine_corrupt_prepared  # noqa: E402
+from harness.config import check_config, experiment_cells, unpinned_downloads_opt_in  # noqa: E402
 
 check_config(config)
+# Unpinned downloads only when asked for on this run's command line, never from a config file.
+config["data"]["allow_unpinned_downloads"] = unpinned_downloads_opt_in(
+    config, workflow.config_settings.config
+)
 
 CACHE = config["data"]["cache_dir"]
 ROUTE = config["data"]["route"]
 RESULTS = config["results_dir"]
 FIGURES = config["figures_dir"]
 LOGS = f"{RESULTS}/logs"
+# A corrupt or truncated prepared file is moved aside (kept as <file>.corrupt) so that it is
+# rebuilt by prepare_dataset, instead of failing every job that reads it.
+if workflow.is_main_process:
+    for _msg in quarantine_corrupt_prepared(f"{CACHE}/prepared"):
+        print(_msg, file=sys.stderr)
 # Outputs that `reproduce_all` asks for besides Table 2, the figures and the performance table:
 # each experiment's rule file appends its tables and figures here.
 REPRODUCE_ALL = []
@@ -54,15 +64,18 @@ def record_run_start():
 
 
 def record_run_end(status):
-    """Append this invocation's wall time to {results}/logs/run_walltime.csv."""
+    """Add this invocation's wall time to {results}/logs/run_walltime.csv (rewritten atomically
+    with its header, so a full disk leaves the previous file intact; a failure to record is
+    reported, never raised over the run's own outcome)."""
+    from harness.io import append_csv_row
+
     started = getattr(workflow, "_tb_started", None)
     if started is None:
         return
-    path = Path(LOGS) / "run_walltime.csv"
-    new = not path.exists()
-    with open(path, "a") as fh:
-        if new:
-            fh.write("started_utc,wall_s,status,targets,cores\n")
-        stamp = time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime(started))
-        targets = " ".join(workflow.dag.targetrules and sorted(r.name for r in workflow.dag.targetrules) or [])
-        fh.write(f"{stamp},{time.time() - started:.1f},{status},{targets},{workflow.cores}\n")
+    stamp = time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime(started))
+    targets = " ".join(workflow.dag.targetrules and sorted(r.name for r in workflow.dag.targetrules) or [])
+    row = f"{stamp},{time.time() - started:.1f},{status},{targets},{workflow.cores}"
+    try:
+        append_csv_row(Path(LOGS) / "run_walltime.csv", "started_utc,wall_s,status,targets,cores", row)
+    except OSError as err:
+        print(f"could not record the run's wall time in {LOGS}/run_walltime.csv: {err}", file=sys.stderr)

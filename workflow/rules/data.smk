@@ -13,7 +13,8 @@ def cell_data(wildcards):
 
 rule prepare_dataset:
     output:
-        f"{CACHE}/prepared/{{dataset}}_{ROUTE}.npz",
+        data=f"{CACHE}/prepared/{{dataset}}_{ROUTE}.npz",
+        sha256=f"{CACHE}/prepared/{{dataset}}_{ROUTE}.npz.sha256",
     log:
         f"{LOGS}/prepare_dataset/{{dataset}}.log",
     params:

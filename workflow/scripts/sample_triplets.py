@@ -4,6 +4,7 @@ as indices into its part, with the seed and the random stream that drew it."""
 
 import numpy as np
 
+from datasets.base import load_prepared
 from datasets.constraints import check_triplets, sample_class_triplets
 from datasets.preprocess import PURPOSES, rng
 from harness.io import save_npz, start_log
@@ -12,7 +13,8 @@ start_log(snakemake.log[0])
 wc = snakemake.wildcards
 n = snakemake.config[wc.experiment]["n_triplets"]
 seed = int(wc.seed)
-labels, split = np.load(snakemake.input.data)["y"], np.load(snakemake.input.split)
+labels = load_prepared(snakemake.input.data, ["y"])["y"]
+split = np.load(snakemake.input.split)
 for part in ("train", "fit"):
     y = labels[split[part]]
     purpose = f"constraints_{part}"
