@@ -51,14 +51,19 @@ def check_labelled(
 
     ``X``: (n, d) finite floats (:func:`check_features`), n >= 1; ``y``: (n,) one label per row.
     Raises :class:`DataError` naming the problem: no rows, a label count that differs from the
-    row count, fewer than ``min_classes`` classes, or a class with fewer than ``min_per_class``
-    rows (naming the class and its count). Returns X as float64 and y as an array."""
+    row count, every row the same vector, fewer than ``min_classes`` classes, or a class with
+    fewer than ``min_per_class`` rows (naming the class and its count). Returns X as float64 and
+    y as an array."""
     X = check_features(np.asarray(X, dtype=np.float64), name)
     y = np.asarray(y)
     if X.shape[0] == 0:
         raise DataError(f"{name}: zero rows (no labelled points to learn from)")
     if y.shape != (X.shape[0],):
         raise DataError(f"{name}: {X.shape[0]} rows but labels of shape {y.shape}")
+    if X.shape[0] > 1 and not np.any(X != X[0]):
+        raise DataError(
+            f"{name}: every row is the same vector (e.g. all zero); no distance to learn from"
+        )
     classes, counts = np.unique(y, return_counts=True)
     if len(classes) < min_classes:
         raise DataError(
