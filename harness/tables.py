@@ -127,6 +127,34 @@ def settings_caption(methods: dict) -> list[str]:
     return lines
 
 
+def paper_values_for_rows(paper: pd.DataFrame, methods: dict) -> pd.DataFrame:
+    """The paper's values (a ``paper_values`` frame: dataset, algorithm, paper) re-keyed to the
+    rows of a config ``methods`` block: a row whose notes mark it ``paper``, ``ours`` or
+    ``unspecified`` carries the value of the paper's method named by the row's name up to its
+    first "-" (ITML-online -> ITML, OASIS-authors-C -> OASIS, SDCA-random -> SDCA), so several rows
+    can carry the same value; ``not-in-paper`` rows carry none; rows without notes only their own
+    name's."""
+    in_paper = set(paper.algorithm)
+    parts = []
+    for r in settings_table(methods).itertuples(index=False):
+        if r.protocol == "not-in-paper":
+            continue
+        base = r.algorithm if r.protocol == "unmarked" else r.algorithm.split("-")[0]
+        if base in in_paper:
+            parts.append(paper[paper.algorithm == base].assign(algorithm=r.algorithm))
+    if not parts:
+        return paper.iloc[:0]
+    return pd.concat(parts, ignore_index=True)
+
+
+def latex_text(text: str) -> str:
+    """Plain caption text for LaTeX: Markdown emphasis (**) dropped and LaTeX's special characters
+    (& % $ # _ { } \\ ^ ~) escaped."""
+    special = {c: "\\" + c for c in "&%$#_{}"}
+    special.update({"\\": r"\textbackslash{}", "^": r"\^{}", "~": r"\~{}"})
+    return "".join(special.get(ch, ch) for ch in text.replace("**", ""))
+
+
 def _cell(r, digits=4):
     if r.status != "ok":
         ours = r.status

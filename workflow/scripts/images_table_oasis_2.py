@@ -11,6 +11,7 @@ import pandas as pd
 from harness.config import available_datasets
 from harness.experiment import test_rows
 from harness.io import save_csv, save_text, start_log
+from harness.tables import settings_caption, settings_table
 
 start_log(snakemake.log[0])
 cfg = snakemake.config["images"]
@@ -45,6 +46,7 @@ agg = (
         n_seeds=("seed", "size"),
     )
     .reset_index()
+    .merge(settings_table(cfg["methods"]), on="algorithm", how="left")
 )
 save_csv(snakemake.output.csv, agg)
 feat = pd.read_csv(snakemake.input.features)
@@ -91,6 +93,8 @@ text = [
     ),
     "",
     fe.dropna(how="all").map(lambda v: f"{v:.2f}").to_markdown(),
+    "",
+    *settings_caption(cfg["methods"]),
     "",
 ]
 save_text(snakemake.output.md, "\n".join(text))

@@ -1,13 +1,13 @@
 """Rule table_sdca_2: the SDCA seed paper's Table 2 (test mAP, mean ± std over seeds), with each
 row's settings provenance (config ``notes``: harness.tables.settings_table / settings_caption)."""
 
-import pandas as pd
-
 from harness.config import available_datasets
 from harness.io import save_csv, save_text, start_log
 from harness.tables import (
     collect,
+    latex_text,
     paper_values,
+    paper_values_for_rows,
     settings_caption,
     settings_table,
     summarize,
@@ -24,21 +24,7 @@ runs = collect(snakemake.input.runs)
 save_csv(snakemake.output.runs, runs)
 settings = settings_table(cfg["methods"])
 paper = paper_values(snakemake.params.paper_results, "sdca_relative_similarity", "table2", "mAP")
-# A row implementing one of the paper's methods (protocol paper, ours or unspecified) is compared
-# with that method's value: the method is the row's name up to its first "-" (ITML-online -> ITML,
-# OASIS-authors-C -> OASIS, SDCA-random -> SDCA). Extra rows (not-in-paper) get none; a row
-# without notes only when its name is the paper's.
-in_paper = set(paper.algorithm)
-attach = {
-    r.algorithm: r.algorithm if r.protocol == "unmarked" else r.algorithm.split("-")[0]
-    for r in settings.itertuples(index=False)
-    if r.protocol != "not-in-paper"
-}
-attach = {row: base for row, base in attach.items() if base in in_paper}
-paper = pd.concat(
-    [paper[paper.algorithm == base].assign(algorithm=row) for row, base in attach.items()],
-    ignore_index=True,
-)
+paper = paper_values_for_rows(paper, cfg["methods"])  # ITML-online -> ITML etc.
 summary = summarize(runs, "mAP", methods, datasets, {d: "needs download" for d in missing}, paper)
 summary = summary.merge(settings, on="algorithm", how="left")
 save_csv(snakemake.output.csv, summary)
@@ -85,15 +71,8 @@ save_text(
 )
 
 
-def _latex_text(text):
-    """Caption text for LaTeX: Markdown emphasis dropped, LaTeX's special characters escaped."""
-    special = {c: "\\" + c for c in "&%$#_{}"}
-    special.update({"\\": r"\textbackslash{}", "^": r"\^{}", "~": r"\~{}"})
-    return "".join(special.get(ch, ch) for ch in text.replace("**", ""))
-
-
 save_text(
     snakemake.output.tex,
-    to_latex(shown, datasets, rows, _latex_text(" ".join(c for c in caption if c))),
+    to_latex(shown, datasets, rows, latex_text(" ".join(c for c in caption if c))),
 )
 print(summary.drop(columns=["paper_settings", "our_settings"]).to_string())
