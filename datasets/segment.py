@@ -1,4 +1,6 @@
-"""Statlog image segmentation (SDCA seed paper, Table 1: 2310 x 19, 7 classes x 330).
+"""Statlog image segmentation (2310 x 19, 7 classes x 330). The SDCA seed paper's Table 1 lists 19
+features and 7 classes but 1937 rows; the LIBSVM ``segment.scale`` file and the Statlog data have
+2310 (``paper_shape`` is the files' shape), and all 2310 are used.
 
 Download route: the LIBSVM site's ``segment.scale``.
 Embedded route: Debian ``weka``, ``segment-challenge.arff`` (1500 rows) + ``segment-test.arff``

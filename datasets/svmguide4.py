@@ -1,4 +1,6 @@
-"""svmguide4 (SDCA seed paper, Table 1: 612 x 10, 6 classes; 300 train + 312 test rows).
+"""svmguide4 (LIBSVM files: 612 x 10, 6 classes; 300 train + 312 test rows). The SDCA seed paper's
+Table 1 lists 612 rows and 6 classes but 6 features; the files have 10 (``paper_shape`` is the
+files' shape).
 
 Download route only: the LIBSVM site's ``svmguide4`` + ``svmguide4.t`` (unscaled; scaled here to
 [-1, 1]). No copy ships in Debian or PyPI, so offline the table says "needs download".

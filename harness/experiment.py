@@ -203,7 +203,9 @@ def run_cell(
     scored by mAP with ``split["val"]`` as queries and the fit part as database; the best (first
     in grid order on ties) is refitted on ``split["train"]`` (with ``triplets_train``) and scored
     with ``split["test"]`` as queries and the training set as database: unseen queries rank the
-    collection the metric was learned on, the retrieval protocol of the OASIS and SDCA papers.
+    collection the metric was learned on. That database is our choice: the SDCA paper does not
+    say which set its mAP searches, and the OASIS paper's text at hand averages precision over
+    test images without naming the ranked set.
 
     ``method_cfg["max_triplets"]`` (optional) fits the method on the first that many triplets only
     (a random subset: the triplets are drawn at random), a bound for learners too slow for all of
