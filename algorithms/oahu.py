@@ -447,29 +447,32 @@ class OAHU(OnlineMixin, BaseLearner):
         if not 1 <= int(k) <= n_db:
             raise ValueError(f"k must lie in [1, {n_db}], got {k}")
 
-    def knn_class_scores(self, X, X_ref, y_ref, k: int, batch_size: int = 256):
+    def knn_class_scores(self, X, X_ref, y_ref, k: int, per_layer: bool = False, batch_size=256):
         """Class association scores of eqs. 23-24 for the rows of ``X`` (n, d).
 
         In every E_l the k nearest rows of ``X_ref`` (n_ref, d); each scores exp(-(D - d_min) /
         (d_max - d_min)) * alpha(l); a class sums the scores of its candidates over all layers.
         ``y_ref``: (n_ref,) labels. Returns ``(classes, scores)``: the sorted distinct labels
-        (C,) and float64 (n, C). Raises ``ValueError`` for k outside [1, n_ref] or a label count
-        that does not match ``X_ref``."""
+        (C,) and float64 (n, C), or with ``per_layer`` the contribution of each layer, (L+1, n, C)
+        (summing over axis 0 gives eq. 24). Raises ``ValueError`` for k outside [1, n_ref] or a
+        label count that does not match ``X_ref``."""
         y_ref = np.asarray(y_ref)
         if len(y_ref) != len(X_ref):
             raise ValueError("X_ref and y_ref need one label per reference row")
         self._check_k(k, len(y_ref))
         classes, codes = np.unique(y_ref, return_inverse=True)
         ER = self.transform(X_ref)
-        scores = np.zeros((len(X), len(classes)))
+        n_layers = len(ER)
+        scores = np.zeros((n_layers, len(X), len(classes)))
         for lo in range(0, len(X), batch_size):
             EQ = self.transform(X[lo : lo + batch_size])
             b = EQ.shape[1]
             idx, dist = self._layer_neighbours(EQ, ER, k)
             S = self._candidate_scores(dist)  # (L+1, b, k), eq. 23
+            layer = np.broadcast_to(np.arange(n_layers)[:, None, None], idx.shape)
             rows = np.broadcast_to(np.arange(lo, lo + b)[None, :, None], idx.shape)
-            np.add.at(scores, (rows.ravel(), codes[idx].ravel()), S.ravel())  # eq. 24
-        return classes, scores
+            np.add.at(scores, (layer.ravel(), rows.ravel(), codes[idx].ravel()), S.ravel())
+        return classes, (scores if per_layer else scores.sum(axis=0))  # eq. 24
 
     def knn_classify(self, X, X_ref, y_ref, k: int) -> np.ndarray:
         """kNN labels of ``X`` (n, d) from ``X_ref`` (n_ref, d), ``y_ref`` (n_ref,): (n,) labels.

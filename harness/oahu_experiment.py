@@ -85,19 +85,40 @@ def utilization(model) -> float:
 
 
 def knn_scores(model, X_test, y_test, X_ref, y_ref, k: int) -> dict:
-    """kNN error rate and macro F1 of ``model`` (test queries, reference neighbours): the model's
-    own ``knn_classify`` when it has one (OAHU, section 3.6.1), else majority vote of the k most
-    similar under its ``similarity_matrix``."""
+    """kNN error rate and macro F1 of ``model`` (test queries, reference neighbours): OAHU with
+    its section 3.6.1 rule (eqs. 23-25) also gives ``knn_error_layer{l}``, the error of each
+    layer's own candidates (eq. 23 with that layer alone: a diagnostic, same pass); OAHU-combined
+    and the baselines take the majority vote of the k most similar under ``similarity_matrix``."""
     t0 = time.perf_counter()
-    if hasattr(model, "knn_classify"):
-        pred = model.knn_classify(X_test, X_ref, y_ref, k)
+    extra = {}
+    if getattr(model, "deployment", None) == "layers":
+        classes, per = model.knn_class_scores(X_test, X_ref, y_ref, k, per_layer=True)
+        pred = classes[np.argmax(per.sum(axis=0), axis=1)]  # eq. 25
+        extra = {
+            f"knn_error_layer{l}": error_rate(y_test, classes[np.argmax(p, axis=1)])
+            for l, p in enumerate(per)
+        }
     else:
         pred = knn_predict(model.similarity_matrix, X_test, X_ref, y_ref, k=k)
     return {
         "error_rate": error_rate(y_test, pred),
         "macro_f1": macro_f1(y_test, pred),
         "eval_wall_s": time.perf_counter() - t0,
+        **extra,
     }
+
+
+def heldout_triplet_accuracy(model, X, y_test_part, test_idx, seed: int, n: int = 5000):
+    """Fraction of ``n`` class-based triplets of the test half (anchor and positive of one class,
+    negative of another; a child stream of the "constraints_train" seed) that ``model`` orders
+    correctly (``model.score``: s(a, p) > s(a, n)); NaN for a model without ``score``."""
+    from datasets.constraints import sample_class_triplets
+
+    if not hasattr(model, "score"):
+        return float("nan")
+    child = rng(seed, "constraints_train").bit_generator.seed_seq.spawn(1)[0]
+    tri = sample_class_triplets(y_test_part, n, np.random.default_rng(child))
+    return float(model.score(X[test_idx][tri]))
 
 
 def validation_parts(y: np.ndarray, split: dict, seed: int, cv_folds: int | None) -> list:
@@ -210,7 +231,12 @@ def classification_rows(
         **timing,
         "eval_wall_s": ev["eval_wall_s"],
         **{f"val_error:{lab}": v for lab, v in val.items()},
+        **{m: v for m, v in ev.items() if m.startswith("knn_error_layer")},
     }
+    if algorithm_of(method, mcfg) == "OAHU":  # diagnostic: what OAHU's training optimises
+        final["test_triplet_accuracy"] = heldout_triplet_accuracy(
+            model, X, y[split["test"]], split["test"], seed
+        )
     log(
         f"  {method} seed {seed}: error {ev['error_rate']:.4f}, macro F1 {ev['macro_f1']:.4f}, "
         f"U {final['constraint_utilization']:.3f}, fit {timing['fit_wall_s']:.1f} s"
