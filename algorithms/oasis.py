@@ -161,7 +161,8 @@ class OASIS(BilinearMixin, BaseLearner):
         return psd_every
 
     def fit(self, triplets):
-        """Learn W from W_0 = I: ``n_epochs`` passes of steps, then the "end" projections."""
+        """Learn W from W_0 = I: ``n_epochs`` * n steps (by default uniform draws with
+        replacement, so not passes over every triplet), then the "end" projections."""
         for attr in ("W_", "_rng"):
             self.__dict__.pop(attr, None)
         self.partial_fit(triplets)
@@ -172,9 +173,9 @@ class OASIS(BilinearMixin, BaseLearner):
         return self
 
     def partial_fit(self, triplets):
-        """Continue from the current W (W_0 = I the first time) with ``n_epochs`` passes over
-        these triplets; per-step projections apply, "end" projections are left to ``fit``.
-        ``trace_`` and ``order_`` describe this call's steps."""
+        """Continue from the current W (W_0 = I the first time) with ``n_epochs`` * n steps on
+        these triplets (drawn by ``sampling``); per-step projections apply, "end" projections are
+        left to ``fit``. ``trace_`` and ``order_`` describe this call's steps."""
         psd_every = self._check_params()
         X, idx = self._points(triplets, 3, "triplets")
         terms, sqnorm = self._terms(X, idx)
