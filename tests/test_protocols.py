@@ -102,6 +102,51 @@ def test_recall_at_k_excluding_self():
     assert recall_at_k(neg_euclid, X, y, X, y, ks=(1,), exclude_self=True) == {1: 0.0}
 
 
+# ------------------------------------------------------------------ OAHU protocol (harness)
+def _blobs(n=90, d=6, k=3, seed=0):
+    rng = np.random.default_rng(seed)
+    y = np.repeat(np.arange(k), n // k)
+    return rng.normal(size=(n, d)) + 2.0 * np.eye(k, d)[y], y
+
+
+def test_validation_parts_are_stratified_folds_of_the_development_half():
+    from harness.oahu_experiment import dev_test_split, validation_parts
+
+    _X, y = _blobs(n=300)
+    split = dev_test_split(y, 0)
+    one = validation_parts(y, split, 0, None)
+    assert len(one) == 1 and one[0][0] is split["fit"] and one[0][1] is split["val"]
+    parts = validation_parts(y, split, 0, 5)
+    held = np.concatenate([v for _f, v in parts])
+    assert len(parts) == 5 and np.array_equal(np.sort(held), np.sort(split["dev"]))
+    for fit, val in parts:
+        assert not set(fit) & set(val) and len(fit) + len(val) == len(split["dev"])
+        assert np.all(np.bincount(y[val]) == np.bincount(y[split["dev"]]) // 5)  # per class
+    # the same seed gives the same folds
+    assert all(np.array_equal(a[1], b[1]) for a, b in zip(parts, validation_parts(y, split, 0, 5)))
+
+
+def test_oahu_deployments_through_the_harness():
+    from algorithms import OAHU
+    from datasets.constraints import sample_class_triplets
+    from harness.oahu_experiment import knn_scores, retrieval_rows
+
+    X, y = _blobs()
+    T = sample_class_triplets(y, 200, np.random.default_rng(0))
+    kw = {"n_hidden": 8, "embedding_dim": 4, "random_state": 0, "preprocessor": X}
+    # one layer (L = 0): that layer's own kNN error is the error of eqs. 23-25
+    m = OAHU(n_hidden_layers=0, **kw).fit(T)
+    ev = knn_scores(m, X, y, X, y, 3)
+    assert ev["knn_error_layer0"] == ev["error_rate"]
+    m = OAHU(n_hidden_layers=2, **kw).fit(T)
+    assert {f"knn_error_layer{l}" for l in range(3)} <= set(knn_scores(m, X, y, X, y, 3))
+    # combined variant: eq.-27-free retrieval equals Recall@K under its similarity matrix
+    m.set_params(deployment="combined")
+    ours = {r["K"]: r["recall"] for r in retrieval_rows(m, X, y, [1, 2, 4], {})}
+    assert ours == recall_at_k(m.similarity_matrix, X, y, X, y, (1, 2, 4), exclude_self=True)
+    assert "knn_error_layer0" not in knn_scores(m, X, y, X, y, 3)
+
+
 # ------------------------------------------------------------------ download routes (fake files)
 def _cifar_record(label, r, g, b):
     return bytes([label]) + bytes([r] * 1024) + bytes([g] * 1024) + bytes([b] * 1024)
