@@ -148,8 +148,8 @@ def _scaling(
 ) -> list[dict]:
     """Fit time against the number of triplets (OASIS, SDCA: as many steps as triplets, uniform
     draws with replacement) and against the number of training samples (OASIS and SDCA with
-    ``triplets_per_sample`` triplets per sample, LMNN on the samples with their labels), as the OASIS paper's Figure 1(b). Rows: (figure, seed, method,
-    axis, size, fit_wall_s)."""
+    ``triplets_per_sample`` triplets per sample, LMNN on the samples with their labels), as the
+    OASIS paper's Figure 1(b). Rows: (figure, seed, method, axis, size, fit_wall_s)."""
     from .experiment import fit_learner
 
     split = make_split(y, seed)
