@@ -28,6 +28,14 @@ def save(fig):
     plt.close(fig)
 
 
+def settings(methods):
+    """Caption line with each curve's configured hyperparameters (fixed values, grids)."""
+    return "Settings: " + "; ".join(
+        f"{m}: {c.get('fixed', {})}" + (f" grid {c['grid']}" if c.get("grid") else "")
+        for m, c in methods.items()
+    ) + "."
+
+
 def mean_std(df, keys, col):
     g = df.groupby(keys)[col]
     s = g.agg(["mean", "std", "count"]).reset_index().rename(columns={"count": "n_runs"})
@@ -105,7 +113,7 @@ if name == "figure_oahu_4":
         final[["layer", "mean", "std", "n_runs"]].round(4).to_markdown(index=False),
         "",
     ]
-    save_text(out.md, "\n".join([*lines, "", OAHU_CHOICES, ""]))
+    save_text(out.md, "\n".join([*lines, "", settings(c["methods"]), "", OAHU_CHOICES, ""]))
 
 elif name == "figure_oahu_5":
     c = cfg["figure5"]
@@ -164,7 +172,7 @@ elif name == "figure_oahu_5":
         s.round(4).to_markdown(index=False),
         "",
     ]
-    save_text(out.md, "\n".join([*lines, "", OAHU_CHOICES, ""]))
+    save_text(out.md, "\n".join([*lines, "", settings(c["methods"]), "", OAHU_CHOICES, ""]))
 
 else:  # figure_oahu_7
     c = cfg["figure7"]
@@ -218,4 +226,4 @@ else:  # figure_oahu_7
             .to_markdown(),
             "",
         ]
-    save_text(out.md, "\n".join([*lines, "", OAHU_CHOICES, ""]))
+    save_text(out.md, "\n".join([*lines, "", settings(c["methods"]), "", OAHU_CHOICES, ""]))
