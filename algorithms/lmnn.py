@@ -16,8 +16,6 @@ only k, metric-learn would silently take the point itself as its own target neig
 
 from __future__ import annotations
 
-import numpy as np
-
 import numbers
 
 from datasets.preprocess import check_labelled

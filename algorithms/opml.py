@@ -92,9 +92,7 @@ class OPML(MahalanobisMixin, OnlineMixin, BaseLearner):
         stream = rng.permutation(len(X)) if self.shuffle else np.arange(len(X))
         local = one_pass_triplets(y[stream])
         if len(local) == 0:
-            raise DataError(
-                "OPML: the stream forms no triplet (it needs two classes and a repeat)"
-            )
+            raise DataError("OPML: the stream forms no triplet (it needs two classes and a repeat)")
         self.triplets_ = stream[local]
         a_all = X[self.triplets_[:, 0]] - X[self.triplets_[:, 1]]
         b_all = X[self.triplets_[:, 0]] - X[self.triplets_[:, 2]]

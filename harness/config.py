@@ -7,7 +7,7 @@ import itertools
 from algorithms import make_learner
 from datasets import get_dataset
 
-from .experiment import algorithm_of, param_grid
+from .experiment import algorithm_of
 
 
 class ConfigError(ValueError):
@@ -90,9 +90,7 @@ def unpinned_downloads_opt_in(config: dict, command_line: dict) -> bool:
         return True
     if value in FALSE_WORDS:
         return False
-    raise ConfigError(
-        f"--config allow_unpinned_downloads={value!r}: expected true or false"
-    )
+    raise ConfigError(f"--config allow_unpinned_downloads={value!r}: expected true or false")
 
 
 def _check_folders(config: dict) -> None:

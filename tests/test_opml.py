@@ -33,4 +33,4 @@ def test_closed_form_update_is_the_inverse_formula():
 
 def test_stream_without_triplets_is_a_clear_error():
     with pytest.raises(ValueError, match="no triplet"):
-        OPML().fit(np.zeros((3, 2)), np.array([0, 0, 0]))
+        OPML().fit(np.arange(6.0).reshape(3, 2), np.array([0, 0, 0]))
