@@ -6,8 +6,17 @@ import itertools
 
 from algorithms import make_learner
 from datasets import get_dataset
+from datasets.base import DataError
 
 from .experiment import algorithm_of
+
+
+SVM_TEXT_NOTIONS = (
+    "webkb_university",
+    "webkb_topic",
+    "webkb_topic_facultystudent",
+    "reuters_topic",
+)
 
 
 class ConfigError(ValueError):
@@ -43,6 +52,7 @@ def check_config(config: dict) -> None:
       checks shared by all learners, :meth:`algorithms.base.BaseLearner._check_common_params`);
     * the learner settings outside ``methods`` blocks: ``figures.scaling_lmnn`` (LMNN),
       ``figures.oasis_C`` and ``figures.oasis_variants`` (OASIS), ``figures.sdca_lam`` (SDCA);
+    * ``svm.mds.notion``: a text notion or a dataset name;
     * ``results_dir``, ``figures_dir`` and ``data.cache_dir``: not empty, not the filesystem root;
     * every dataset name is looked up (an unknown one raises :class:`~datasets.base.DataError`).
     """
@@ -60,6 +70,15 @@ def check_config(config: dict) -> None:
             check_learner(f"figures.{key}", algorithm, {param: figures[key]})
     for name, kwargs in (figures.get("oasis_variants") or {}).items():
         check_method(f"figures.oasis_variants.{name}", "OASIS", {"fixed": kwargs}, bare=True)
+    notion = ((config.get("svm") or {}).get("mds") or {}).get("notion")
+    if notion is not None and notion not in SVM_TEXT_NOTIONS:
+        try:
+            get_dataset(notion)
+        except DataError:
+            raise ConfigError(
+                f"config svm.mds.notion: {notion!r} is neither a text notion "
+                f"{list(SVM_TEXT_NOTIONS)} nor a dataset"
+            ) from None
 
 
 TRUE_WORDS = (True, "true", "True", "yes", "1", 1)

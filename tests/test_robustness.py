@@ -664,3 +664,10 @@ def test_the_opt_in_comes_from_the_command_line_only():
     with pytest.raises(ConfigError, match="expected true or false"):
         unpinned_downloads_opt_in(paper, {"allow_unpinned_downloads": "maybe"})
     validate({**ci(), "allow_unpinned_downloads": "true"}, str(SCHEMA))
+
+
+def test_the_svm_mds_notion_is_checked_before_any_job():
+    cfg = ci()
+    cfg["svm"]["mds"]["notion"] = "reuters_topc"
+    with pytest.raises(ConfigError, match=r"svm\.mds\.notion: 'reuters_topc' is neither"):
+        checked(cfg)
