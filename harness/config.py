@@ -11,16 +11,9 @@ from datasets.base import DataError
 from .experiment import algorithm_of
 
 
-SVM_TEXT_NOTIONS = (
-    "webkb_university",
-    "webkb_topic",
-    "webkb_topic_facultystudent",
-    "reuters_topic",
-)
-
-
 class ConfigError(ValueError):
-    """A config that names something that does not exist; the message says what and where."""
+    """A config value that is unknown, of the wrong type or out of range; the message names its
+    full dotted path and what is wrong."""
 
 
 def method_blocks(config: dict):
@@ -71,6 +64,8 @@ def check_config(config: dict) -> None:
     for name, kwargs in (figures.get("oasis_variants") or {}).items():
         check_method(f"figures.oasis_variants.{name}", "OASIS", {"fixed": kwargs}, bare=True)
     notion = ((config.get("svm") or {}).get("mds") or {}).get("notion")
+    from .svm_experiment import TEXT_NOTIONS as SVM_TEXT_NOTIONS
+
     if notion is not None and notion not in SVM_TEXT_NOTIONS:
         try:
             get_dataset(notion)
