@@ -2,6 +2,8 @@
 against an independent solution (the dual, by L-BFGS-B; the kernel case's primal by SLSQP),
 KKT conditions and invariants, sparse = dense, the API, and triplet accuracy."""
 
+from pathlib import Path
+
 import numpy as np
 import pytest
 import scipy.sparse as sp
@@ -235,3 +237,147 @@ def test_model_triplet_accuracy_equals_score():
     m.w_ = w
     assert r is not None
     assert model_triplet_accuracy(m, X, test) == static_triplet_accuracy(X, test)
+
+
+# -- the specialised solver ("dcd", solve_eq8_dual) ------------------------------------------------
+
+_CACHE = Path(__file__).resolve().parents[1] / "data_cache"
+
+
+def has_reuters_cache():
+    from datasets import reuters
+
+    return (_CACHE / "embedded" / "weka" / reuters.WEKA / "ReutersCorn-train.arff").exists()
+
+
+def reuters_training_matrix():
+    """The svm_scaling problem's data: binary bag of words of the stand-in's training documents
+    (seed 0 split) and their topic groups."""
+    from datasets.reuters import load_corpus
+    from harness.svm_experiment import document_split, notion_groups, text_features
+
+    corpus = load_corpus(_CACHE)
+    labels = corpus.label("topic")
+    train, _ = document_split(len(labels), 0, 0.7)
+    binary, _, _ = text_features(corpus.texts, train)
+    return binary[train], notion_groups(labels[train], "reuters_topic")
+
+
+
+def _brute_coordinate_max(val, u, a_t, C):
+    """max over delta in [-a_t, C - a_t] of delta - 1/2 sum_j [u_j + delta d_j]_+^2, by a dense
+    grid refined around its best point (independent of the breakpoint walk)."""
+
+    def g(x):
+        return x - 0.5 * np.sum(np.maximum(u[:, None] + np.outer(val, x), 0.0) ** 2, axis=0)
+
+    lo, hi = -a_t, C - a_t
+    for _ in range(6):
+        grid = np.linspace(lo, hi, 2001)
+        i = int(np.argmax(g(grid)))
+        step = grid[1] - grid[0]
+        lo, hi = max(-a_t, grid[i] - step), min(C - a_t, grid[i] + step)
+    return grid[i], float(g(np.array([grid[i]]))[0]), g
+
+
+def test_coordinate_step_is_the_exact_maximiser_of_the_piecewise_quadratic_dual():
+    from algorithms.svm_relative import _coord_step
+
+    rng = np.random.default_rng(6)
+    for _ in range(200):
+        k = int(rng.integers(1, 9))
+        val = rng.choice([-2.0, -1.0, 1.0, 0.5, 3.0], size=k)
+        u = rng.normal(size=k) * rng.choice([0.0, 1.0], size=k, p=[0.2, 0.8])  # some u_j = 0
+        C = float(rng.choice([0.1, 1.0, 10.0]))
+        a_t = float(rng.uniform(0, C))
+        bp, act = np.empty(k), np.empty(k)
+        delta = _coord_step(np.arange(k), val, u, a_t, C, bp, act)  # the plain-Python function
+        assert -a_t - 1e-12 <= delta <= C - a_t + 1e-12
+        _, best, g = _brute_coordinate_max(val, u, a_t, C)
+        assert g(np.array([delta]))[0] >= best - 1e-9
+    # one by hand: d = (1, -1), u = (0.5, 0.2): dg/ddelta = 1 - [0.5 + delta]_+ + [0.2 - delta]_+,
+    # zero on delta in (-0.5, 0.2) where it is 1 - 0.5 - delta + 0.2 - delta: delta = 0.35 > 0.2,
+    # so on delta > 0.2 (second term off): 1 - 0.5 - delta = 0, delta = 0.5
+    d, u = np.array([1.0, -1.0]), np.array([0.5, 0.2])
+    assert _coord_step(np.arange(2), d, u, 0.0, 1.0, np.empty(2), np.empty(2)) == pytest.approx(0.5)
+
+
+def test_dcd_by_hand_and_the_active_nonnegativity_bound():
+    t = np.array([[[0.0], [1.0], [2.0]]])  # w = 1/3 (C = 1), w = 0.3, xi = 0.1 (C = 0.1)
+    m = SVMRelative(C=1.0, solver="dcd").fit(t)
+    assert m.w_ == pytest.approx([1 / 3], abs=1e-12)
+    assert m.objective_ == pytest.approx(1 / 18, rel=1e-12)
+    m = SVMRelative(C=0.1, solver="dcd").fit(t)
+    assert m.w_ == pytest.approx([0.3], abs=1e-12) and m.xi_ == pytest.approx([0.1], abs=1e-12)
+    # row (1, -1): w2 >= 0 is active (beta_2 = alpha = 1 > 0), w = (1, 0), alpha = 1 (C = 10)
+    t = np.array([[[0.0, 0.0], [0.0, 1.0], [1.0, 0.0]]])
+    m = SVMRelative(C=10.0, solver="dcd").fit(t)
+    np.testing.assert_allclose(m.w_, [1.0, 0.0], atol=1e-12)
+    assert m.alpha_ == pytest.approx([1.0], abs=1e-12)
+    assert m.certificate_["rel_gap"] <= 1e-9
+
+
+def _random_problem(seed, n_points=60, d=30, n_triplets=150, sparse=True):
+    rng = np.random.default_rng(seed)
+    if sparse:
+        Xd = (rng.random((n_points, d)) < 0.15).astype(float)
+    else:
+        Xd = rng.normal(size=(n_points, d))
+    y = rng.integers(0, 3, n_points)
+    return (sp.csr_matrix(Xd) if sparse else Xd), sample_class_triplets(y, n_triplets, rng)
+
+
+@pytest.mark.parametrize("C", [0.1, 1.0, 10.0])
+@pytest.mark.parametrize("sparse", [True, False])
+def test_dcd_reaches_clarabels_optimum_with_a_kkt_certificate(C, sparse):
+    from algorithms.svm_relative import dual_certificate
+
+    X, t = _random_problem(7, sparse=sparse)
+    ref = SVMRelative(C=C, preprocessor=X, solver_options={"tol_gap_rel": 1e-10}).fit(t)
+    m = SVMRelative(C=C, preprocessor=X, solver="dcd").fit(t)
+    assert m.solver_status_ == "optimal"
+    assert m.objective_ == pytest.approx(ref.objective_, rel=1e-6)
+    D = constraint_matrix(X[t[:, 0]], X[t[:, 1]], X[t[:, 2]])
+    assert primal_objective(m.w_, D, C) == pytest.approx(m.objective_, rel=1e-12)
+    np.testing.assert_allclose(m.w_, ref.w_, atol=1e-4 * max(1.0, ref.w_.max()))
+    # the certificate, recomputed here from the definitions on the full D
+    alpha = m.alpha_
+    assert np.all(alpha >= 0) and np.all(alpha <= C) and np.all(m.w_ >= 0)
+    u = D.T @ alpha
+    np.testing.assert_allclose(m.w_, np.maximum(u, 0), atol=1e-12)  # stationarity, beta = [-u]_+
+    dual = alpha.sum() - 0.5 * m.w_ @ m.w_
+    assert m.objective_ - dual <= 1e-9 * m.objective_  # duality gap
+    margin = D @ m.w_
+    assert np.all(margin[alpha == 0] >= 1 - 1e-7) and np.all(margin[alpha == C] <= 1 + 1e-7)
+    free = (alpha > 0) & (alpha < C)
+    np.testing.assert_allclose(margin[free], 1.0, atol=1e-7)
+    cert = dual_certificate(D, alpha, C)
+    assert cert["kkt_margin_residual"] <= 1e-7 and cert["rel_gap"] <= 1e-9
+    # the non-negativity bound is active on some words (u_j < 0: w_j = 0 with beta_j > 0)
+    assert np.sum(u < -1e-6) > 0
+
+
+@pytest.mark.skipif(not has_reuters_cache(), reason="the Reuters stand-in is not in data_cache")
+def test_dcd_matches_clarabel_on_reuters_triplets():
+    X, groups = reuters_training_matrix()
+    t = sample_class_triplets(groups, 300, np.random.default_rng(0))
+    ref = SVMRelative(preprocessor=X, solver_options={"tol_gap_rel": 1e-10}).fit(t)
+    m = SVMRelative(preprocessor=X, solver="dcd").fit(t)
+    assert m.objective_ == pytest.approx(ref.objective_, rel=1e-6)
+    assert m.certificate_["kkt_margin_residual"] <= 1e-7
+    D = constraint_matrix(X[t[:, 0]], X[t[:, 1]], X[t[:, 2]])
+    assert np.sum((D.T @ m.alpha_) < -1e-6) > 0  # active w >= 0 bounds on real text
+
+
+def test_dcd_errors():
+    from algorithms.svm_relative import SolverError
+
+    X, t = _random_problem(8)
+    with pytest.raises(ValueError, match="linear"):
+        SVMRelative(kernel="rbf", solver="dcd", preprocessor=X.toarray()).fit(t)
+    with pytest.raises(ValueError, match="solver_options"):
+        SVMRelative(solver="dcd", preprocessor=X, solver_options={"eps": 1}).fit(t)
+    with pytest.raises(SolverError, match="epochs"):
+        SVMRelative(
+            solver="dcd", preprocessor=X, solver_options={"max_epochs": 1, "block": 1, "tol": 1e-15}
+        ).fit(t)
