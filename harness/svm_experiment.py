@@ -208,12 +208,17 @@ def classical_mds(D2: np.ndarray, k: int = 2):
 
 
 def measure_solve(X, groups, n_triplets: int, seed: int, C: float, solver: str) -> dict:
-    """One solve of eq. 8 on ``n_triplets`` rule triplets over all rows of X; run this in a fresh
-    process (:func:`measure_in_subprocess`) so that its peak RSS is its own."""
+    """One solve of eq. 8 on ``n_triplets`` rule triplets over all rows of X with ``solver``
+    ("CLARABEL", "SCS" or "dcd"); run this in a fresh process (:func:`measure_in_subprocess`) so
+    that its peak RSS is its own. Imports and "dcd"'s one-off numba compilation happen before the
+    timing. For "dcd" the row also has the certificate (rel_gap, kkt_margin_residual, epochs)."""
     import resource
     import tracemalloc
 
-    import cvxpy  # noqa: F401  (imported before timing: its first import takes seconds)
+    if solver == "dcd":  # compile (or load numba's cache) on a one-triplet problem first
+        SVMRelative(solver="dcd").fit(np.array([[[0.0], [1.0], [2.0]]]))
+    else:
+        import cvxpy  # noqa: F401  (imported before timing: its first import takes seconds)
 
     t = sample_class_triplets(groups, n_triplets, stream(seed, "train_triplets"))
     tracemalloc.start()
@@ -223,16 +228,20 @@ def measure_solve(X, groups, n_triplets: int, seed: int, C: float, solver: str) 
     wall = time.perf_counter() - t0
     _, py_peak = tracemalloc.get_traced_memory()
     tracemalloc.stop()
+    cert = getattr(m, "certificate_", {})
     return {
         "n_triplets": n_triplets,
+        "solver": solver,
         "n_features": X.shape[1],
         "n_active_features": m.n_active_features_,
         "fit_wall_s": wall,
         "setup_s": m.setup_seconds_,
         "solve_s": m.solve_seconds_,
-        "solver": solver,
         "status": m.solver_status_,
         "objective": m.objective_,
+        "rel_gap": cert.get("rel_gap", np.nan),
+        "kkt_margin_residual": cert.get("kkt_margin_residual", np.nan),
+        "epochs": cert.get("epochs", np.nan),
         "peak_rss_mb": resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024.0,
         "python_peak_mb": py_peak / 2**20,
     }
@@ -241,22 +250,21 @@ def measure_solve(X, groups, n_triplets: int, seed: int, C: float, solver: str) 
 def measure_in_subprocess(X, groups, n_triplets, seed, C, solver, timeout_s):
     """:func:`measure_solve` in a fresh process (peak RSS of that process only, including the
     solver's native memory; tracemalloc sees Python allocations only). Returns its dict, or one
-    with status "timeout" after ``timeout_s`` seconds (the process is terminated)."""
+    with status "timeout" after ``timeout_s`` seconds (the process is terminated), or "error: ..."
+    if the solve raised."""
     import multiprocessing as mp
 
     ctx = mp.get_context("spawn")
     with ctx.Pool(1) as pool:
         res = pool.apply_async(measure_solve, (X, groups, n_triplets, seed, C, solver))
+        base = {"n_triplets": n_triplets, "solver": solver, "n_features": X.shape[1]}
         try:
             return res.get(timeout=timeout_s)
         except mp.TimeoutError:
             pool.terminate()
-            return {
-                "n_triplets": n_triplets,
-                "n_features": X.shape[1],
-                "solver": solver,
-                "status": f"timeout (> {timeout_s} s)",
-            }
+            return {**base, "status": f"timeout (> {timeout_s} s)"}
+        except Exception as err:  # SolverError and the like, raised in the worker
+            return {**base, "status": f"error: {type(err).__name__}: {err}"}
 
 
 def percent(v) -> str:

@@ -33,7 +33,8 @@ def test_svm_targets_on_the_ci_config(tmp_path):
     md = (tmp_path / "tables/svm_table1.md").read_text()
     assert "needs download" in md and "Stand-in" in md
     scaling = pd.read_csv(tmp_path / "tables/svm_scaling.csv")
-    assert list(scaling.n_triplets) == [50, 100] and (scaling.status == "optimal").all()
+    assert list(scaling.n_triplets) == [50, 50, 100, 100] and (scaling.status == "optimal").all()
+    assert list(scaling.solver) == ["CLARABEL", "dcd"] * 2
     assert (scaling.peak_rss_mb > 0).all() and (scaling.solve_s > 0).all()
     for fig in ("svm_2", "svm_mds"):
         for ext in ("png", "pdf", "md"):
