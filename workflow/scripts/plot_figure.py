@@ -51,7 +51,7 @@ if name == "figure_sdca_1":
         rows,
         "avg_cumulative_squared_hinge",
         "average cumulative squared hinge loss",
-        f"SDCA paper, Fig. 1 (squared hinge, eq. 3): {title}",
+        "SDCA paper, Fig. 1: squared hinge (eq. 3)",
         out.png,
         out.pdf,
         out.md,
@@ -63,7 +63,7 @@ if name == "figure_sdca_1":
         rows,
         "avg_cumulative_hinge",
         "average cumulative hinge loss",
-        f"SDCA paper, Fig. 1 (hinge): {title}",
+        "SDCA paper, Fig. 1: hinge",
         out.png_hinge,
         out.pdf_hinge,
         out.md,  # rewritten below with both losses
