@@ -119,6 +119,12 @@ class COMET(BilinearMixin, BaseLearner):
             raise ValueError(f"mu must be > 0 (the logdet barrier keeps W definite), got {self.mu}")
         if not 0 < self.bound_weight < 1:
             raise ValueError(f"bound_weight must be in (0, 1), got {self.bound_weight}")
+        if not self.max_step > 0:
+            raise ValueError(f"max_step (the step cap) must be > 0, got {self.max_step}")
+        if not (isinstance(self.n_sweeps, (int, np.integer)) and self.n_sweeps >= 1):
+            raise ValueError(f"n_sweeps must be an int >= 1, got {self.n_sweeps!r}")
+        if not getattr(self, "frob", 0.0) >= 0:
+            raise ValueError(f"frob must be >= 0, got {self.frob}")
 
     def _initial(self, Q, Z):
         """W_0 = I (the dense version)."""
@@ -272,6 +278,10 @@ class SparseCOMET(COMET):
             raise ValueError(
                 f"sparse_weight must be > 0 (0 is dense COMET: use COMET), got {self.sparse_weight}"
             )
+        if not (isinstance(self.n_steps_diag, (int, np.integer)) and self.n_steps_diag >= 0):
+            raise ValueError(f"n_steps_diag must be an int >= 0, got {self.n_steps_diag!r}")
+        if not self.stepsize_diag >= 0:
+            raise ValueError(f"stepsize_diag must be >= 0, got {self.stepsize_diag}")
 
     def _initial(self, Q, Z):
         """D from ``n_steps_diag`` gradient steps on the diagonal (``diag_step0.m``); V = 0."""

@@ -17,6 +17,8 @@ from __future__ import annotations
 import numpy as np
 
 from ._compat import metric_learn, quiet_metric_learn
+from datasets.base import DataError
+
 from .base import BaseLearner, MahalanobisMixin
 
 
@@ -41,8 +43,33 @@ class ITML(MahalanobisMixin, BaseLearner):
         self.random_state = random_state
         self.verbose = verbose
 
+    def _check_params(self):
+        """Raise ``ValueError`` unless gamma > 0, max_iter is an int >= 1 and tol > 0 (ITML's
+        slack trade-off divides by gamma)."""
+        if not self.gamma > 0:
+            raise ValueError(f"gamma must be > 0, got {self.gamma}")
+        if not (isinstance(self.max_iter, (int, np.integer)) and self.max_iter >= 1):
+            raise ValueError(f"max_iter must be an int >= 1, got {self.max_iter!r}")
+        if not self.tol > 0:
+            raise ValueError(f"tol must be > 0, got {self.tol}")
+
     def fit(self, pairs, y):
+        """Fit on ``pairs`` ((n, 2, d) points or (n, 2) indices) with ``y`` (n,) in {+1, -1}.
+
+        Raises ``ValueError`` for bad hyperparameters and ``DataError`` for NaN/inf points, no
+        pairs, or a dissimilar pair of two identical points (its Bregman projection divides by its
+        zero distance; metric-learn then fails with an unrelated message)."""
+        self._check_params()
         X, idx = self._points(pairs, 2, "pairs")
+        y = np.asarray(y)
+        same = np.all(X[idx[:, 0]] == X[idx[:, 1]], axis=1)
+        bad = np.flatnonzero(same & (y == -1))
+        if len(bad):
+            raise DataError(
+                f"ITML: {len(bad)} dissimilar pair(s) join two identical points (first: pair "
+                f"{bad[0]}, points {idx[bad[0], 0]} and {idx[bad[0], 1]}); remove duplicate points "
+                "that carry different labels"
+            )
         model = metric_learn().ITML(
             gamma=self.gamma,
             max_iter=self.max_iter,
@@ -52,7 +79,7 @@ class ITML(MahalanobisMixin, BaseLearner):
             random_state=self.random_state,
         )
         with quiet_metric_learn():
-            model.fit(np.stack([X[idx[:, 0]], X[idx[:, 1]]], axis=1), np.asarray(y))
+            model.fit(np.stack([X[idx[:, 0]], X[idx[:, 1]]], axis=1), y)
         self.M_ = model.get_mahalanobis_matrix()
         self.n_iter_ = getattr(model, "n_iter_", None)
         return self

@@ -237,6 +237,7 @@ class DissimOASIS(OASIS):
 
     def similarity_matrix(self, X, Y) -> np.ndarray:
         """(n_x, n_y) matrix of -d_W(x, y)."""
+        self._check_fitted()
         Ws = symmetric_part(self.W_)
         X, Y = dense(X), dense(Y)
         qx = np.einsum("id,de,ie->i", X, Ws, X)

@@ -115,7 +115,9 @@ class SDCA(BilinearMixin, BaseLearner):
         self.random_state = random_state
         self.verbose = verbose
 
-    def fit(self, triplets):
+    def _check_params(self):
+        """Raise ``ValueError`` for lam <= 0, an unknown ``output`` or ``trace_loss``, or
+        ``average_from`` outside [0, 1) (the shared checks run first: see ``BaseLearner``)."""
         if not self.lam > 0:
             raise ValueError(f"lam must be > 0, got {self.lam}")
         if self.output not in ("average", "random", "last"):
@@ -124,6 +126,11 @@ class SDCA(BilinearMixin, BaseLearner):
             raise ValueError(
                 f"trace_loss must be 'hinge' or 'squared_hinge', got {self.trace_loss!r}"
             )
+        if not 0 <= self.average_from < 1:
+            raise ValueError(f"average_from must lie in [0, 1), got {self.average_from}")
+
+    def fit(self, triplets):
+        self._check_params()
         X, idx = self._points(triplets, 3, "triplets")
         A = X[idx[:, 0]]
         Z = X[idx[:, 1]] - X[idx[:, 2]]

@@ -172,7 +172,6 @@ def test_lmnn_k_zero_is_a_clear_error(data):
         checked(cfg)
 
 
-@pytest.mark.xfail(strict=True, reason="phase 2: ITML needs _check_params (gamma > 0)")
 def test_itml_negative_gamma_is_refused_before_any_job():
     cfg = ci()
     cfg["sdca_table2"]["methods"]["ITML"]["grid"]["gamma"] = [-1]
@@ -213,7 +212,6 @@ def test_figures_oasis_variants_are_checked_before_any_job():
         check_config(cfg)
 
 
-@pytest.mark.xfail(strict=True, reason="phase 2: SDCA needs _check_params (lam > 0, output)")
 @pytest.mark.parametrize("key, value", [("lam", -0.01), ("output", "randm")])
 def test_sdca_bad_lam_or_output_is_refused_before_any_job(key, value):
     cfg = ci()
@@ -371,7 +369,6 @@ def test_itml_on_all_zero_points_is_a_data_error(data):
         make_learner("ITML", preprocessor=np.zeros_like(X), max_iter=5).fit(*triplets_to_pairs(t))
 
 
-@pytest.mark.xfail(strict=True, reason="phase 2: ITML must refuse a dissimilar pair of one point")
 def test_itml_on_a_duplicate_point_across_classes_is_a_data_error(data):
     from datasets.constraints import triplets_to_pairs
 
@@ -439,7 +436,11 @@ def test_scoring_an_unfitted_learner_raises_not_fitted(data, name):
         model.pair_score(t[:, :2])
 
 
-@pytest.mark.parametrize("name", ["Eucl", "RCA", "LMNN", "ITML", "LEGO", "OASIS", "SDCA", "RDML"])
+@pytest.mark.parametrize(
+    "name",
+    ["Eucl", "RCA", "LMNN", "ITML", "ITML-online", "LEGO", "OASIS", "Dissim-OASIS", "SDCA", "RDML",
+     "COMET"],
+)
 def test_matrices_and_transforms_of_an_unfitted_learner_raise_not_fitted(data, name):
     X, _, _ = data
     model = make_learner(name, preprocessor=X)
@@ -671,3 +672,20 @@ def test_the_svm_mds_notion_is_checked_before_any_job():
     cfg["svm"]["mds"]["notion"] = "reuters_topc"
     with pytest.raises(ConfigError, match=r"svm\.mds\.notion: 'reuters_topc' is neither"):
         checked(cfg)
+
+
+@pytest.mark.parametrize(
+    "name, params, needle",
+    [
+        ("COMET", {"max_step": -1}, "max_step"),
+        ("COMET", {"n_sweeps": -1}, "n_sweeps"),
+        ("COMET", {"frob": -1}, "frob"),
+        ("SparseCOMET", {"n_steps_diag": -1}, "n_steps_diag"),
+        ("SparseCOMET", {"stepsize_diag": -1}, "stepsize_diag"),
+        ("SDCA", {"average_from": 1.0}, "average_from"),
+        ("ITML", {"max_iter": 0}, "max_iter"),
+    ],
+)
+def test_learners_refuse_negative_steps_sweeps_and_bounds(name, params, needle):
+    with pytest.raises(ValueError, match=needle):
+        make_learner(name, **params)._check_params()
