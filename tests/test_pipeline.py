@@ -2,6 +2,7 @@
 its table is compared with config/ci_expected.csv (stored from a real run, see harness.regression)."""
 
 import shutil
+from pathlib import Path
 
 import pandas as pd
 import pytest
@@ -10,8 +11,15 @@ from harness.regression import compare
 from tests.pipeline import run_targets
 
 
-@pytest.mark.skipif(shutil.which("apt-get") is None, reason="the embedded route needs Debian's apt")
-def test_ci_config_reproduces_the_stored_numbers(tmp_path):
+NEEDS_APT = pytest.mark.skipif(
+    shutil.which("apt-get") is None, reason="the embedded route needs Debian's apt"
+)
+
+
+@pytest.fixture(scope="module")
+def ci_run(tmp_path_factory):
+    """One real run of the CI config (Table 2, the figures, the performance table)."""
+    tmp_path = tmp_path_factory.mktemp("ci")
     run_targets(
         [
             "regression_check",
@@ -24,6 +32,12 @@ def test_ci_config_reproduces_the_stored_numbers(tmp_path):
         tmp_path,
         timeout=1200,
     )
+    return tmp_path
+
+
+@NEEDS_APT
+def test_ci_config_reproduces_the_stored_numbers(ci_run):
+    tmp_path = ci_run
     assert "all within tolerance" in (tmp_path / "regression_report.txt").read_text()
     table = pd.read_csv(tmp_path / "tables/sdca_table2.csv")
     assert set(table.algorithm) == {
@@ -63,6 +77,95 @@ def test_ci_config_reproduces_the_stored_numbers(tmp_path):
     assert {"avg_cumulative_hinge", "avg_cumulative_squared_hinge"} <= set(curves.metric)
     perf = pd.read_csv(tmp_path / "tables/performance.csv")
     assert len(perf) == 6 and (perf.max_rel_diff < 1e-9).all()
+
+
+def _planned_jobs(out, configfile):
+    """(rule, first output) of every job a dry run of table_sdca_2 plans against ``out``."""
+    import re
+    import subprocess
+    import sys
+
+    from tests.pipeline import ROOT
+
+    res = subprocess.run(
+        [sys.executable, "-m", "snakemake", "table_sdca_2", "-n", "--configfile", str(configfile),
+         "--config", f"results_dir={out}", f"figures_dir={out}/figures", "--nolock"],
+        cwd=ROOT, capture_output=True, text=True, check=False, timeout=300,
+    )
+    assert res.returncode == 0, res.stdout + res.stderr
+    jobs = re.findall(r"^(?:local)?rule (\w+):\n(?:.*\n)*?    output: ([^,\n]+)", res.stdout, re.M)
+    print(res.stdout)  # the plan and Snakemake's reasons, shown when an assertion fails
+    return {(rule, str(Path(o).relative_to(out))) for rule, o in jobs}
+
+
+@NEEDS_APT
+def test_a_changed_setting_reruns_exactly_the_cells_it_changes(ci_run, tmp_path):
+    """Results follow their inputs (harness.settings): after the CI run, a changed grid value
+    reruns that method's cell and the table; a changed description (notes) only the table;
+    a changed n_triplets the constraints and every cell; nothing changed, nothing to do."""
+    import copy
+
+    import yaml
+
+    from tests.pipeline import ROOT
+
+    base = yaml.safe_load((ROOT / "config/ci.yaml").read_text())
+    table = ("table_sdca_2", "sdca_table2/all_runs.csv")
+
+    def plan(mutate):
+        cfg = copy.deepcopy(base)
+        mutate(cfg["sdca_table2"])
+        path = tmp_path / "cfg.yaml"
+        path.write_text(yaml.safe_dump(cfg, sort_keys=False))
+        return _planned_jobs(ci_run, path)
+
+    assert plan(lambda c: None) == set()
+    assert plan(lambda c: c["methods"]["LEGO"]["grid"].update(eta=[0.01, 0.5])) == {
+        ("fit_evaluate", "sdca_table2/runs/vehicle/seed0/LEGO.csv"),
+        table,
+    }
+    assert plan(lambda c: c["methods"]["LEGO"]["notes"].update(ours="x")) == {table}
+    sdca = base["sdca_table2"]["methods"]["SDCA"]["fixed"]  # the same settings, other key order
+    reordered = dict(reversed(list(sdca.items())))
+    assert plan(lambda c: c["methods"]["SDCA"].update(fixed=reordered)) <= {table}
+    jobs = plan(lambda c: c.update(n_triplets=1500))
+    assert ("sample_triplets", "sdca_table2/constraints/vehicle/seed0/triplets_train.npz") in jobs
+    cells = {o for r, o in jobs if r == "fit_evaluate"}
+    assert cells == {f"sdca_table2/runs/vehicle/seed0/{m}.csv" for m in base["sdca_table2"]["methods"]}
+    assert not any(r == "split" for r, _ in jobs)
+
+
+def test_a_table_refuses_rows_made_under_other_settings():
+    import yaml
+
+    from harness.settings import check_fresh, expected_hashes
+    from tests.pipeline import ROOT
+
+    cfg = yaml.safe_load((ROOT / "config/ci.yaml").read_text())
+    script = "workflow/scripts/fit_evaluate.py"
+    good = expected_hashes(cfg, "sdca_table2", script)
+    runs = pd.DataFrame(
+        {"dataset": "vehicle", "seed": 0, "algorithm": ["LEGO", "SDCA"],
+         "settings_hash": [good["LEGO"], good["SDCA"]]}
+    )
+    check_fresh(runs, cfg, "sdca_table2", script)  # current rows pass
+    cfg["sdca_table2"]["methods"]["LEGO"]["grid"]["eta"] = [0.5]
+    with pytest.raises(ValueError, match=r"LEGO on vehicle, seed 0: settings"):
+        check_fresh(runs, cfg, "sdca_table2", script)
+    with pytest.raises(ValueError, match="no settings_hash"):
+        check_fresh(runs.drop(columns="settings_hash"), cfg, "sdca_table2", script)
+
+
+def test_a_learners_code_hash_covers_its_own_modules_only():
+    from harness.settings import code_closure
+
+    lego = code_closure(["algorithms.lego"])
+    assert "algorithms.lego" in lego and "algorithms.base" in lego
+    assert "algorithms.oasis" not in lego and "algorithms" not in lego
+    assert "algorithms.lego" in code_closure(["algorithms.itml_online"])  # shares its LogDet step
+    cell = code_closure(script="workflow/scripts/fit_evaluate.py", exclude={"algorithms"})
+    assert "harness.experiment" in cell and "evaluation.retrieval" in cell
+    assert not any(m.startswith("algorithms.") and m != "algorithms.base" for m in cell)
 
 
 def test_a_moved_number_is_named_with_stored_and_new_values():

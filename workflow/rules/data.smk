@@ -20,6 +20,8 @@ rule prepare_dataset:
     params:
         route=ROUTE,
         allow_unpinned=config["data"]["allow_unpinned_downloads"],
+        # the dataset's parser and the shared scaling (fetching and checksums cannot change it)
+        code=lambda wc: code_hash([f"datasets.{wc.dataset}", "datasets.preprocess"]),
     conda:
         "../../environment.yml"
     script:
@@ -33,6 +35,10 @@ rule split:
         f"{RESULTS}/{{experiment}}/splits/{{dataset}}/seed{{seed}}.npz",
     log:
         f"{LOGS}/{{experiment}}/split/{{dataset}}_seed{{seed}}.log",
+    params:
+        settings=lambda wc: data_settings(
+            config, wc.experiment, ["train_fraction", "fit_fraction"], "workflow/scripts/split.py"
+        ),
     conda:
         "../../environment.yml"
     script:
@@ -48,6 +54,10 @@ rule sample_triplets:
         fit=f"{RESULTS}/{{experiment}}/constraints/{{dataset}}/seed{{seed}}/triplets_fit.npz",
     log:
         f"{LOGS}/{{experiment}}/constraints/{{dataset}}_seed{{seed}}.log",
+    params:
+        settings=lambda wc: data_settings(
+            config, wc.experiment, ["n_triplets"], "workflow/scripts/sample_triplets.py"
+        ),
     conda:
         "../../environment.yml"
     script:

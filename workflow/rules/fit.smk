@@ -16,6 +16,12 @@ rule fit_evaluate:
         f"{LOGS}/{{experiment}}/fit_evaluate/{{dataset}}_seed{{seed}}_{{method}}.log",
     benchmark:
         f"{RESULTS}/{{experiment}}/benchmarks/{{dataset}}_seed{{seed}}_{{method}}.tsv"
+    params:
+        # the method's settings, the experiment's and the code it runs (harness.settings): a
+        # changed value or learner reruns exactly its cells
+        settings=lambda wc: cell_settings(
+            config, wc.experiment, wc.method, "workflow/scripts/fit_evaluate.py"
+        ),
     conda:
         "../../environment.yml"
     script:

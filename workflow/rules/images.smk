@@ -97,6 +97,7 @@ rule table_sdca_3:
         f"{LOGS}/tables/sdca_table3.log",
     params:
         paper_results=str(ROOT / "config/paper_results.csv"),  # PAPER_RESULTS (tables.smk) comes later
+        block=config["images"],  # rows, notes and captions follow the config
     conda:
         "../../environment.yml"
     script:

@@ -15,6 +15,7 @@ rule table_sdca_2:
         f"{LOGS}/tables/sdca_table2.log",
     params:
         paper_results=str(PAPER_RESULTS),
+        block=config["sdca_table2"],  # rows, notes and captions follow the config
     conda:
         "../../environment.yml"
     script:

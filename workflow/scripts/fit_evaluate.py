@@ -14,6 +14,7 @@ from harness.io import (
     save_npz,
     start_log,
 )
+from harness.settings import settings_hash
 
 start_log(snakemake.log[0])
 wc = snakemake.wildcards
@@ -51,6 +52,7 @@ except (ValueError, np.linalg.LinAlgError) as err:
     fail = {**base, "stage": "test", "checkpoint": "final", "metric": "failed", "value": 1.0}
     df = pd.DataFrame([{**fail, "params_label": "", "params": "{}", "error": str(err)}])
     df["config_hash"] = config_hash(exp_cfg)
+    df["settings_hash"] = settings_hash(snakemake.params.settings)
     df["versions"] = package_versions()
     df["started_utc"] = started
     df["peak_rss_mb"] = peak_rss_mb()
@@ -59,6 +61,7 @@ except (ValueError, np.linalg.LinAlgError) as err:
     raise SystemExit(0)
 df = pd.DataFrame(rows)
 df["config_hash"] = config_hash(exp_cfg)
+df["settings_hash"] = settings_hash(snakemake.params.settings)
 df["versions"] = package_versions()
 df["started_utc"] = started
 df["peak_rss_mb"] = peak_rss_mb()

@@ -9,6 +9,7 @@ import pandas as pd
 from datasets.caltech256 import image_set
 from harness.config import available_datasets
 from harness.io import save_csv, save_text, start_log
+from harness.settings import check_fresh
 from harness.tables import (
     collect,
     latex_text,
@@ -28,6 +29,7 @@ methods = list(cfg["methods"])
 datasets = cfg["sdca_table3_datasets"]
 ok, missing = available_datasets(snakemake.config, "images", route)
 runs = collect(snakemake.input.runs)
+check_fresh(runs, snakemake.config, "images", "workflow/scripts/fit_evaluate.py")
 save_csv(snakemake.output.runs, runs)
 
 # feature summary per image set and seed

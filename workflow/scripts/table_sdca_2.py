@@ -3,6 +3,7 @@ row's settings provenance (config ``notes``: harness.tables.settings_table / set
 
 from harness.config import available_datasets
 from harness.io import save_csv, save_text, start_log
+from harness.settings import check_fresh
 from harness.tables import (
     collect,
     latex_text,
@@ -21,6 +22,7 @@ route = snakemake.config["data"]["route"]
 methods, datasets = list(cfg["methods"]), cfg["datasets"]
 _, missing = available_datasets(snakemake.config, "sdca_table2", route)
 runs = collect(snakemake.input.runs)
+check_fresh(runs, snakemake.config, "sdca_table2", "workflow/scripts/fit_evaluate.py")
 save_csv(snakemake.output.runs, runs)
 settings = settings_table(cfg["methods"])
 paper = paper_values(snakemake.params.paper_results, "sdca_relative_similarity", "table2", "mAP")

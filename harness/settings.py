@@ -1,0 +1,197 @@
+"""What a result depends on, so that results follow their inputs.
+
+Every job that computes numbers gets ``params: settings=...``: the config values it reads and a
+hash of the project code it runs. Snakemake compares a job's params with those recorded when its
+output was made (rerun trigger "params", on by default), so a changed grid value, ``n_triplets`` or
+learner reruns exactly the cells that use it, and the tables built on them. Each run row records
+:func:`settings_hash` of its settings; a table refuses rows whose hash differs from the one the
+current config implies (:func:`stale_cells`), e.g. after ``--rerun-triggers mtime`` or a ``touch``.
+
+Code hashes cover the transitive closure of the project modules a job imports (the packages
+``algorithms``, ``datasets``, ``evaluation`` and ``harness``; imports read with :mod:`ast`, so
+nothing is imported), less the plumbing that cannot change a number (:data:`PLUMBING`). A cell's
+closure leaves out the learner registry (``algorithms/__init__.py`` imports every learner) and adds
+its own learner's closure instead, so editing LEGO reruns LEGO's cells only.
+"""
+
+from __future__ import annotations
+
+import ast
+import hashlib
+import importlib.util
+import json
+from functools import lru_cache
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parents[1]
+PACKAGES = ("algorithms", "datasets", "evaluation", "harness")
+PLUMBING = frozenset({"harness.io", "harness.config", "harness.tables", "harness.plots"})
+"""Modules left out of code hashes: writing files, config checks, table and plot layout (a table's
+or figure's own rule reruns on its script, which Snakemake tracks; the numbers do not change)."""
+
+
+def _module_path(name: str) -> Path | None:
+    """The source file of project module ``name`` (a package's ``__init__.py``), or None."""
+    if name.split(".")[0] not in PACKAGES:
+        return None
+    path = ROOT / Path(*name.split("."))
+    if (path / "__init__.py").exists():
+        return path / "__init__.py"
+    if path.with_suffix(".py").exists():
+        return path.with_suffix(".py")
+    return None
+
+
+def _imports(path: Path, module: str | None) -> set[str]:
+    """Project modules imported anywhere in ``path`` (also inside functions), as dotted names;
+    ``module`` is the file's own dotted name (for relative imports), None for a script."""
+    tree = ast.parse(path.read_text(), filename=str(path))
+    package = None
+    if module is not None:
+        package = module if path.name == "__init__.py" else module.rpartition(".")[0]
+    found = set()
+    for node in ast.walk(tree):
+        if isinstance(node, ast.Import):
+            names = [a.name for a in node.names]
+        elif isinstance(node, ast.ImportFrom):
+            base = node.module or ""
+            if node.level:
+                if package is None:
+                    continue
+                base = importlib.util.resolve_name("." * node.level + base, package)
+            # "from pkg import name" may import a submodule pkg.name
+            names = [base] + [f"{base}.{a.name}" for a in node.names]
+        else:
+            continue
+        found.update(n for n in names if _module_path(n) is not None)
+    return found
+
+
+@lru_cache(maxsize=None)
+def _closure(start: tuple[str, ...], script: str | None, exclude: frozenset[str]) -> tuple:
+    todo = set(start)
+    if script is not None:
+        todo |= _imports(ROOT / script, None)
+    seen: set[str] = set()
+    while todo:
+        name = todo.pop()
+        if name in seen or name in exclude or name in PLUMBING:
+            continue
+        seen.add(name)
+        todo |= _imports(_module_path(name), name)
+    return tuple(sorted(seen))
+
+
+def code_closure(modules=(), script: str | None = None, exclude=()) -> list[str]:
+    """Dotted names of the project modules that ``modules`` and ``script`` (a path relative to the
+    checkout) import, transitively, less ``exclude`` (exact names) and :data:`PLUMBING`."""
+    return list(_closure(tuple(modules), script, frozenset(exclude)))
+
+
+def code_hash(modules=(), script: str | None = None, exclude=()) -> str:
+    """sha256 (12 hex digits) over the sources of :func:`code_closure` and of ``script``
+    (computed once per process: a Snakemake run sees the code as it was when it started)."""
+    return _code_hash(tuple(modules), script, frozenset(exclude))
+
+
+@lru_cache(maxsize=None)
+def _code_hash(modules: tuple, script: str | None, exclude: frozenset) -> str:
+    h = hashlib.sha256()
+    files = [_module_path(m) for m in code_closure(modules, script, exclude)]
+    if script is not None:
+        files.append(ROOT / script)
+    for f in sorted(files):
+        h.update(str(f.relative_to(ROOT)).encode() + b"\0" + f.read_bytes() + b"\0")
+    return h.hexdigest()[:12]
+
+
+def learner_code_hash(algorithm: str) -> str:
+    """Code hash of learner ``algorithm`` (a registry name): its module's closure."""
+    from algorithms import ALGORITHMS
+
+    return code_hash([ALGORITHMS[algorithm].__module__])
+
+
+def canonical(obj):
+    """``obj`` with every dict's keys in sorted order (recursively): Snakemake compares params by
+    their text, so a reordered config must give the same settings."""
+    if isinstance(obj, dict):
+        return {k: canonical(obj[k]) for k in sorted(obj, key=str)}
+    if isinstance(obj, (list, tuple)):
+        return [canonical(v) for v in obj]
+    return obj
+
+
+def cell_settings(config: dict, experiment: str, method: str, script: str) -> dict:
+    """Everything a (dataset, seed) cell of ``method`` in ``experiment`` depends on besides its
+    input files: the method's config less its ``notes`` (descriptions), the experiment's other
+    settings less the lists of datasets, seeds and methods, the data route, and the code of
+    ``script`` (learner registry excluded) and of the method's learner."""
+    from .experiment import algorithm_of
+
+    exp = config[experiment]
+    mcfg = exp["methods"][method]
+    return canonical({
+        "method": {k: v for k, v in mcfg.items() if k != "notes"},
+        "experiment": {
+            k: v for k, v in exp.items() if k not in ("methods", "datasets", "seeds")
+        },
+        "route": config["data"]["route"],
+        "code": code_hash(script=script, exclude={"algorithms"})
+        + "+"
+        + learner_code_hash(algorithm_of(method, mcfg)),
+    })
+
+
+def settings_hash(settings) -> str:
+    """sha256 (12 hex digits) of a JSON-serialisable settings value (keys sorted)."""
+    return hashlib.sha256(json.dumps(settings, sort_keys=True, default=str).encode()).hexdigest()[
+        :12
+    ]
+
+
+def stale_cells(runs, expected: dict) -> list[str]:
+    """Cells of ``runs`` (tidy rows with ``dataset``, ``seed``, ``algorithm`` and
+    ``settings_hash``) whose hash is not ``expected[algorithm]``; one message per cell."""
+    bad = []
+    cols = ["dataset", "seed", "algorithm", "settings_hash"]
+    for d, s, a, h in runs[cols].drop_duplicates().itertuples(index=False):
+        if a in expected and str(h) != expected[a]:
+            bad.append(f"{a} on {d}, seed {s}: settings {h}, the config implies {expected[a]}")
+    return bad
+
+
+def data_settings(config: dict, experiment: str, keys, script: str, modules=()) -> dict:
+    """Settings of a data job (split, constraints): the experiment's config values ``keys``, the
+    route, and the code of ``script`` and ``modules``."""
+    exp = config[experiment]
+    return canonical({
+        "experiment": {k: exp.get(k) for k in keys},
+        "route": config["data"]["route"],
+        "code": code_hash(modules, script),
+    })
+
+
+def expected_hashes(config: dict, experiment: str, script: str) -> dict:
+    """method -> :func:`settings_hash` of its cells' settings under ``config``."""
+    return {
+        m: settings_hash(cell_settings(config, experiment, m, script))
+        for m in config[experiment]["methods"]
+    }
+
+
+def check_fresh(runs, config: dict, experiment: str, script: str) -> None:
+    """Raise ``ValueError`` listing the cells of ``runs`` computed under other settings than
+    ``config`` implies (rows without a ``settings_hash`` column count as stale)."""
+    if "settings_hash" not in runs.columns:
+        raise ValueError(
+            f"{experiment}: the run rows carry no settings_hash (made by an older version); "
+            "rerun their cells (snakemake --forcerun fit_evaluate)"
+        )
+    bad = stale_cells(runs, expected_hashes(config, experiment, script))
+    if bad:
+        raise ValueError(
+            f"{experiment}: {len(bad)} cell(s) were computed under other settings than the "
+            "config's; the table refuses them. Rerun them (Snakemake's default rerun triggers "
+            "do; --rerun-triggers mtime does not):\n  " + "\n  ".join(bad[:20])
+        )
