@@ -195,3 +195,14 @@ def check_fresh(runs, config: dict, experiment: str, script: str) -> None:
             "config's; the table refuses them. Rerun them (Snakemake's default rerun triggers "
             "do; --rerun-triggers mtime does not):\n  " + "\n  ".join(bad[:20])
         )
+
+
+def block_settings(config: dict, block: str, keys, script: str) -> dict:
+    """Settings of a job driven by one config block (curves, scaling, figures): the values of
+    ``keys`` in ``config[block]`` (missing ones as None), the route, and ``script``'s code."""
+    cfg = config.get(block) or {}
+    return canonical({
+        block: {k: cfg.get(k) for k in keys},
+        "route": config["data"]["route"],
+        "code": code_hash(script=script),
+    })

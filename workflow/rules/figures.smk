@@ -12,6 +12,14 @@ rule curves:
         f"{LOGS}/figures/{{curves}}_seed{{seed}}.log",
     wildcard_constraints:
         curves="sdca_1|oasis_3",
+    params:
+        settings=block_settings(
+            config,
+            "figures",
+            ["dataset", "n_triplets", "oasis_C", "sdca_lam", "normalize", "oasis_variants",
+             "n_queries", "n_database"],
+            "workflow/scripts/curves.py",
+        ),
     conda:
         "../../environment.yml"
     script:
@@ -31,6 +39,7 @@ rule figure_sdca_1:  # squared hinge (eq. 3) and hinge, both in the Markdown
         f"{LOGS}/figures/figure_sdca_1.log",
     params:
         metric="avg_cumulative_loss",
+        block=config["figures"],  # captions follow the config
     conda:
         "../../environment.yml"
     script:
@@ -46,6 +55,7 @@ use rule figure_sdca_1 as figure_sdca_2 with:
         f"{LOGS}/figures/figure_sdca_2.log",
     params:
         metric="mistake_rate",
+        block=config["figures"],
 
 
 use rule figure_sdca_1 as figure_oasis_3 with:
@@ -59,6 +69,7 @@ use rule figure_sdca_1 as figure_oasis_3 with:
         f"{LOGS}/figures/figure_oasis_3.log",
     params:
         metric="mAP",
+        block=config["figures"],
 
 
 rule scaling_times:
@@ -69,6 +80,14 @@ rule scaling_times:
     log:
         f"{LOGS}/figures/scaling_seed{{seed}}.log",
     threads: workflow.cores  # timings: no other job beside it
+    params:
+        settings=block_settings(
+            config,
+            "figures",
+            ["scaling_dataset", "scaling_n_triplets", "scaling_n_samples",
+             "scaling_triplets_per_sample", "scaling_lmnn", "oasis_C", "sdca_lam"],
+            "workflow/scripts/scaling.py",
+        ),
     conda:
         "../../environment.yml"
     script:
@@ -86,3 +105,4 @@ use rule figure_sdca_1 as figure_scaling with:
         f"{LOGS}/figures/figure_scaling.log",
     params:
         metric="fit_wall_s",
+        block=config["figures"],

@@ -11,6 +11,10 @@ rule performance:
     log:
         f"{LOGS}/performance.log",
     threads: workflow.cores
+    params:
+        settings=block_settings(
+            config, "performance", ["dense_dims", "sparse", "n_triplets"], "workflow/scripts/performance.py"
+        ),
     conda:
         "../../environment.yml"
     script:
