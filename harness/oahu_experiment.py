@@ -108,17 +108,22 @@ def knn_scores(model, X_test, y_test, X_ref, y_ref, k: int) -> dict:
     }
 
 
-def heldout_triplet_accuracy(model, X, y_test_part, test_idx, seed: int, n: int = 5000):
-    """Fraction of ``n`` class-based triplets of the test half (anchor and positive of one class,
-    negative of another; a child stream of the "constraints_train" seed) that ``model`` orders
-    correctly (``model.score``: s(a, p) > s(a, n)); NaN for a model without ``score``."""
+def heldout_triplet_stats(model, X, y_test_part, test_idx, seed: int, n: int = 5000) -> dict:
+    """Diagnostics on ``n`` class-based triplets of the test half (anchor and positive of one
+    class, negative of another; a child stream of the "constraints_train" seed):
+    ``test_triplet_accuracy``, the fraction ``model`` orders correctly (``model.score``:
+    s(a, p) > s(a, n)), and, for a model with ``pair_distance`` (OAHU: sum_l alpha_l D_l),
+    ``test_mean_d_pos`` / ``test_mean_d_neg``, the mean distance of the (a, p) and (a, n) pairs."""
     from datasets.constraints import sample_class_triplets
 
-    if not hasattr(model, "score"):
-        return float("nan")
     child = rng(seed, "constraints_train").bit_generator.seed_seq.spawn(1)[0]
     tri = sample_class_triplets(y_test_part, n, np.random.default_rng(child))
-    return float(model.score(X[test_idx][tri]))
+    pts = X[test_idx][tri]  # (n, 3, d)
+    out = {"test_triplet_accuracy": float(model.score(pts))}
+    if hasattr(model, "pair_distance"):
+        out["test_mean_d_pos"] = float(model.pair_distance(pts[:, [0, 1]]).mean())
+        out["test_mean_d_neg"] = float(model.pair_distance(pts[:, [0, 2]]).mean())
+    return out
 
 
 def validation_parts(y: np.ndarray, split: dict, seed: int, cv_folds: int | None) -> list:
@@ -234,9 +239,7 @@ def classification_rows(
         **{m: v for m, v in ev.items() if m.startswith("knn_error_layer")},
     }
     if algorithm_of(method, mcfg) == "OAHU":  # diagnostic: what OAHU's training optimises
-        final["test_triplet_accuracy"] = heldout_triplet_accuracy(
-            model, X, y[split["test"]], split["test"], seed
-        )
+        final.update(heldout_triplet_stats(model, X, y[split["test"]], split["test"], seed))
     log(
         f"  {method} seed {seed}: error {ev['error_rate']:.4f}, macro F1 {ev['macro_f1']:.4f}, "
         f"U {final['constraint_utilization']:.3f}, fit {timing['fit_wall_s']:.1f} s"

@@ -32,6 +32,7 @@ def test_oahu_targets_on_the_ci_config(tmp_path):
     assert "chosen by 2-fold cross-validation on the development half" in md
     assert "OAHU classifies by its section 3.6.1 rule" in md and "unverified" not in md.lower()
     assert "**OAHU-combined** [not-in-paper" in md
+    assert "Diagnosis, vehicle (mean over runs): OAHU's kNN error" in md
     u = ok[(ok.algorithm == "OAHU") & (ok.metric == "constraint_utilization")]
     assert u["mean"].iloc[0] == 1.0  # every constraint updates OAHU
     err = ok[ok.metric == "error_rate"]
@@ -40,6 +41,9 @@ def test_oahu_targets_on_the_ci_config(tmp_path):
     # the paper's values are beside ours for the paper's datasets
     assert t[(t.dataset == "emnist") & (t.algorithm == "OAHU")].paper.notna().all()
     runs = pd.read_csv(tmp_path / "oahu/table3/all_runs.csv")
+    assert {"test_triplet_accuracy", "test_mean_d_pos", "knn_error_layer2"} <= set(
+        runs[runs.algorithm == "OAHU"].metric
+    )
     assert {"recall@1", "recall@4", "val_error:tau=0.2"} <= set(runs.metric)
     for ext in ("md", "tex"):
         assert (tmp_path / f"tables/oahu_table3.{ext}").stat().st_size > 0
