@@ -1,6 +1,6 @@
 """Aggregate tidy run rows into the papers' tables (CSV, Markdown, LaTeX) with the paper's values.
 
-Statistics: mean and sample standard deviation (ddof = 1; 0 for a single seed) over seeds of the
+Statistics: mean and sample standard deviation (ddof = 1; NaN, shown "n/a", for a single seed) over seeds of the
 per-seed test mAP. ``diff`` = ours - paper.
 """
 
@@ -39,7 +39,7 @@ def summarize(
     vals = final[final.metric == metric]
     agg = vals.groupby(["dataset", "algorithm"]).agg(
         mean=("value", "mean"),
-        std=("value", lambda v: v.std(ddof=1) if len(v) > 1 else 0.0),
+        std=("value", lambda v: v.std(ddof=1) if len(v) > 1 else np.nan),
         n_seeds=("value", "size"),
         selected=("params_label", lambda v: ";".join(v.astype(str))),
     )
@@ -155,11 +155,34 @@ def latex_text(text: str) -> str:
     return "".join(special.get(ch, ch) for ch in text.replace("**", ""))
 
 
+def mean_std(mean, std, n, digits=4) -> str:
+    """"mean ± std" with ``digits`` decimals; the spread is "n/a" over fewer than two seeds
+    (``n``), where a standard deviation is undefined."""
+    spread = f"{std:.{digits}f}" if n > 1 and not pd.isna(std) else "n/a"
+    return f"{mean:.{digits}f} ± {spread}"
+
+
+def latex_table(df: pd.DataFrame, caption: str) -> str:
+    """A ``table`` float of ``df`` through pandas' Styler: cells, row and column labels escaped for
+    LaTeX (``escape="latex"``), booktabs rules, and ``caption`` (already LaTeX: see
+    :func:`latex_text`)."""
+    sty = df.style.format(escape="latex", na_rep="–").format_index(escape="latex", axis=0)
+    sty = sty.format_index(escape="latex", axis=1)
+    tex = sty.to_latex(
+        caption=caption,
+        hrules=True,
+        position_float="centering",
+        multicol_align="c",
+        environment="table",
+    )
+    return tex.replace("±", r"$\pm$")  # math mode: no text-mode ± needed from the LaTeX setup
+
+
 def _cell(r, digits=4):
     if r.status != "ok":
         ours = r.status
     else:
-        ours = f"{r['mean']:.{digits}f} ± {r['std']:.{digits}f}"
+        ours = mean_std(r["mean"], r["std"], r["n_seeds"], digits)
     paper = "–" if pd.isna(r.paper) else f"{r.paper:.{digits}f}"
     return ours, paper
 
@@ -210,11 +233,5 @@ def to_markdown(summary, datasets, methods, title, caption_lines) -> str:
 
 
 def to_latex(summary, datasets, methods, caption: str) -> str:
-    w = wide(summary, datasets, methods)
-    w = w.map(lambda v: v.replace("±", r"$\pm$"))
-    body = w.to_latex(escape=False, multicolumn=True, multicolumn_format="c")
-    return (
-        "\\begin{table}\n\\centering\n\\small\n"
-        + body
-        + f"\\caption{{{caption}}}\n\\end{{table}}\n"
-    )
+    """The wide table (:func:`wide`) as a LaTeX ``table`` with ``caption`` (LaTeX text)."""
+    return latex_table(wide(summary, datasets, methods), caption)

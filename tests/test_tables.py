@@ -31,3 +31,22 @@ def test_latex_text_escapes_specials_and_drops_markdown_emphasis():
     assert latex_text(r"**a_b** ||x||^2 {c} 5% & #1 $ \ ~") == (
         r"a\_b ||x||\^{}2 \{c\} 5\% \& \#1 \$ \textbackslash{} \~{}"
     )
+
+
+def test_single_seed_spread_is_na_and_latex_is_escaped():
+    """One seed has no standard deviation: the table says n/a, the CSV holds NaN; cells, labels
+    and captions with LaTeX's special characters come out escaped (pandas' Styler)."""
+    import numpy as np
+    import pandas as pd
+
+    from harness.tables import latex_table, latex_text, mean_std
+
+    assert mean_std(0.5, np.nan, 1) == "0.5000 ± n/a"
+    assert mean_std(0.5, 0.0, 1) == "0.5000 ± n/a"
+    assert mean_std(0.5, 0.01, 3) == "0.5000 ± 0.0100"
+    df = pd.DataFrame({"a_b (50%)": ["x & y", "0.5 ± 0.1"]}, index=pd.Index(["m_1", "m#2"]))
+    tex = latex_table(df, latex_text("caption_with 100% & **bold**"))
+    assert r"a\_b (50\%)" in tex and r"x \& y" in tex and r"m\_1" in tex and r"m\#2" in tex
+    assert r"\caption{caption\_with 100\% \& bold}" in tex
+    assert r"0.5 $\pm$ 0.1" in tex
+    assert tex.count(r"\begin{table}") == 1 and r"\toprule" in tex
