@@ -3,6 +3,8 @@ over seeds, labelled axes, legend; the caption goes to a Markdown file beside th
 
 from __future__ import annotations
 
+import zlib
+
 import matplotlib
 
 matplotlib.use("Agg")
@@ -10,6 +12,38 @@ import matplotlib.pyplot as plt  # noqa: E402
 import pandas as pd  # noqa: E402
 
 from .io import atomic_path, save_text  # noqa: E402
+
+_PALETTE = (
+    [plt.get_cmap("tab10")(i) for i in range(10)]
+    + [plt.get_cmap("Dark2")(i) for i in range(8)]
+    + [plt.get_cmap("tab20")(i) for i in range(1, 20, 2)]  # tab10's lighter shades
+)
+_MARKERS = "osD^v<>pPX*hH8d"
+# One colour and marker per method in every figure (each its own, variants included, since a
+# figure may show only variants of one method); names not listed get a fixed slot from a checksum.
+_STYLE_ORDER = [
+    "OASIS", "SDCA", "LEGO", "OAHU", "ITML", "LMNN", "RCA", "Eucl", "OPML", "RDML", "COMET",
+    "SparseCOMET", "ITML-online", "OASIS-authors-C", "OASIS-sym", "OASIS-psd-1000",
+    "OASIS-psd-end", "Dissim-OASIS", "SDCA-random", "OAHU-init", "OAHU-combined", "SVM-relative",
+    "SVM-relative-rbf", "Binary", "TFIDF",
+]
+
+
+def method_style(name: str) -> dict:
+    """Matplotlib keyword arguments (``color``, ``marker``) of method ``name``: the same in every
+    figure, and different for every listed method and variant."""
+    slot = _STYLE_ORDER.index(name) if name in _STYLE_ORDER else zlib.crc32(name.encode())
+    return {"color": _PALETTE[slot % len(_PALETTE)], "marker": _MARKERS[slot % len(_MARKERS)]}
+
+
+def clipped_band(mean, spread, limits=(None, None)):
+    """(low, high) = mean -/+ spread clipped to the metric's range ``limits`` (a rate or a
+    precision lies in [0, 1], a loss or a time is >= 0): a band never claims impossible values."""
+    import numpy as np
+
+    lo, hi = limits
+    low, high = np.asarray(mean - spread, float), np.asarray(mean + spread, float)
+    return np.clip(low, lo, hi), np.clip(high, lo, hi)
 
 
 def curves(
@@ -24,10 +58,11 @@ def curves(
     logx: bool = True,
     logy: bool = False,
     references: dict | None = None,
+    limits: tuple = (None, None),
 ) -> pd.DataFrame:
-    """Plot ``metric`` against ``step`` per method (mean +- std over seeds). ``references``:
-    method -> (step, the paper's value), drawn as a star at that step. Returns the summary
-    (method, step, mean, std, n_seeds)."""
+    """Plot ``metric`` against ``step`` per method (mean +- std over seeds, the band clipped to
+    the metric's range ``limits``). ``references``: method -> (step, the paper's value), drawn as
+    a star at that step. Returns the summary (method, step, mean, std, n_seeds)."""
     d = rows[rows.metric == metric]
     summary = (
         d.groupby(["method", "step"])
@@ -38,14 +73,17 @@ def curves(
     summary["std"] = summary["std"].fillna(0.0)
     fig, ax = plt.subplots(figsize=(5.5, 3.8), dpi=150)
     for method, s in summary.groupby("method", sort=False):
-        (line,) = ax.plot(s.step, s["mean"], label=method, lw=1.6)
-        low = s["mean"] - s["std"]
+        style = method_style(method)
+        (line,) = ax.plot(
+            s.step, s["mean"], label=method, lw=1.6, markevery=0.2, ms=4, **style
+        )
+        low, high = clipped_band(s["mean"], s["std"], limits)
         if logy:  # a band below zero has no place on a log axis: clip it at a tenth of the mean
-            low = low.where(low > 0, s["mean"] / 10)
+            low = pd.Series(low, index=s.index).where(low > 0, s["mean"] / 10)
         ax.fill_between(
             s.step,
             low,
-            s["mean"] + s["std"],
+            high,
             alpha=0.25,
             color=line.get_color(),
             lw=0,
@@ -65,7 +103,7 @@ def curves(
         ax.set_xscale("log")
     if logy:
         ax.set_yscale("log")
-    ax.set_xlabel("iterations (triplets seen)")
+    ax.set_xlabel("iterations (triplets drawn, with replacement)")
     ax.set_ylabel(ylabel)
     ax.set_title(title, fontsize=10)
     ax.grid(alpha=0.3)
@@ -101,20 +139,19 @@ def scaling(rows: pd.DataFrame, out_png, out_pdf, out_md, caption: str) -> pd.Da
     )
     summary["std"] = summary["std"].fillna(0.0)
     fig, axes = plt.subplots(1, 2, figsize=(9, 3.6), dpi=150)
-    colors = {m: f"C{i}" for i, m in enumerate(sorted(summary.method.unique()))}
     for ax, axis, label in zip(
         axes, ("n_triplets", "n_samples"), ("number of triplets", "number of training samples")
     ):
         for method, s in summary[summary.axis == axis].groupby("method", sort=False):
+            low, high = clipped_band(s["mean"], s["std"], (0.0, None))
             ax.errorbar(
                 s["size"],
                 s["mean"],
-                yerr=s["std"],
-                marker="o",
+                yerr=[s["mean"] - low, high - s["mean"]],
                 ms=3,
                 capsize=2,
                 label=method,
-                color=colors[method],
+                **method_style(method),
             )
         ax.set_xscale("log")
         ax.set_yscale("log")

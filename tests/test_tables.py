@@ -50,3 +50,19 @@ def test_single_seed_spread_is_na_and_latex_is_escaped():
     assert r"\caption{caption\_with 100\% \& bold}" in tex
     assert r"0.5 $\pm$ 0.1" in tex
     assert tex.count(r"\begin{table}") == 1 and r"\toprule" in tex
+
+
+def test_every_figure_draws_a_method_in_one_colour_and_bands_stay_in_range():
+    import numpy as np
+
+    from harness.plots import clipped_band, method_style
+
+    assert method_style("OASIS") == method_style("OASIS")
+    from harness.plots import _STYLE_ORDER
+
+    colours = [method_style(m)["color"] for m in _STYLE_ORDER]
+    assert len(set(colours)) == len(colours)  # every listed method and variant its own colour
+    assert method_style("SomethingNew") == method_style("SomethingNew")
+    low, high = clipped_band(np.array([0.05, 0.95]), np.array([0.1, 0.1]), (0.0, 1.0))
+    np.testing.assert_allclose(low, [0.0, 0.85])
+    np.testing.assert_allclose(high, [0.15, 1.0])

@@ -11,6 +11,7 @@ import pandas as pd
 from datasets.caltech256 import image_set
 from harness.experiment import test_rows
 from harness.io import atomic_path, save_csv, save_text, start_log
+from harness.plots import clipped_band, method_style
 
 start_log(snakemake.log[0])
 cfg = snakemake.config["images"]
@@ -40,8 +41,10 @@ for ax, d in zip(axes[0], panels):
     level = 1.0 / n_classes
     for m in methods:
         s = stats[(stats.dataset == d) & (stats.algorithm == m)].sort_values("k")
-        ax.plot(s.k, s["mean"], label=m, lw=1.4)
-        ax.fill_between(s.k, s["mean"] - s.se, s["mean"] + s.se, alpha=0.2)
+        style = method_style(m)
+        ax.plot(s.k, s["mean"], label=m, lw=1.4, markevery=0.2, ms=3, **style)
+        low, high = clipped_band(s["mean"], s.se, (0.0, 1.0))
+        ax.fill_between(s.k, low, high, alpha=0.2, color=style["color"], lw=0)
     ax.axhline(level, color="k", ls=":", lw=1, label="chance")
     ax.set_title(d)
     ax.set_xlabel("k (number of retrieved training images)")

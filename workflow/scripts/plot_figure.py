@@ -58,6 +58,7 @@ if name == "figure_sdca_1":
         caption=common + loss_note,
         logy=norm != "l2",
         references=refs,
+        limits=(0.0, None),
     )
     hinge = curves(
         rows,
@@ -70,6 +71,7 @@ if name == "figure_sdca_1":
         caption="",
         logy=norm != "l2",
         references=refs,
+        limits=(0.0, None),
     )
 
     def last(summary):
@@ -107,7 +109,9 @@ elif name == "figure_sdca_2":
         f"SDCA paper, Fig. 2: mistakes, OASIS (C={cfg['oasis_C']}) vs SDCA "
         f"(lambda={cfg['sdca_lam']})",
         *snakemake.output,
-        caption=common + " A mistake: the positive not scored above the negative before the step.",
+        caption=common + " A mistake: the positive not scored above the negative before the step."
+        " Bands: ± one standard deviation over seeds, clipped to [0, 1].",
+        limits=(0.0, 1.0),
     )
 elif name == "figure_scaling":
     scaling(
@@ -129,5 +133,7 @@ else:
         *snakemake.output,
         caption=common + f" mAP of {cfg['n_queries']} test queries against {cfg['n_database']} "
         "training samples; variants that project only at the end are evaluated with the "
-        "projection applied at each checkpoint.",
+        "projection applied at each checkpoint. Bands: ± one standard deviation over seeds, "
+        "clipped to [0, 1].",
+        limits=(0.0, 1.0),
     )
