@@ -45,7 +45,7 @@ def check_config(config: dict) -> None:
       checks shared by all learners, :meth:`algorithms.base.BaseLearner._check_common_params`);
     * the learner settings outside ``methods`` blocks: ``figures.scaling_lmnn`` (LMNN),
       ``figures.oasis_C`` and ``figures.oasis_variants`` (OASIS), ``figures.sdca_lam`` (SDCA);
-    * ``svm.mds.notion``: a text notion or a dataset name;
+    * ``svm.mds.notion``, ``svm.mds.notion_c``, ``svm.figure2.notions``: text notions or datasets;
     * ``results_dir``, ``figures_dir`` and ``data.cache_dir``: not empty, not the filesystem root;
     * every dataset name is looked up (an unknown one raises :class:`~datasets.base.DataError`).
     """
@@ -63,15 +63,23 @@ def check_config(config: dict) -> None:
             check_learner(f"figures.{key}", algorithm, {param: figures[key]})
     for name, kwargs in (figures.get("oasis_variants") or {}).items():
         check_method(f"figures.oasis_variants.{name}", "OASIS", {"fixed": kwargs}, bare=True)
-    notion = ((config.get("svm") or {}).get("mds") or {}).get("notion")
     from .svm_experiment import TEXT_NOTIONS as SVM_TEXT_NOTIONS
 
-    if notion is not None and notion not in SVM_TEXT_NOTIONS:
+    svm = config.get("svm") or {}
+    mds = svm.get("mds") or {}
+    named = [(f"svm.mds.{k}", mds.get(k)) for k in ("notion", "notion_c")]
+    named += [
+        (f"svm.figure2.notions[{i}]", n)
+        for i, n in enumerate((svm.get("figure2") or {}).get("notions") or [])
+    ]
+    for place, notion in named:
+        if notion is None or notion in SVM_TEXT_NOTIONS:
+            continue
         try:
             get_dataset(notion)
         except DataError:
             raise ConfigError(
-                f"config svm.mds.notion: {notion!r} is neither a text notion "
+                f"config {place}: {notion!r} is neither a text notion "
                 f"{list(SVM_TEXT_NOTIONS)} nor a dataset"
             ) from None
 

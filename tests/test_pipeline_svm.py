@@ -1,6 +1,7 @@
 """The Schultz & Joachims targets on the CI config, through the same Snakemake rules as the
-default run: table_svm_1 (with a WebKB column that needs download), figure_svm_2,
-figure_svm_mds and svm_scaling."""
+default run: table_svm_1 (with a WebKB column that needs download, the kernel row, the best
+preprocessing variant of the static baselines and the settings provenance columns), figure_svm_2,
+figure_svm_mds (three panels) and svm_scaling."""
 
 import shutil
 
@@ -14,24 +15,27 @@ from tests.pipeline import run_targets
 def test_svm_targets_on_the_ci_config(tmp_path):
     run_targets(["table_svm_1", "figure_svm_2", "figure_svm_mds", "svm_scaling"], tmp_path)
     table = pd.read_csv(tmp_path / "tables/svm_table1.csv")
+    assert {"protocol", "paper_settings", "our_settings", "variant"} <= set(table.columns)
     webkb = table[table.dataset == "webkb_topic"]
     assert (webkb.status == "needs download").all()
     assert set(webkb.dropna(subset=["paper"]).algorithm) == {"SVM-relative", "Binary", "TFIDF"}
     ok = table[table.status == "ok"].set_index(["dataset", "algorithm"])
-    for key in [
-        ("reuters_topic", "SVM-relative"),
-        ("reuters_topic", "Binary"),
-        ("reuters_topic", "TFIDF"),
-        ("vehicle", "SVM-relative"),
-        ("vehicle", "Eucl"),
-    ]:
-        assert 0.0 <= ok.loc[key, "mean"] <= 1.0 and ok.loc[key, "n_seeds"] == 2
+    for d in ("reuters_topic", "reuters_topic_corngrain", "vehicle"):
+        static = ("Binary", "TFIDF") if d.startswith("reuters") else ("Eucl",)
+        for m in ("SVM-relative", "SVM-relative-RBF", *static):
+            assert 0.0 <= ok.loc[(d, m), "mean"] <= 1.0 and ok.loc[(d, m), "n_seeds"] == 2
+    assert ok.loc[("reuters_topic", "Binary"), "variant"] in ("none", "stem+stop")
+    assert ok.loc[("reuters_topic", "SVM-relative"), "protocol"] == "ours"
     runs = pd.read_csv(tmp_path / "svm/all_runs.csv")
     svm = runs[runs.method == "SVM-relative"]
-    assert (svm.solver_status == "optimal").all()
+    assert (svm.solver_status == "optimal").all() and (svm.solver == "dcd").all()  # svm.solver
     assert sorted(svm.n_train_triplets.unique()) == [30, 100]
+    rbf = runs[runs.method == "SVM-relative-RBF"]
+    assert (rbf.n_train_triplets == 30).all() and (rbf.solver == "CLARABEL").all()
+    assert (runs.n_test_triplets == 500).all()
+    assert set(runs[runs.method == "Binary"].variant) == {"none", "stem+stop"}
     md = (tmp_path / "tables/svm_table1.md").read_text()
-    assert "needs download" in md and "Stand-in" in md
+    assert "needs download" in md and "Stand-ins" in md and "Settings per row" in md
     scaling = pd.read_csv(tmp_path / "tables/svm_scaling.csv")
     assert list(scaling.n_triplets) == [50, 50, 100, 100] and (scaling.status == "optimal").all()
     assert list(scaling.solver) == ["CLARABEL", "dcd"] * 2
@@ -39,3 +43,6 @@ def test_svm_targets_on_the_ci_config(tmp_path):
     for fig in ("svm_2", "svm_mds"):
         for ext in ("png", "pdf", "md"):
             assert (tmp_path / f"figures/figure_{fig}.{ext}").stat().st_size > 0
+    mds = (tmp_path / "figures/figure_svm_mds.md").read_text()
+    assert "a) unweighted" in mds and "b) learned: reuters_topic" in mds
+    assert "c) learned: reuters_topic_corngrain" in mds

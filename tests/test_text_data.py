@@ -1,12 +1,16 @@
-"""Text corpora and the Schultz & Joachims protocol: the Reuters stand-in (weka ARFF files, pinned
-hashes, Corn/Grain consistency), the WebKB download route (pooch through a loopback HTTP server
-with a small archive of the same layout, hash checks, no extraction, unsafe names), features,
-triplet rules and classical MDS."""
+"""Text corpora and the Schultz & Joachims protocol (section 5): the Reuters stand-in (weka ARFF
+files, pinned hashes, Corn/Grain consistency), the WebKB download route (pooch through a loopback
+HTTP server with a small archive of WebKB's layout, hash checks, no extraction, unsafe names), the
+universities read from the pages' URLs, each notion's triplet rule on a hand-made corpus of that
+layout (checked against the paper's wording written out independently), the paper's random-triple
+draw (uniform over the rule's triples), the static baselines' preprocessing and TFIDF by hand, the
+kernel row, and classical MDS."""
 
 import functools
 import hashlib
 import http.server
 import io
+import itertools
 import shutil
 import tarfile
 import threading
@@ -19,11 +23,16 @@ from scipy.spatial.distance import pdist, squareform
 from datasets import reuters, webkb
 from datasets.base import ChecksumError, DataError, DataUnavailable
 from harness.svm_experiment import (
+    NOTIONS,
     classical_mds,
+    count_rule_triplets,
     document_split,
-    notion_groups,
+    eligible_items,
+    median_gamma,
+    rule_holds,
     run_notion,
-    text_features,
+    sample_rule_triplets,
+    static_features,
 )
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -85,19 +94,41 @@ PAGE = (
     b"<body><h1>%s</h1><script>var x = 1;</script><p>%s &amp; more</p></body></html>"
 )
 
+# A hand-made corpus in WebKB's layout (webkb/<topic>/<university folder>/<URL as file name>):
+# (topic, folder, host, words); "misc" pages belong to the university of their URL's host.
+TINY = [
+    ("faculty", "cornell", "www.cs.cornell.edu", b"prof cornell"),
+    ("faculty", "cornell", "www.cs.cornell.edu", b"prof ithaca"),
+    ("student", "cornell", "www.cs.cornell.edu", b"grad cornell"),
+    ("student", "cornell", "www.cs.cornell.edu", b"grad ithaca"),
+    ("course", "texas", "www.cs.utexas.edu", b"cs course austin"),
+    ("student", "texas", "www.cs.utexas.edu", b"grad austin"),
+    ("faculty", "texas", "www.cs.utexas.edu", b"prof austin"),
+    ("project", "wisconsin", "www.cs.wisc.edu", b"project madison"),
+    ("faculty", "washington", "www.cs.washington.edu", b"prof seattle"),
+    ("course", "washington", "www.cs.washington.edu", b"course seattle"),
+    ("student", "misc", "www.cs.cmu.edu:80", b"grad pittsburgh"),
+    ("student", "misc", "www.cs.cmu.edu", b"grad pittsburgh robots"),
+    ("faculty", "misc", "cs.cmu.edu", b"prof pittsburgh"),
+    ("course", "misc", "www.comlab.ox.ac.uk", b"course oxford"),
+    ("project", "misc", "www.ai.mit.edu", b"project cambridge"),
+]
+TINY_UNIVERSITY = ["cornell.edu"] * 4 + ["utexas.edu"] * 3 + ["wisc.edu"] + ["washington.edu"] * 2
+TINY_UNIVERSITY += ["cmu.edu"] * 3 + ["ox.ac.uk", "mit.edu"]
+
 
 def _webkb_archive(path, extra_member=None):
-    pages = {
-        "webkb/faculty/cornell/http:^^www.cs.cornell.edu^~prof^": (b"Prof", b"Research", b"x"),
-        "webkb/student/texas/http:^^www.cs.utexas.edu^~stu^": (b"Student", b"Home", b"y"),
-        "webkb/course/misc/http:^^www.other.edu^cs101^": (b"CS101", b"Course", b"z"),
-        "webkb/project/wisconsin/http:^^www.cs.wisc.edu^proj^": (b"Proj", b"Project", b"w"),
-        "webkb/staff/cornell/http:^^www.cs.cornell.edu^staff^": (b"Staff", b"S", b"s"),
-        "webkb/faculty/washington/empty": None,
-    }
+    """TINY plus a staff page (a topic the paper does not use) and an empty faculty page."""
+    members = [
+        (f"webkb/{t}/{f}/http:^^{h}^~p{q}^index.html", PAGE % (w, w, w))
+        for q, (t, f, h, w) in enumerate(TINY)
+    ]
+    members.append(("webkb/staff/cornell/http:^^www.cs.cornell.edu^staff^", PAGE % ((b"S",) * 3)))
+    members.append(
+        ("webkb/faculty/washington/empty", b"Date: x\nContent-type: text/html\n\n<html></html>")
+    )
     with tarfile.open(path, "w:gz") as tar:
-        for name, parts in pages.items():
-            data = PAGE % parts if parts else b"Date: x\nContent-type: text/html\n\n<html></html>"
+        for name, data in members:
             info = tarfile.TarInfo(name)
             info.size = len(data)
             tar.addfile(info, io.BytesIO(data))
@@ -127,11 +158,11 @@ def test_webkb_download_route_through_pooch_with_a_pinned_hash(served, tmp_path)
     sha = hashlib.sha256((root / "webkb-data.gtar.gz").read_bytes()).hexdigest()
     spec = webkb.make_spec(f"{url}/webkb-data.gtar.gz", f"sha256:{sha}")
     c = webkb.load_corpus(tmp_path / "cache", spec=spec)
-    assert c.label("topic").tolist() == ["faculty", "student", "course", "project"]
-    assert c.label("university").tolist() == ["cornell", "texas", "misc", "wisconsin"]
-    assert c.label("topic_facultystudent").tolist() == ["person", "person", "course", "project"]
-    assert "1 empty pages dropped" in c.note
-    assert c.texts[0] == "Prof Research x & more"  # header, script and style dropped
+    assert c.label("topic").tolist() == [t for t, *_ in TINY]  # staff dropped, empty dropped
+    assert c.label("university").tolist() == TINY_UNIVERSITY
+    assert set(c.labels) == {"topic", "university"}  # no label merging faculty and student
+    assert "1 empty pages dropped" in c.note and "7 universities" in c.note
+    assert c.texts[0] == "prof cornell prof cornell prof cornell & more"  # header, script, style
     assert not list((tmp_path / "cache").rglob("webkb/faculty"))  # nothing was extracted
     # a wrong pinned hash is refused
     bad = webkb.make_spec(f"{url}/webkb-data.gtar.gz", "sha256:" + "0" * 64)
@@ -157,17 +188,127 @@ def test_webkb_unsafe_member_name_is_rejected(tmp_path):
         webkb.parse_archive(tmp_path / "a.tgz")
 
 
-def test_binary_bag_of_words_keeps_stop_words_and_uses_training_vocabulary():
-    texts = ["The cat sat", "the dog", "A cat and THE dog", "zebra the"]
-    binary, tfidf, vocab = text_features(texts, np.array([0, 1, 2]))
-    assert "the" in vocab and "a" in vocab and "zebra" not in vocab  # no stop list; train only
-    assert set(binary.data) == {1.0}  # binary, though "the" is repeated
-    np.testing.assert_allclose(np.sqrt(tfidf.multiply(tfidf).sum(axis=1)).A.ravel(), 1.0)
+def test_university_of_a_page_from_its_folder_or_its_url():
+    assert webkb.page_university("texas", "http:^^www.cs.cmu.edu^x^") == "utexas.edu"  # folder
+    assert webkb.page_university("misc", "http:^^www.cs.cmu.edu:80^~avrim^") == "cmu.edu"
+    assert webkb.page_university("misc", "http:^^WWW.CS.OX.AC.UK^a^") == "ox.ac.uk"
+    assert webkb.page_university("misc", "http:^^cs.ubc.ca^") == "ubc.ca"
+    assert webkb.page_university("misc", "http:^^128.2.222.1^a^") == "128.2.222.1"
+    with pytest.raises(DataError, match="no URL host"):
+        webkb.page_university("misc", "index.html")
 
 
-def test_university_rule_makes_misc_pages_negatives_only():
-    g = notion_groups(np.array(["cornell", "misc", "cornell", "misc", "texas"]), "webkb_university")
-    assert g[0] == g[2] and g[1] != g[3] and len(set(g)) == 4
+# -- the notions' rules on the hand-made corpus, against the paper's wording written out here ------
+
+
+def _paper_rule(name, topic, univ, kept):
+    """Section 5's rules, written out from the text independently of harness.svm_experiment."""
+
+    def rule(i, j, k):
+        if name == "webkb_university":  # same university for i, j; k from a different one
+            return kept[i] and kept[j] and kept[k] and univ[i] == univ[j] != univ[k]
+        same_topic = topic[i] == topic[j] and topic[k] != topic[i]
+        if name == "webkb_topic":
+            return same_topic
+        faculty_student = (
+            topic[i] == "faculty" and topic[j] == "student" and topic[k] in ("project", "course")
+        )
+        return same_topic or faculty_student
+
+    return rule
+
+
+@pytest.mark.parametrize("name", ["webkb_university", "webkb_topic", "webkb_topic_facultystudent"])
+def test_each_webkb_notion_draws_exactly_the_papers_triplets_on_a_tiny_corpus(tmp_path, name):
+    _webkb_archive(tmp_path / "w.tgz")
+    c = webkb.parse_archive(tmp_path / "w.tgz")
+    notion = NOTIONS[name]
+    labels = c.label(notion.column)
+    # University: the 3 universities with the most pages (cornell.edu 4, then cmu.edu and
+    # utexas.edu with 3 each); the paper's seven would be every university of this corpus
+    eligible = eligible_items(notion, labels, n_groups=3)
+    kept = [u in ("cornell.edu", "cmu.edu", "utexas.edu") for u in TINY_UNIVERSITY]
+    assert eligible.tolist() == (kept if name == "webkb_university" else [True] * len(TINY))
+    rule = _paper_rule(name, c.label("topic"), c.label("university"), kept)
+    expected = {t for t in itertools.permutations(range(len(TINY)), 3) if rule(*t)}
+    inside = np.flatnonzero(eligible)
+    assert count_rule_triplets(notion, labels[inside]) == len(expected)
+    # drawing all of them (P is a set: no triple twice) gives exactly the paper's triplets
+    t, rate = sample_rule_triplets(notion, labels[inside], len(expected), np.random.default_rng(0))
+    got = {tuple(x) for x in inside[t]}
+    assert got == expected and len(t) == len(expected)
+    m = len(inside)
+    assert rate == pytest.approx(len(expected) / (m * (m - 1) * (m - 2)))
+    with pytest.raises(DataError, match="only"):
+        sample_rule_triplets(notion, labels[inside], len(expected) + 1, np.random.default_rng(0))
+
+
+def test_topic_facultystudent_is_the_topic_rule_plus_the_faculty_student_rule():
+    fs, topic = NOTIONS["webkb_topic_facultystudent"], NOTIONS["webkb_topic"]
+    g = np.array(["faculty", "student", "course", "project", "faculty", "student"])
+    f, s, c, p = 0, 1, 2, 3
+    assert rule_holds(fs, g, f, s, c) and rule_holds(fs, g, f, s, p)  # the added rule
+    assert not rule_holds(topic, g, f, s, c)  # not a Topic comparison
+    assert not rule_holds(fs, g, s, f, c)  # the rule is stated for a faculty anchor only
+    assert not rule_holds(fs, g, f, s, 4)  # k must be a course or project page
+    assert rule_holds(fs, g, f, 4, s) and rule_holds(topic, g, f, 4, s)  # Topic still holds:
+    # a faculty page is closer to another faculty page than to a student page
+    assert not rule_holds(fs, g, f, c, s)
+
+
+def test_stand_ins_copy_the_rules_they_mimic():
+    cg = NOTIONS["reuters_topic_corngrain"]
+    assert NOTIONS[cg.mimics].extra is not None and cg.extra[2] == ("neither",)
+    g = np.array(["corn", "grain-not-corn", "neither", "corn"])
+    assert rule_holds(cg, g, 0, 1, 2) and not rule_holds(cg, g, 1, 0, 2)
+    assert rule_holds(NOTIONS["reuters_topic"], g, 0, 3, 1)
+    assert not rule_holds(NOTIONS["reuters_topic"], g, 0, 1, 2)
+
+
+def test_random_triple_draw_is_uniform_over_the_rules_triplets():
+    # the paper's draw (random triples kept when the rule holds) makes every valid triple equally
+    # likely: the first triple of many independent draws is uniform over the 12 valid ones
+    from scipy.stats import chisquare
+
+    g = np.array(["a", "a", "b", "b", "c"])
+    notion = NOTIONS["webkb_topic"]
+    assert count_rule_triplets(notion, g) == 12  # (2 + 2 ordered pairs) x 3 negatives
+    counts = {}
+    for s in range(3000):
+        t, _ = sample_rule_triplets(notion, g, 1, np.random.default_rng(s))
+        counts[tuple(t[0])] = counts.get(tuple(t[0]), 0) + 1
+    assert len(counts) == 12
+    assert chisquare(list(counts.values())).pvalue > 1e-3
+
+
+def test_static_features_preprocessing_variants():
+    texts = ["The runners were running", "the runner runs", "A cat and THE dog"]
+    vocab = {p: set(static_features(texts, preprocessing=p)[2]) for p in ("none", "stop", "stem")}
+    assert {"the", "running", "runners"} <= vocab["none"]  # no stop list, no stemming
+    assert "the" not in vocab["stop"] and "were" not in vocab["stop"] and "running" in vocab["stop"]
+    assert {"run", "runner"} <= vocab["stem"] and "running" not in vocab["stem"]
+    binary, _, v = static_features(texts, preprocessing="stem+stop")
+    assert "the" not in v and "run" in v
+    assert set(binary.data) == {1.0}  # binary although "run" occurs twice in the first text
+
+
+def test_tfidf_by_hand():
+    # raw counts x smoothed idf ln((1 + n) / (1 + df)) + 1, then unit rows
+    texts = ["a b b", "a c", "c c c d"]
+    _, tfidf, vocab = static_features(texts, token_pattern=r"\w")
+    idf = {w: np.log(4 / (1 + df)) + 1 for w, df in {"a": 2, "b": 1, "c": 2, "d": 1}.items()}
+    row0 = np.array([1 * idf["a"], 2 * idf["b"], 0, 0])
+    row2 = np.array([0, 0, 3 * idf["c"], 1 * idf["d"]])
+    assert vocab.tolist() == ["a", "b", "c", "d"]
+    np.testing.assert_allclose(tfidf.toarray()[0], row0 / np.linalg.norm(row0))
+    np.testing.assert_allclose(tfidf.toarray()[2], row2 / np.linalg.norm(row2))
+
+
+def test_median_gamma_is_one_over_the_median_squared_distance():
+    X = np.array([[0.0], [1.0], [2.0]])  # squared distances 1, 1, 4: the median pair is 1 apart
+    assert median_gamma(X, np.arange(3), seed=0) == pytest.approx(1.0)
+    with pytest.raises(DataError, match="median"):
+        median_gamma(np.zeros((3, 2)), np.arange(3), seed=0)
 
 
 def test_document_split_is_70_30_and_seeded():
@@ -186,8 +327,10 @@ def test_classical_mds_recovers_euclidean_configuration():
     assert explained == pytest.approx(1.0) and ev[0] >= ev[1] > 0
 
 
-def test_protocol_learns_a_topic_metric_on_synthetic_documents():
+def test_protocol_learns_a_topic_metric_with_the_configured_solver_and_a_kernel_row():
     # topic words decide the topic; noise words are shared by all documents at random
+    from evaluation.triplets import model_triplet_accuracy, static_triplet_accuracy
+
     rng = np.random.default_rng(0)
     topics = np.repeat(["a", "b", "c"], 40)
     vocab_noise = [f"n{i}" for i in range(60)]
@@ -197,20 +340,31 @@ def test_protocol_learns_a_topic_metric_on_synthetic_documents():
         )
         for t in topics
     ]
-    train, test = document_split(len(texts), 0)
-    binary, tfidf, _ = text_features(texts, train)
-    rows, model, _ = run_notion(
-        "synthetic",
-        {"learn": binary, "Binary": binary, "TFIDF": tfidf},
+    split = document_split(len(texts), 0)
+    binary, tfidf, _ = static_features(texts)
+    rows, model, parts = run_notion(
+        NOTIONS["webkb_topic"],
+        binary,
         topics,
         0,
         [50, 200],
         300,
-        split=(train, test),
+        {("Binary", "none"): binary, ("TFIDF", "none"): tfidf},
+        split,
+        solver="dcd",
+        kernel={"n_train_triplets": 40, "gamma": None, "solver": "CLARABEL"},
         log=lambda *a: None,
     )
     svm = rows[rows.method == "SVM-relative"].set_index("n_train_triplets")
     binary_acc = rows[rows.method == "Binary"].triplet_accuracy.iloc[0]
-    assert (svm.solver_status == "optimal").all()
+    assert (svm.solver == "dcd").all() and (svm.solver_status == "optimal").all()
     assert svm.triplet_accuracy.loc[200] > binary_acc + 0.1
     assert np.all(model.w_ >= 0)
+    rbf = rows[rows.method == "SVM-relative-RBF"].iloc[0]
+    assert rbf.solver == "CLARABEL" and rbf.solver_status == "optimal"
+    assert rbf.n_train_triplets == 40 and rbf.gamma > 0 and 0 <= rbf.triplet_accuracy <= 1
+    # the accuracy through transform() equals the accuracy through pair_distance()
+    test = parts["test"]
+    t = np.array([[0, 1, 2], [3, 4, 5], [6, 7, 8], [1, 5, 9]])
+    a = static_triplet_accuracy(model.transform(binary[test]), t)["triplet_accuracy"]
+    assert a == model_triplet_accuracy(model, binary[test], t)["triplet_accuracy"]

@@ -3,12 +3,19 @@
 # the static baselines' test triplet accuracy (harness/svm_experiment.py).
 
 SVM = config["svm"]
-SVM_TEXT = ("webkb_university", "webkb_topic", "webkb_topic_facultystudent", "reuters_topic")
+from harness.svm_experiment import NOTIONS as SVM_TEXT  # noqa: E402
+
+# every svm_run reads these svm settings (a change reruns every cell; the tables and figures
+# rerun on their own keys)
+SVM_RUN_KEYS = [
+    "train_fraction", "C", "solver", "n_train_triplets", "n_test_triplets",
+    "token_pattern", "static_preprocessing", "n_universities", "kernel", "mds",
+]
 
 
 def svm_available(notion):
     """A notion runs unless it needs WebKB (download route) and the route is embedded."""
-    return not (notion.startswith("webkb_") and ROUTE != "download")
+    return not (notion in SVM_TEXT and SVM_TEXT[notion].corpus == "webkb" and ROUTE != "download")
 
 
 def svm_notions():
@@ -46,6 +53,7 @@ rule svm_run:
         cache_dir=CACHE,
         route=ROUTE,
         allow_unpinned=config["data"]["allow_unpinned_downloads"],
+        settings=block_settings(config, "svm", SVM_RUN_KEYS, "workflow/scripts/svm_run.py"),
     conda:
         "../../environment.yml"
     script:
@@ -65,6 +73,10 @@ rule table_svm_1:
     params:
         paper_results=str(ROOT / "config/paper_results.csv"),
         route=ROUTE,
+        settings=block_settings(
+            config, "svm", [*SVM_RUN_KEYS, "seeds", "text_notions", "datasets", "notes"],
+            "workflow/scripts/svm_table_1.py",
+        ),
     conda:
         "../../environment.yml"
     script:
@@ -82,6 +94,9 @@ rule figure_svm_2:
         f"{LOGS}/figures/figure_svm_2.log",
     params:
         route=ROUTE,
+        settings=block_settings(
+            config, "svm", [*SVM_RUN_KEYS, "seeds", "figure2"], "workflow/scripts/svm_figure_2.py"
+        ),
     conda:
         "../../environment.yml"
     script:
@@ -90,13 +105,17 @@ rule figure_svm_2:
 
 rule figure_svm_mds:
     input:
-        f"{RESULTS}/svm/runs/{SVM['mds']['notion']}/seed{SVM['mds']['seed']}.npz",
+        topic=f"{RESULTS}/svm/runs/{SVM['mds']['notion']}/seed{SVM['mds']['seed']}.npz",
+        topic_c=f"{RESULTS}/svm/runs/{SVM['mds']['notion_c']}/seed{SVM['mds']['seed']}.npz",
     output:
         png=f"{FIGURES}/figure_svm_mds.png",
         pdf=f"{FIGURES}/figure_svm_mds.pdf",
         md=f"{FIGURES}/figure_svm_mds.md",
     log:
         f"{LOGS}/figures/figure_svm_mds.log",
+    params:
+        route=ROUTE,
+        settings=block_settings(config, "svm", SVM_RUN_KEYS, "workflow/scripts/svm_figure_mds.py"),
     conda:
         "../../environment.yml"
     script:

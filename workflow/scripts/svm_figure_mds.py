@@ -1,6 +1,8 @@
-"""Rule figure_svm_mds: classical (Torgerson) MDS of test documents under the unweighted
-(binary Euclidean) distance and under the learned distance, coloured by class; after the MDS
-pictures of Schultz & Joachims (2003). Classical MDS is computed by harness.svm_experiment
+"""Rule figure_svm_mds: the MDS plots of Schultz & Joachims (2003), section 5 (their "Table 2"):
+all pairwise distances between the test documents projected to 2-D by classical (Torgerson)
+MDS, coloured by topic, in three panels: a) the unweighted binary L2 distance, b) the learned
+Topic distance, c) the learned Topic+FacultyStudent distance (svm.mds.notion and .notion_c;
+offline, their Reuters stand-ins). Classical MDS is harness.svm_experiment.classical_mds
 (eigen-decomposition of the double-centred squared distances), not scikit-learn's SMACOF MDS."""
 
 import matplotlib
@@ -11,62 +13,64 @@ import numpy as np
 import pandas as pd
 
 from harness.io import atomic_path, save_text, start_log
-from harness.svm_experiment import classical_mds
+from harness.svm_experiment import NOTIONS, classical_mds
 
 start_log(snakemake.log[0])
-d = np.load(snakemake.input[0], allow_pickle=False)
-labels = d["labels"].astype(str)
-notion, seed = str(d["notion"]), int(d["seed"])
+a = np.load(snakemake.input.topic, allow_pickle=False)
+c = np.load(snakemake.input.topic_c, allow_pickle=False)
+if not np.array_equal(a["mds_items"], c["mds_items"]):
+    raise ValueError("the two MDS runs hold different test items (different splits or subsets)")
+labels = a["mds_labels"].astype(str)
+notion_b, notion_c, seed = str(a["notion"]), str(c["notion"]), int(a["seed"])
+panels = [
+    ("a", a["d2_unweighted"], f"a) unweighted binary L2 ({notion_b})"),
+    ("b", a["d2_learned"], f"b) learned: {notion_b}"),
+    ("c", c["d2_learned"], f"c) learned: {notion_c}"),
+]
 classes = sorted(set(labels))
-fig, axes = plt.subplots(1, 2, figsize=(9, 4), dpi=150)
+fig, axes = plt.subplots(1, 3, figsize=(13, 4.3), dpi=150)
 rows = []
-for ax, key, title in zip(
-    axes,
-    ("d2_unweighted", "d2_learned"),
-    ("unweighted (binary Euclidean)", "learned (SVM-relative)"),
-):
-    Y, ev, explained = classical_mds(d[key], 2)
-    for i, c in enumerate(classes):
-        m = labels == c
-        ax.scatter(Y[m, 0], Y[m, 1], s=8, alpha=0.7, color=f"C{i}", label=f"{c} ({m.sum()})")
+for ax, (key, D2, title) in zip(axes, panels):
+    Y, ev, explained = classical_mds(D2, 2)
+    for i, cls in enumerate(classes):
+        m = labels == cls
+        ax.scatter(Y[m, 0], Y[m, 1], s=6, alpha=0.6, color=f"C{i}", label=f"{cls} ({m.sum()})")
     ax.set_title(f"{title}\n2-D share of positive eigenvalues: {explained:.1%}", fontsize=9)
-    ax.set_xlabel("MDS dimension 1")
-    ax.set_ylabel("MDS dimension 2")
-    ax.legend(fontsize=7)
+    ax.set_xlabel("MDS dimension 1", fontsize=8)
+    ax.set_ylabel("MDS dimension 2", fontsize=8)
+    ax.legend(fontsize=7, markerscale=2)
     ax.grid(alpha=0.3)
-    rows.append(
-        {
-            "distance": key[3:],
-            "eigenvalue_1": ev[0],
-            "eigenvalue_2": ev[1],
-            "explained_2d": explained,
-        }
-    )
-    for c in classes:
-        m = labels == c
-        rows[-1][f"centroid_{c}"] = f"({Y[m, 0].mean():.3g}, {Y[m, 1].mean():.3g})"
-fig.suptitle(f"Classical MDS of {len(labels)} test items, {notion}, seed {seed}", fontsize=10)
+    row = {"panel": title, "eigenvalue_1": ev[0], "eigenvalue_2": ev[1], "explained_2d": explained}
+    for cls in classes:  # class centroids
+        m = labels == cls
+        row[f"centroid_{cls}"] = f"({Y[m, 0].mean():.3g}, {Y[m, 1].mean():.3g})"
+    rows.append(row)
+fig.suptitle(f"Classical MDS of {len(labels)} test documents, seed {seed}", fontsize=10)
 fig.tight_layout()
 for path in (snakemake.output.png, snakemake.output.pdf):
     with atomic_path(path) as tmp:
         fig.savefig(tmp, format=str(path).rsplit(".", 1)[1])
 plt.close(fig)
-stand_in = (
-    " reuters_topic is the offline stand-in for WebKB (Reuters-21578 corn/grain documents, "
+stand_in = "".join(
+    f" {n} is the offline stand-in for {NOTIONS[n].mimics} (Reuters-21578 corn/grain documents, "
     "Debian weka)."
-    if notion.startswith("reuters")
-    else ""
+    for n in dict.fromkeys([notion_b, notion_c])
+    if n in NOTIONS and NOTIONS[n].mimics
 )
+n_test = len(a["test"])
 text = [
-    "# Classical MDS of test documents: unweighted vs learned distance",
+    "# Classical MDS of the test documents: unweighted, learned Topic, learned Topic+FacultyStudent",
     "",
-    f"{len(labels)} random test items of {notion} (seed {seed}; up to an equal number per "
-    "class), embedded in 2-D by classical "
-    "(Torgerson) MDS: eigen-decomposition of -1/2 J D2 J (D2 = squared distances, J the "
+    f"{len(labels)} test documents"
+    + (" (all of X_test, as the paper)" if len(labels) == n_test else f" of {n_test} (a random "
+       "subset: our bound; the paper uses all of X_test)")
+    + f", seed {seed}, coloured by topic; all pairwise squared distances embedded in 2-D by "
+    "classical (Torgerson) MDS: eigen-decomposition of -1/2 J D2 J (D2 = squared distances, J the "
     "centring matrix), coordinates = top-2 eigenvectors x sqrt(eigenvalues); not scikit-learn's "
-    f"SMACOF MDS. Learned distance: SVM-relative (eq. 8, A = I, C = {float(d['C'])}) fitted on "
-    f"{int(d['n_train_triplets'])} training triplets; it ignores the words whose weight is 0."
-    + stand_in,
+    "SMACOF MDS. Panels as the paper's: a) the unweighted binary Euclidean distance on the "
+    "learner's features, b) the learned distance of the Topic notion, c) of the "
+    f"Topic+FacultyStudent notion (SVM-relative, eq. 8, A = I, C = {float(a['C'])}, "
+    f"{int(a['n_train_triplets']):,} training triplets)." + stand_in,
     "",
     "Eigenvalues, 2-D share and class centroids:",
     "",

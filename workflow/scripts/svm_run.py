@@ -1,6 +1,6 @@
 """Rule svm_run: one (notion, seed) cell of the Schultz & Joachims protocol
-(harness.svm_experiment.run_notion): tidy rows, the learned weights and, for the MDS figure,
-the squared-distance matrices of a random subset of test items (unweighted and learned)."""
+(harness.svm_experiment.run_notion): tidy rows, the learned weights and, for the MDS figure's
+notions and seed, the squared-distance matrices of the test items (unweighted and learned)."""
 
 from pathlib import Path
 
@@ -16,24 +16,25 @@ from harness.io import (
     start_log,
 )
 from harness.svm_experiment import (
-    TEXT_NOTIONS,
+    NOTIONS,
     document_split,
-    notion_groups,
+    eligible_items,
+    get_notion,
     run_notion,
     squared_distances,
+    static_features,
     stream,
-    text_features,
 )
 
 start_log(snakemake.log[0])
 cfg = snakemake.config["svm"]
-notion, seed = snakemake.wildcards.notion, int(snakemake.wildcards.seed)
+name, seed = snakemake.wildcards.notion, int(snakemake.wildcards.seed)
+notion = get_notion(name)
 started = now()
-print(f"[{started}] SVM-relative protocol: {notion}, seed {seed}")
+print(f"[{started}] SVM-relative protocol: {name}, seed {seed}")
 cache = Path(snakemake.params.cache_dir)
-if notion in TEXT_NOTIONS:
-    corpus_name, column = TEXT_NOTIONS[notion]
-    if corpus_name == "reuters":
+if name in NOTIONS:
+    if notion.corpus == "reuters":
         from datasets.reuters import load_corpus
 
         corpus = load_corpus(cache)
@@ -42,63 +43,73 @@ if notion in TEXT_NOTIONS:
 
         corpus = load_corpus(cache, allow_unpinned=snakemake.params.allow_unpinned)
     print(f"  {corpus.note}; {len(corpus.texts)} documents; files {corpus.files}")
-    labels = corpus.label(column)
-    train, test = document_split(len(labels), seed, cfg["train_fraction"])
-    binary, tfidf, vocab = text_features(corpus.texts, train, cfg["token_pattern"])
-    print(f"  vocabulary of the training documents: {len(vocab)} words")
-    features = {"learn": binary, "Binary": binary, "TFIDF": tfidf}
-    split = (train, test)
+    labels = corpus.label(notion.column)
+    static = {}
+    for variant in dict.fromkeys(["none", *cfg["static_preprocessing"]]):
+        binary, tfidf, vocab = static_features(corpus.texts, cfg["token_pattern"], variant)
+        print(f"  vocabulary [{variant}]: {len(vocab)} terms")
+        if variant == "none":
+            X = binary  # the learner's features: no stemming, no stop-word removal
+        if variant in cfg["static_preprocessing"]:
+            static[("Binary", variant)] = binary
+            static[("TFIDF", variant)] = tfidf
 else:
     d = np.load(snakemake.input[0])
-    labels = d["classes"][d["y"]]
-    features = {"learn": d["X"], "Eucl": d["X"]}
-    split = None
-groups = notion_groups(labels, notion)
+    X, labels = d["X"], d["classes"][d["y"]].astype(str)
+    static = {("Eucl", "[-1, 1]-scaled features"): X}
+eligible = eligible_items(notion, labels, cfg["n_universities"])
+groups = sorted(set(labels[eligible]))
+print(f"  {notion.column} groups taking part ({len(groups)}): {', '.join(groups)}")
+split = document_split(len(labels), seed, cfg["train_fraction"])
+kernel = cfg["kernel"] if cfg["kernel"].get("n_train_triplets") else None
 rows, model, split = run_notion(
     notion,
-    features,
-    groups,
+    X,
+    labels,
     seed,
     cfg["n_train_triplets"],
     cfg["n_test_triplets"],
+    static,
+    split,
     C=cfg["C"],
     solver=cfg["solver"],
-    train_fraction=cfg["train_fraction"],
-    split=split,
+    eligible=eligible,
+    kernel=kernel,
 )
-rows["dataset"] = notion
-rows["route"] = snakemake.params.route if notion.startswith("webkb") else "embedded"
+rows["dataset"] = name
+rows["corpus"] = notion.corpus
+rows["groups"] = ";".join(groups)
+rows["route"] = snakemake.params.route if notion.corpus == "webkb" else "embedded"
 rows["config_hash"] = config_hash(cfg)
 rows["versions"] = package_versions()
 rows["started_utc"] = started
 rows["peak_rss_mb"] = peak_rss_mb()
 save_csv(snakemake.output.rows, rows)
 
-# MDS material: a random subset of test items, as balanced over the classes as they allow
-# (the stand-in is 93% "neither"), distances before and after learning
-test = split["test"]
-gen = stream(seed, "mds")
-classes = np.unique(labels[test])
-per_class = max(cfg["mds"]["n_items"] // len(classes), 1)
-sub = np.sort(
-    np.concatenate(
-        [
-            gen.choice(m, size=min(per_class, len(m)), replace=False)
-            for m in (test[labels[test] == c] for c in classes)
-        ]
+# MDS material (section 5's plots): the test items' squared distances, unweighted and learned,
+# for the MDS figure's notions and seed only (all test items, or a random subset of n_items)
+mds = cfg["mds"]
+extra = {}
+if name in (mds["notion"], mds["notion_c"]) and seed == mds["seed"]:
+    test = split["test"]
+    if mds.get("n_items") and mds["n_items"] < len(test):
+        test = np.sort(stream(seed, "mds").choice(test, size=mds["n_items"], replace=False))
+    F = X[test]
+    extra = dict(
+        mds_items=test,
+        mds_labels=labels[test],
+        d2_unweighted=squared_distances(F),
+        d2_learned=squared_distances(F, model.w_),
     )
-)
-F = features["learn"][sub]
 save_npz(
     snakemake.output.model,
     w=model.w_,
-    items=sub,
-    labels=labels[sub],
-    d2_unweighted=squared_distances(F),
-    d2_learned=squared_distances(F, model.w_),
+    train=split["train"],
+    test=split["test"],
     n_train_triplets=max(cfg["n_train_triplets"]),
     C=cfg["C"],
-    notion=notion,
+    notion=name,
     seed=seed,
+    **extra,
 )
 print(rows.drop(columns=["versions"]).to_string())
