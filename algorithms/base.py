@@ -1,16 +1,32 @@
 """Shared base classes of the learners: input handling, scoring API, and the online loop.
 
-API (compatible with metric-learn, see ``../shared/DESIGN.md``):
+API (compatible with metric-learn 0.7.0, see ``../shared/DESIGN.md``; metric-learn's
+``base_metric.py`` is the reference for the names and their meanings):
 
 * constructor: hyperparameters only (paper symbols in the docstrings), ``preprocessor``,
   ``random_state``, ``verbose``; fitted attributes end in ``_``; the RNG is made in ``fit``.
-* constraints are either arrays of points, (n, 3, d) triplets / (n, 2, d) pairs, or int index
-  arrays (n, 3) / (n, 2) into ``preprocessor`` (an (n_samples, d) array). Triplet rows are
+* constraints are either arrays of points, (n, 3, d) triplets / (n, 2, d) pairs, or (n, 3) /
+  (n, 2) arrays of indicators resolved by ``preprocessor``: an (n_samples, d) array (int indices
+  into it), or a callable that maps a 1-D array of indicators to their (len, d) points
+  (metric-learn's "function preprocessor": paths, ids, ...). Triplet rows are
   (anchor, positive, negative).
-* ``pair_score`` (higher = more similar), ``decision_function`` = s(a, p) - s(a, n),
-  ``predict`` in {-1, +1}, ``score`` = triplet accuracy, ``similarity_matrix`` for ranking.
+* ``pair_score(pairs)``: higher = more similar. Mahalanobis learners: -d_M (metric-learn's
+  meaning, not -d_M^2); bilinear learners: x^T W y. ``pair_distance(pairs)``: d_M, only where a
+  distance exists (a bilinear learner has none: the attribute raises ``AttributeError``, as in
+  metric-learn's unmerged bilinear branch, where it raises an ``Exception``).
+* triplets (metric-learn's ``_TripletsClassifierMixin``): ``decision_function`` =
+  pair_score(a, p) - pair_score(a, n), ``predict`` in {-1, +1}, ``score`` = triplet accuracy
+  (ties count as wrong).
+* pair learners (:class:`PairClassifierMixin`, metric-learn's ``_PairsClassifierMixin``): the
+  same methods on (n, 2) pairs with labels in {-1, +1}: ``decision_function`` = pair_score,
+  ``predict`` thresholds the distance at ``threshold_`` (calibrated on the training pairs at the
+  end of ``fit``), ``score(pairs, y)`` = ROC AUC; on triplets they behave as above.
+* ``get_metric()`` (a function of two 1-D points, independent of later changes to the learner),
+  ``components_`` / ``get_mahalanobis_matrix()`` / ``transform`` (Mahalanobis),
+  ``get_bilinear_matrix()`` (bilinear), ``similarity_matrix`` for ranking.
 * each learner says which constraints it learns from in ``constraint_kind``: "triplets",
-  "pairs" (with +1/-1 labels), "chunklets" (RCA) or "labels" (LMNN, supervised).
+  "pairs" (with +1/-1 labels), "chunklets" (RCA) or "labels" (LMNN, OPML, the
+  ``*_Supervised`` variants of :mod:`algorithms.supervised`).
 
 Errors, shared by every learner: scoring an unfitted model raises scikit-learn's
 ``NotFittedError``; unusable data (NaN or inf, no constraint, every point the same vector) raises
@@ -22,18 +38,22 @@ hyperparameter (:meth:`BaseLearner._check_common_params`, run at fit and by the 
 
 from __future__ import annotations
 
+import copy
 import inspect
 import numbers
 import time
+import weakref
 
 import numpy as np
 import scipy.sparse as sp
 from scipy.linalg.blas import dgemm as _dgemm
 from sklearn.base import BaseEstimator
-from sklearn.utils.validation import check_is_fitted
+from sklearn.metrics import roc_auc_score
+from sklearn.utils.validation import check_array, check_is_fitted, validate_data
 from tqdm.auto import tqdm
 
 from datasets.base import DataError
+from datasets.preprocess import check_labelled
 
 
 def row_bilinear(A, W, B) -> np.ndarray:
@@ -90,6 +110,15 @@ def _as_points(constraints, preprocessor, arity: int, what: str):
             raise DataError(f"{what} must have shape (n, {arity}, d), got {c.shape}")
         X = c.reshape(-1, c.shape[2]).astype(np.float64)
         idx = np.arange(len(X)).reshape(-1, arity)
+    elif c.ndim == 2 and c.shape[1] == arity and callable(preprocessor):
+        keys, inverse = np.unique(c, return_inverse=True)  # each indicator is fetched once
+        X = np.asarray(preprocessor(keys), dtype=np.float64)
+        if X.ndim != 2 or X.shape[0] != len(keys):
+            raise DataError(
+                f"the preprocessor returned shape {X.shape} for {len(keys)} indicators; it must "
+                "return one row of features per indicator, shape (n, d)"
+            )
+        idx = inverse.reshape(c.shape)
     elif c.ndim == 2 and c.shape[1] == arity and np.issubdtype(c.dtype, np.integer):
         if preprocessor is None:
             raise DataError(f"{what} given as indices need preprocessor=X (the point matrix)")
@@ -99,7 +128,8 @@ def _as_points(constraints, preprocessor, arity: int, what: str):
         idx = c
     else:
         raise DataError(
-            f"{what} must be (n, {arity}, d) points or (n, {arity}) int indices, "
+            f"{what} must be (n, {arity}, d) points, (n, {arity}) int indices or (n, {arity}) "
+            "indicators with a callable preprocessor, "
             f"got shape {c.shape} and dtype {c.dtype}"
         )
     if len(idx) == 0:
@@ -123,6 +153,25 @@ def _all_same_point(X, idx, chunk: int = 4096) -> bool:
         if np.any(X[used[lo : lo + chunk]] != first):
             return False
     return True
+
+
+def tuple_size(tuples):
+    """2 or 3: the arity of pairs / triplets given as (n, k, d) points or (n, k) indicators;
+    None for anything else (a sparse matrix, a 1-D array, ...)."""
+    if sp.issparse(tuples):
+        return None
+    shape = np.shape(tuples)
+    if len(shape) == 3 or (len(shape) == 2 and shape[1] in (2, 3)):
+        return shape[1]
+    return None
+
+
+def _vector(u) -> np.ndarray:
+    """A 1-D float64 point for :meth:`get_metric`'s functions; ``ValueError`` otherwise."""
+    u = np.asarray(u, dtype=np.float64)
+    if u.ndim != 1:
+        raise ValueError(f"get_metric's function takes two 1-D points, got shape {u.shape}")
+    return u
 
 
 def is_number(value) -> bool:
@@ -205,21 +254,29 @@ class BaseLearner(BaseEstimator):
                 f"{name}: sampling must be one of {SAMPLINGS}, got {params['sampling']!r}"
             )
 
-    def decision_function(self, triplets) -> np.ndarray:
-        """s(anchor, positive) - s(anchor, negative) for each triplet; shape (n,)."""
+    def _triplet_margins(self, triplets) -> np.ndarray:
+        """pair_score(a, p) - pair_score(a, n) for each triplet (a, p, n); shape (n,)."""
         self._check_fitted()
         X, idx = self._points(triplets, 3, "triplets")
         return self._pair_score_points(X[idx[:, 0]], X[idx[:, 1]]) - self._pair_score_points(
             X[idx[:, 0]], X[idx[:, 2]]
         )
 
+    def decision_function(self, triplets) -> np.ndarray:
+        """pair_score(anchor, positive) - pair_score(anchor, negative) for each triplet ((n, 3, d)
+        points or (n, 3) indicators); float64, shape (n,); > 0 where the triplet is ordered
+        correctly (metric-learn's ``_TripletsClassifierMixin``; for a Mahalanobis learner
+        d_M(a, n) - d_M(a, p))."""
+        return self._triplet_margins(triplets)
+
     def predict(self, triplets) -> np.ndarray:
-        """+1 where the positive is more similar to the anchor than the negative, else -1."""
-        return np.where(self.decision_function(triplets) > 0, 1, -1)
+        """+1 where the positive is more similar to the anchor than the negative, else -1;
+        int, shape (n,)."""
+        return np.where(self._triplet_margins(triplets) > 0, 1, -1)
 
     def score(self, triplets) -> float:
         """Triplet accuracy: fraction of triplets ranked correctly (ties count as wrong)."""
-        return float(np.mean(self.predict(triplets) == 1))
+        return float(np.mean(self._triplet_margins(triplets) > 0))
 
     def _labelled_pair_differences(self, pairs, y):
         """(X, x_i - x_j per pair, y as int array) for pair learners; checks y in {+1, -1}."""
@@ -230,21 +287,252 @@ class BaseLearner(BaseEstimator):
         return X, X[idx[:, 0]] - X[idx[:, 1]], y
 
     def pair_score(self, pairs) -> np.ndarray:
-        """Similarity of each pair, shape (n,); higher = more similar."""
+        """Similarity of each pair ((n, 2, d) points or (n, 2) indicators), float64, shape (n,);
+        higher = more similar (a Mahalanobis learner: -d_M, metric-learn's meaning)."""
         self._check_fitted()
         X, idx = self._points(pairs, 2, "pairs")
         return self._pair_score_points(X[idx[:, 0]], X[idx[:, 1]])
 
+    def get_metric(self):
+        """A function ``f(u, v)`` of two 1-D points (d,) giving their learned distance, or, for a
+        learner without a distance, their similarity, as a float; it uses a frozen copy of the
+        model (later fits do not change it), as metric-learn's ``get_metric``. Raises
+        ``NotFittedError`` before ``fit``. (Mahalanobis and bilinear learners override this with
+        a closed form.)"""
+        self._check_fitted()
+        frozen = copy.copy(self)
+        frozen.preprocessor = None  # not copied: the function takes points
+        frozen = copy.deepcopy(frozen)
+        by_distance = hasattr(frozen, "pair_distance")
+
+        def metric_fun(u, v):
+            pair = np.stack([_vector(u), _vector(v)])[None]
+            value = frozen.pair_distance(pair) if by_distance else frozen.pair_score(pair)
+            return float(value[0])
+
+        return metric_fun
+
+
+def _accept_counts(scores, y):
+    """For the thresholds "accept (call similar) every pair with score >= s" over the distinct
+    scores s, highest first, preceded by "accept nothing": (s, true positives, false positives);
+    s[0] = +inf. ``scores``: (n,) float, ``y``: (n,) in {-1, +1}."""
+    order = np.argsort(-scores, kind="stable")
+    s, pos = scores[order], (y[order] == 1)
+    ends = np.flatnonzero(np.append(s[1:] != s[:-1], True))  # last index of each tie group
+    tp = np.cumsum(pos)[ends]
+    fp = (ends + 1) - tp
+    return np.concatenate([[np.inf], s[ends]]), np.append(0, tp), np.append(0, fp)
+
+
+class PairClassifierMixin:
+    """metric-learn's pair-classifier API (``_PairsClassifierMixin``) for the pair learners
+    (ITML, LEGO, online ITML, RDML), on top of the triplet API of :class:`BaseLearner`.
+
+    The tuple size of the input decides: (n, 2, d) / (n, 2) pairs get the pair methods,
+    triplets the triplet methods (``decision_function``, ``predict``, ``score``).
+
+    Pairs: ``decision_function`` = ``pair_score`` (-d); ``predict`` = +1 where
+    d <= ``threshold_`` else -1; ``score(pairs, y)`` = ROC AUC of ``decision_function``
+    (scikit-learn's ``roc_auc_score``). ``threshold_`` (a distance) is set at the end of ``fit`` by
+    :meth:`calibrate_threshold` on the training pairs (strategy "accuracy", as metric-learn), or
+    by :meth:`set_threshold`.
+    """
+
+    def _calibrate_after_fit(self, pairs, y, calibration_params):
+        self.calibrate_threshold(pairs, y, **(calibration_params or {}))
+
+    def decision_function(self, tuples) -> np.ndarray:
+        """Pairs: pair_score (-d), shape (n,); triplets: as
+        :meth:`BaseLearner.decision_function`."""
+        if tuple_size(tuples) == 2:
+            return self.pair_score(tuples)
+        return super().decision_function(tuples)
+
+    def predict(self, tuples) -> np.ndarray:
+        """Pairs: +1 (similar) where the distance is <= ``threshold_``, else -1; triplets: see
+        :meth:`BaseLearner.predict`. Raises ``NotFittedError`` before ``fit``."""
+        if tuple_size(tuples) != 2:
+            return super().predict(tuples)
+        self._check_fitted()
+        check_is_fitted(self, "threshold_")
+        return np.where(-self.pair_score(tuples) <= self.threshold_, 1, -1)
+
+    def score(self, tuples, y=None) -> float:
+        """Pairs with labels ``y`` (n,) in {-1, +1}: ROC AUC of ``decision_function`` (as
+        metric-learn's pair classifiers); triplets (no ``y``): triplet accuracy.
+        Raises ``ValueError`` for pairs without labels or triplets with labels."""
+        if tuple_size(tuples) != 2:
+            if y is not None:
+                raise ValueError("triplets carry their own order: score(triplets) takes no y")
+            return super().score(tuples)
+        if y is None:
+            raise ValueError("score(pairs, y) needs the pair labels y in {-1, +1}")
+        return float(roc_auc_score(y, self.decision_function(tuples)))
+
+    def set_threshold(self, threshold):
+        """Set ``threshold_`` (a distance: pairs at distance <= threshold are similar); returns
+        self. Raises ``ValueError`` unless ``threshold`` is a real number."""
+        self._check_fitted()
+        if not is_number(threshold):
+            raise ValueError(f"threshold must be a real number, got {threshold!r}")
+        self.threshold_ = float(threshold)
+        return self
+
+    def calibrate_threshold(self, pairs, y, strategy="accuracy", min_rate=None, beta=1.0):
+        """Choose ``threshold_`` on labelled pairs (metric-learn's strategies and names).
+
+        The candidates are "similar iff d <= d_k" for every distinct distance d_k of the pairs,
+        and "nothing is similar" (``threshold_`` = -inf). Strategy:
+
+        * "accuracy": the candidate of highest accuracy;
+        * "f_beta": highest F_beta = (1 + beta^2) TP / ((1 + beta^2) TP + beta^2 FN + FP) (0 for
+          TP = 0);
+        * "max_tpr": highest true positive rate among those with true negative rate >= min_rate;
+        * "max_tnr": highest true negative rate among those with true positive rate >= min_rate.
+
+        Ties go to the first candidate in increasing distance order (the smallest threshold, the
+        most conservative); "nothing is similar" comes first. ``pairs``: (n, 2, d) or (n, 2)
+        indicators; ``y``: (n,) in {-1, +1}. Returns self. Raises ``ValueError`` for an unknown
+        strategy, ``min_rate`` outside [0, 1] (max_tpr / max_tnr), labels outside {-1, +1}, or
+        rates that need both labels when one is missing. (metric-learn 0.7.0 offers the same
+        four strategies; its "accuracy" also scores positions inside a group of equal distances,
+        which a threshold cannot separate; here only whole groups are candidates.)
+        """
+        if strategy not in ("accuracy", "f_beta", "max_tpr", "max_tnr"):
+            raise ValueError(
+                f"strategy must be 'accuracy', 'f_beta', 'max_tpr' or 'max_tnr', got {strategy!r}"
+            )
+        if strategy in ("max_tpr", "max_tnr") and not (is_number(min_rate) and 0 <= min_rate <= 1):
+            raise ValueError(f"strategy {strategy!r} needs min_rate in [0, 1], got {min_rate!r}")
+        if strategy == "f_beta" and not (is_number(beta) and beta >= 0):
+            raise ValueError(f"beta must be a number >= 0, got {beta!r}")
+        scores = self.pair_score(pairs)
+        y = np.asarray(y)
+        if y.shape != scores.shape or not np.all(np.isin(y, (-1, 1))):
+            raise ValueError("y must hold one label in {+1, -1} per pair")
+        s, tp, fp = _accept_counts(scores, y)
+        P, N = int(np.sum(y == 1)), int(np.sum(y == -1))
+        if strategy != "accuracy" and (P == 0 or (strategy != "f_beta" and N == 0)):
+            raise ValueError(f"strategy {strategy!r} needs pairs of both labels")
+        if strategy == "accuracy":
+            value = (tp + (N - fp)) / len(y)
+        elif strategy == "f_beta":
+            b2 = beta * beta
+            denom = (1 + b2) * tp + b2 * (P - tp) + fp
+            value = np.where(tp > 0, (1 + b2) * tp / np.maximum(denom, 1), 0.0)
+        elif strategy == "max_tpr":
+            value = np.where(1 - fp / N >= min_rate, tp / P, -1.0)
+        else:
+            value = np.where(tp / P >= min_rate, 1 - fp / N, -1.0)
+        self.threshold_ = float(-s[int(np.argmax(value))])
+        return self
+
+
+def class_triplet_accuracy(similarity, X, y, batch_size: int = 256) -> float:
+    """Triplet accuracy over ALL class triplets of labelled points: the fraction of the triplets
+    (a, p, n) of distinct rows with y_p = y_a != y_n for which s(a, p) > s(a, n) (ties count as
+    wrong, as :meth:`BaseLearner.score`).
+
+    ``similarity(A, B)``: the (len(A), len(B)) similarity matrix (a learner's
+    ``similarity_matrix``; for a Mahalanobis learner -d_M^2, the same order as -d_M). ``X``:
+    (n, d); ``y``: (n,). Each anchor's count is exact (sorted scores, ``np.searchsorted``), in
+    O(n^2 log n) time and O(batch_size n) memory. Raises ``ValueError`` when no such triplet
+    exists (one class, or no class with two rows) or the scores are not finite.
+    """
+    y = np.asarray(y)
+    n = len(y)
+    if y.shape != (X.shape[0],):
+        raise ValueError(f"{X.shape[0]} rows but labels of shape {y.shape}")
+    correct = total = 0
+    for lo in range(0, n, batch_size):
+        hi = min(lo + batch_size, n)
+        S = np.asarray(similarity(X[lo:hi], X), dtype=np.float64)
+        if not np.all(np.isfinite(S)):
+            raise ValueError("the similarity scores contain NaN or inf")
+        for k, a in enumerate(range(lo, hi)):
+            same = y == y[a]
+            same[a] = False
+            neg = np.sort(S[k, y != y[a]])
+            pos = S[k, same]
+            correct += int(np.searchsorted(neg, pos, side="left").sum())
+            total += len(pos) * len(neg)
+    if total == 0:
+        raise ValueError("no class triplet: the labels need two classes and a class with two rows")
+    return correct / total
+
+
+class LabelledMixin:
+    """What learners fitted on labelled points (X, y) share (LMNN, OPML and the ``*_Supervised``
+    variants): scikit-learn's input validation (``n_features_in_``; errors for 1-D, complex,
+    object or empty X) before the project's own checks, the tag "y is required", and
+    ``score(X, y)`` = :func:`class_triplet_accuracy` (``score(triplets)`` without y stays the
+    triplet accuracy of given triplets)."""
+
+    def __sklearn_tags__(self):
+        tags = super().__sklearn_tags__()
+        tags.target_tags.required = True
+        return tags
+
+    def _validate_labelled(self, X, y, min_classes=1, min_per_class=1, reset=True):
+        """(X float64 (n, d), y (n,)): scikit-learn's ``validate_data`` (sets
+        ``n_features_in_``, or with ``reset=False`` checks X against it; NaN/inf and zero rows are
+        left to :func:`~datasets.preprocess.check_labelled`, whose ``DataError`` names the rows),
+        then ``check_labelled``."""
+        X, y = validate_data(
+            self, X, y, dtype=np.float64, ensure_all_finite=False, ensure_min_samples=0, reset=reset
+        )
+        return check_labelled(X, y, f"{type(self).__name__} input", min_classes, min_per_class)
+
+    def score(self, X, y=None) -> float:
+        """With labels: :func:`class_triplet_accuracy` of ``similarity_matrix`` on (X (n, d),
+        y (n,)); without: the triplet accuracy of triplets X ((n, 3, d) or (n, 3) indicators)."""
+        if y is None:
+            return float(np.mean(self._triplet_margins(X) > 0))
+        self._check_fitted()
+        X = validate_data(self, X, dtype=np.float64, reset=False)
+        return class_triplet_accuracy(self.similarity_matrix, X, np.asarray(y))
+
 
 class BilinearMixin:
-    """Bilinear similarity s_W(x, y) = x^T W y (OASIS, SDCA); fitted attribute ``W_`` (d, d)."""
+    """Bilinear similarity s_W(x, y) = x^T W y (OASIS, SDCA, COMET); fitted attribute ``W_``
+    (d, d), neither symmetric nor PSD in general.
+
+    There is no distance: ``pair_distance`` does not exist (accessing it raises
+    ``AttributeError``, so ``hasattr(model, "pair_distance")`` is False); metric-learn 0.7.0 has no
+    bilinear learner, its unmerged bilinear branch (``BilinearMixin``, commit 190b9c0 of
+    scikit-learn-contrib/metric-learn) raises an ``Exception`` there and names W ``components_``,
+    as here."""
 
     _fitted_attributes = "W_"
     _zero_epochs_ok = False
 
     def get_bilinear_matrix(self) -> np.ndarray:
+        """W (d, d) float64 (the fitted array itself). Raises ``NotFittedError`` before fit."""
         self._check_fitted()
         return self.W_
+
+    @property
+    def components_(self) -> np.ndarray:
+        """W (d, d): metric-learn's bilinear branch's name for the bilinear matrix."""
+        return self.get_bilinear_matrix()
+
+    @property
+    def pair_distance(self):
+        raise AttributeError(
+            f"{type(self).__name__} learns a bilinear similarity x^T W y, not a distance: it has "
+            "no pair_distance; use pair_score"
+        )
+
+    def get_metric(self):
+        """``f(u, v)`` = u^T W v for two 1-D points (a similarity), with a copy of W (later fits
+        do not change it). Raises ``NotFittedError`` before fit."""
+        W = self.get_bilinear_matrix().copy()
+
+        def similarity_fun(u, v):
+            return float(_vector(u) @ W @ _vector(v))
+
+        return similarity_fun
 
     def _stream(
         self,
@@ -278,40 +566,81 @@ class BilinearMixin:
         return np.asarray(Y @ np.asarray(X @ self.W_).T).T
 
 
+_FACTORS = weakref.WeakKeyDictionary()  # model -> (M_ when factored, its factor L)
+
+
 class MahalanobisMixin:
     """Mahalanobis distance d_M(x, y) = sqrt((x-y)^T M (x-y)); fitted attribute ``M_`` (d, d) PSD.
 
-    The similarity used for ranking is -d_M^2 (same order as -d_M)."""
+    metric-learn's ``MahalanobisMixin`` meanings: ``pair_distance`` = d_M, ``pair_score`` = -d_M,
+    ``components_`` = L with L^T L = M, ``transform(X)`` = X L^T, ``get_metric`` = d_M.
+    :meth:`similarity_matrix` (ranking) is -d_M^2: the same order as -d_M (the square root is
+    increasing), without the square roots; the tables' mAP, precision and Recall@K use it."""
 
     _fitted_attributes = "M_"
 
     def get_mahalanobis_matrix(self) -> np.ndarray:
+        """A copy of M (d, d) float64. Raises ``NotFittedError`` before fit."""
         self._check_fitted()
-        return self.M_
+        return self.M_.copy()
+
+    @property
+    def components_(self) -> np.ndarray:
+        """L (d, d) float64, read-only, with L^T L = M: from the eigendecomposition of the
+        symmetric part of M, negative eigenvalues (rounding) clipped to 0. Recomputed only when
+        ``M_`` has changed since the last call (online learners update M_ in place); the cache
+        lives outside the instance (``__dict__`` is unchanged). Raises ``NotFittedError``."""
+        self._check_fitted()
+        M = self.M_
+        hit = _FACTORS.get(self)
+        if hit is None or hit[0].shape != M.shape or not np.array_equal(hit[0], M):
+            w, V = np.linalg.eigh((M + M.T) / 2)
+            L = (V * np.sqrt(np.clip(w, 0, None))).T
+            L.setflags(write=False)
+            hit = (M.copy(), L)
+            _FACTORS[self] = hit
+        return hit[1]
 
     def components(self) -> np.ndarray:
-        """L with L^T L = M (from the eigen-decomposition; negative eigenvalues clipped to 0)."""
-        self._check_fitted()
-        w, V = np.linalg.eigh((self.M_ + self.M_.T) / 2)
-        return (V * np.sqrt(np.clip(w, 0, None))).T
+        """``components_`` (kept for earlier callers)."""
+        return self.components_
 
     def transform(self, X) -> np.ndarray:
-        """Map X (n, d) to L X so that Euclidean distances there are d_M."""
-        return np.asarray(X) @ self.components().T
-
-    def pair_distance(self, pairs) -> np.ndarray:
-        """d_M of each pair, shape (n,)."""
-        self._check_fitted()
-        X, idx = self._points(pairs, 2, "pairs")
-        D = X[idx[:, 0]] - X[idx[:, 1]]
-        return np.sqrt(np.clip(np.einsum("ij,jk,ik->i", D, self.M_, D), 0, None))
+        """X L^T for X (n, d) (array-like, finite): Euclidean distances there are d_M; float64
+        (n, d). Raises ``NotFittedError`` before fit and ``ValueError`` for another d (message as
+        scikit-learn's), NaN/inf or a non-2-D X."""
+        L = self.components_
+        X = check_array(X, dtype=np.float64)
+        if X.shape[1] != L.shape[1]:
+            raise ValueError(
+                f"X has {X.shape[1]} features, but {type(self).__name__} is expecting "
+                f"{L.shape[1]} features as input."
+            )
+        return X @ L.T
 
     def _pair_score_points(self, A, B):
         D = A - B
-        return -np.einsum("ij,jk,ik->i", D, self.M_, D)
+        return -np.sqrt(np.clip(np.einsum("ij,ij->i", D @ self.M_, D), 0, None))
+
+    def pair_distance(self, pairs) -> np.ndarray:
+        """d_M of each pair ((n, 2, d) points or (n, 2) indicators), float64 (n,) >= 0."""
+        return -self.pair_score(pairs)
+
+    def get_metric(self):
+        """``f(u, v, squared=False)`` = d_M(u, v) (d_M^2 if ``squared``) for two 1-D points, with a
+        copy of L (later fits do not change it); usable as ``metric=`` of scikit-learn's
+        neighbours estimators. Raises ``NotFittedError`` before fit."""
+        L = np.array(self.components_)
+
+        def metric_fun(u, v, squared=False):
+            z = L @ (_vector(u) - _vector(v))
+            d2 = float(z @ z)
+            return d2 if squared else float(np.sqrt(d2))
+
+        return metric_fun
 
     def similarity_matrix(self, X, Y) -> np.ndarray:
-        """(len(X), len(Y)) matrix of -d_M(x, y)^2, float64.
+        """(len(X), len(Y)) matrix of -d_M(x, y)^2, float64 (same order as ``pair_score``).
 
         Computed as ||Lx||^2 + ||Ly||^2 - 2 (Lx)^T (Ly) by BLAS (scikit-learn's
         ``euclidean_distances``, negatives from rounding clipped to 0): 20-40 times faster than
@@ -319,7 +648,7 @@ class MahalanobisMixin:
         relative)."""
         from sklearn.metrics.pairwise import euclidean_distances
 
-        L = self.components()
+        L = self.components_
         return -euclidean_distances(np.asarray(X) @ L.T, np.asarray(Y) @ L.T, squared=True)
 
 

@@ -19,11 +19,12 @@ import numpy as np
 from ._compat import metric_learn, quiet_metric_learn
 from datasets.base import DataError
 
-from .base import BaseLearner, MahalanobisMixin
+from .base import BaseLearner, MahalanobisMixin, PairClassifierMixin
 
 
-class ITML(MahalanobisMixin, BaseLearner):
-    """ITML, a pair learner: ``fit(pairs, y)`` with y in {+1, -1}. Fitted: ``M_`` (d, d) PSD."""
+class ITML(PairClassifierMixin, MahalanobisMixin, BaseLearner):
+    """ITML, a pair learner: ``fit(pairs, y)`` with y in {+1, -1}. Fitted: ``M_`` (d, d) PSD,
+    ``threshold_`` (see :class:`~algorithms.base.PairClassifierMixin`)."""
 
     constraint_kind = "pairs"
 
@@ -53,8 +54,10 @@ class ITML(MahalanobisMixin, BaseLearner):
         if not self.tol > 0:
             raise ValueError(f"tol must be > 0, got {self.tol}")
 
-    def fit(self, pairs, y):
-        """Fit on ``pairs`` ((n, 2, d) points or (n, 2) indices) with ``y`` (n,) in {+1, -1}.
+    def fit(self, pairs, y, calibration_params=None):
+        """Fit on ``pairs`` ((n, 2, d) points or (n, 2) indices) with ``y`` (n,) in {+1, -1}, then
+        calibrate ``threshold_`` on them (``calibration_params``: keyword arguments of
+        ``calibrate_threshold``; default: accuracy, as metric-learn's ITML).
 
         Raises ``ValueError`` for bad hyperparameters and ``DataError`` for NaN/inf points, no
         pairs, or a dissimilar pair of two identical points (its Bregman projection divides by its
@@ -82,4 +85,5 @@ class ITML(MahalanobisMixin, BaseLearner):
             model.fit(np.stack([X[idx[:, 0]], X[idx[:, 1]]], axis=1), y)
         self.M_ = model.get_mahalanobis_matrix()
         self.n_iter_ = getattr(model, "n_iter_", None)
+        self._calibrate_after_fit(pairs, y, calibration_params)
         return self

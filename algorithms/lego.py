@@ -38,10 +38,10 @@ from scipy.linalg.blas import dsymv as _dsymv
 from scipy.linalg.blas import dsyr as _dsyr
 from threadpoolctl import threadpool_limits
 
-from .base import BaseLearner, MahalanobisMixin, OnlineMixin
+from .base import BaseLearner, MahalanobisMixin, OnlineMixin, PairClassifierMixin
 
 
-class LogDetPairStream(MahalanobisMixin, OnlineMixin, BaseLearner):
+class LogDetPairStream(PairClassifierMixin, MahalanobisMixin, OnlineMixin, BaseLearner):
     """Base of the online LogDet pair learners (LEGO, online ITML): ``fit(pairs, y)`` with y in
     {+1, -1}, one rank-one step A^{-1} <- A^{-1} + c z z^T per pair of the stream.
 
@@ -57,7 +57,9 @@ class LogDetPairStream(MahalanobisMixin, OnlineMixin, BaseLearner):
     n_passes : float, number of passes over the pair stream.
 
     Fitted: ``M_`` = A (d, d) float64 positive definite, ``targets_`` (2,) the target squared
-    distances (similar, dissimilar), ``trace_``, ``n_steps_``.
+    distances (similar, dissimilar), ``trace_``, ``n_steps_``, ``threshold_`` (calibrated on the
+    pairs of the last ``fit`` / ``partial_fit`` call, see
+    :class:`~algorithms.base.PairClassifierMixin`).
     """
 
     constraint_kind = "pairs"
@@ -88,14 +90,16 @@ class LogDetPairStream(MahalanobisMixin, OnlineMixin, BaseLearner):
         if not self.eta > 0:
             raise ValueError(f"eta must be > 0, got {self.eta}")
 
-    def fit(self, pairs, y):
+    def fit(self, pairs, y, calibration_params=None):
         """Learn from the pair stream, starting from A_0 = I."""
         self.__dict__.pop("M_", None)
         self.__dict__.pop("targets_", None)
-        return self.partial_fit(pairs, y)
+        return self.partial_fit(pairs, y, calibration_params)
 
-    def partial_fit(self, pairs, y):
-        """Continue from the current matrix with ``n_passes`` over these pairs, in order."""
+    def partial_fit(self, pairs, y, calibration_params=None):
+        """Continue from the current matrix with ``n_passes`` over these pairs, in order; then
+        calibrate ``threshold_`` on these pairs (``calibration_params``: keyword arguments of
+        ``calibrate_threshold``; default: accuracy)."""
         self._check_params()
         X, Z, y = self._labelled_pair_differences(pairs, y)
         sq = (Z**2).sum(1)
@@ -133,6 +137,7 @@ class LogDetPairStream(MahalanobisMixin, OnlineMixin, BaseLearner):
             )
         iu = np.triu_indices(len(A), 1)
         A.T[iu] = A[iu]  # the steps kept the upper triangle: mirror it (A exactly symmetric)
+        self._calibrate_after_fit(pairs, y, calibration_params)
         return self
 
 

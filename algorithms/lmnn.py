@@ -18,14 +18,18 @@ from __future__ import annotations
 
 import numbers
 
+from sklearn.base import TransformerMixin
+
 from datasets.preprocess import check_labelled
 
 from ._compat import metric_learn, quiet_metric_learn
-from .base import BaseLearner, MahalanobisMixin
+from .base import BaseLearner, LabelledMixin, MahalanobisMixin
 
 
-class LMNN(MahalanobisMixin, BaseLearner):
-    """LMNN, a supervised learner: ``fit(X, y)``. Fitted: ``M_`` (d, d) PSD, ``n_points_``."""
+class LMNN(LabelledMixin, TransformerMixin, MahalanobisMixin, BaseLearner):
+    """LMNN, a supervised learner: ``fit(X, y)`` (its own supervised variant, as in metric-learn).
+    Fitted: ``M_`` (d, d) PSD, ``n_points_``, ``n_features_in_``. ``score(X, y)``: triplet
+    accuracy over all class triplets (:class:`~algorithms.base.LabelledMixin`)."""
 
     constraint_kind = "labels"
 
@@ -73,7 +77,7 @@ class LMNN(MahalanobisMixin, BaseLearner):
         errors raised."""
         self._check_params()
         need = self.k + 1
-        X, y = check_labelled(X, y, "LMNN input", min_classes=2, min_per_class=need)
+        X, y = self._validate_labelled(X, y, min_classes=2, min_per_class=need)
         if self.max_points is not None and len(X) > self.max_points:
             from sklearn.model_selection import train_test_split
 
@@ -95,4 +99,5 @@ class LMNN(MahalanobisMixin, BaseLearner):
             model.fit(X, y)
         self.M_ = model.get_mahalanobis_matrix()
         self.n_points_ = len(X)
+        self.n_iter_ = getattr(model, "n_iter_", None)  # metric-learn's iteration count
         return self

@@ -28,10 +28,10 @@ from __future__ import annotations
 
 import numpy as np
 
-from .base import BaseLearner, MahalanobisMixin, OnlineMixin
+from .base import BaseLearner, MahalanobisMixin, OnlineMixin, PairClassifierMixin
 
 
-class RDML(MahalanobisMixin, OnlineMixin, BaseLearner):
+class RDML(PairClassifierMixin, MahalanobisMixin, OnlineMixin, BaseLearner):
     """RDML (Jin et al. 2009), a pair learner: ``fit(pairs, y)`` with y in {+1, -1}.
 
     Parameters
@@ -40,7 +40,9 @@ class RDML(MahalanobisMixin, OnlineMixin, BaseLearner):
     n_passes : float, passes over the pair stream.
     range_tol : float, relative residual below which D counts as in the range of A.
 
-    Fitted: ``M_`` = A (d, d) PSD, ``n_projections_`` (steps that needed the exact projection),
+    Fitted: ``M_`` = A (d, d) PSD, ``threshold_`` (calibrated on the pairs of the last
+    ``fit`` / ``partial_fit`` call, see :class:`~algorithms.base.PairClassifierMixin`),
+    ``n_projections_`` (steps that needed the exact projection),
     ``trace_`` (loss: hinge max(0, -y (1 - ||x - x'||_A^2)); mistake: a violated pair).
     """
 
@@ -62,11 +64,11 @@ class RDML(MahalanobisMixin, OnlineMixin, BaseLearner):
         self.random_state = random_state
         self.verbose = verbose
 
-    def fit(self, pairs, y):
+    def fit(self, pairs, y, calibration_params=None):
         """Learn from the pair stream, starting from the paper's initial matrix."""
         self.__dict__.pop("M_", None)
         self.n_projections_ = 0
-        return self.partial_fit(pairs, y)
+        return self.partial_fit(pairs, y, calibration_params)
 
     def _check_params(self):
         if not self.lam > 0:
@@ -74,8 +76,10 @@ class RDML(MahalanobisMixin, OnlineMixin, BaseLearner):
         if not self.range_tol >= 0:
             raise ValueError(f"RDML: range_tol must be >= 0, got {self.range_tol!r}")
 
-    def partial_fit(self, pairs, y):
-        """Continue from the current matrix with ``n_passes`` over these pairs, in order."""
+    def partial_fit(self, pairs, y, calibration_params=None):
+        """Continue from the current matrix with ``n_passes`` over these pairs, in order; then
+        calibrate ``threshold_`` on these pairs (``calibration_params``: keyword arguments of
+        ``calibrate_threshold``; default: accuracy)."""
         self._check_params()
         X, D, y = self._labelled_pair_differences(pairs, y)
         lam = float(self.lam)
@@ -110,4 +114,5 @@ class RDML(MahalanobisMixin, OnlineMixin, BaseLearner):
         self._online_loop(
             len(D), n_steps, step, np.random.default_rng(self.random_state), "sequential"
         )
+        self._calibrate_after_fit(pairs, y, calibration_params)
         return self

@@ -4,6 +4,7 @@ import numpy as np
 import pytest
 
 from algorithms import ALGORITHMS, make_learner
+from algorithms.base import MahalanobisMixin
 from datasets.base import DataError
 from datasets.constraints import sample_class_triplets
 from harness.experiment import fit_learner
@@ -32,7 +33,12 @@ def test_every_learner_learns_from_triplets_and_scores_consistently(name):
     assert model.score(t) > 0.8  # well-separated blobs
     S = model.similarity_matrix(X[:5], X)
     pairs = np.column_stack([np.repeat(np.arange(5), len(X)), np.tile(np.arange(len(X)), 5)])
-    np.testing.assert_allclose(S.ravel(), model.pair_score(X[pairs]), rtol=1e-9, atol=1e-9)
+    if isinstance(model, MahalanobisMixin):  # pair_score = -d_M (metric-learn), ranking: -d_M^2
+        np.testing.assert_allclose(model.pair_score(X[pairs]), -model.pair_distance(X[pairs]))
+        expected = -model.pair_distance(X[pairs]) ** 2
+    else:
+        expected = model.pair_score(X[pairs])
+    np.testing.assert_allclose(S.ravel(), expected, rtol=1e-9, atol=1e-9)
     if hasattr(model, "M_"):
         assert np.linalg.eigvalsh((model.M_ + model.M_.T) / 2).min() > -1e-8
         L = model.components()
