@@ -1,4 +1,5 @@
-"""Retrieval metrics: average precision over the full ranking, mAP and precision@k.
+"""Retrieval metrics: average precision over the full ranking, mAP and precision@k; Recall@K;
+MAP@R and R-precision as pytorch-metric-learning defines them.
 
 Definitions (fixed here and in ``tests/test_retrieval.py``):
 
@@ -10,6 +11,19 @@ Definitions (fixed here and in ``tests/test_retrieval.py``):
 * With ``exclude_self=True`` (database = query set), query ``i`` does not rank item ``i``.
 * Queries with no relevant item in the database have no AP; they are left out of the mean and
   counted (``n_queries_without_relevant``).
+* MAP@R and R-precision (:func:`map_at_r`): pytorch-metric-learning's ``AccuracyCalculator``
+  (``utils/accuracy_calculator.py``: ``r_precision``, ``mean_average_precision_at_r``; Musgrave,
+  Belongie, Lim, "A Metric Learning Reality Check", ECCV 2020). For a query with R relevant
+  database items (same class; the query itself not counted when the database is the query set),
+  the database ranked by decreasing similarity:
+  R-precision = (relevant items among the first R) / R, and
+  MAP@R = (1/R) sum_{i=1..R} P(i) rel(i), P(i) = (relevant among the first i) / i,
+  rel(i) = 1 if the i-th item is relevant. Averaged over the queries with R >= 1 (the library's
+  "lone" queries are left out; it returns 0 when every query is lone, we raise ``ValueError``),
+  one weight per query (its default ``avg_of_avgs=False``). Equal scores are ordered by database
+  index here; the library takes its k-NN search's order (faiss), which it leaves unspecified, and
+  with the query in the database it drops the first neighbour returned (the query, unless a
+  duplicate point comes first) where we drop the query itself.
 """
 
 from __future__ import annotations
@@ -151,6 +165,70 @@ def recall_at_k(
         for k in ks:
             hits[k] += int(np.sum(first < k))
     return {k: hits[k] / len(X_query) for k in ks}
+
+
+def r_precision_rows(scores: np.ndarray, relevant: np.ndarray) -> tuple:
+    """(MAP@R, R-precision) of each row (module docstring). ``scores``: (q, n) float, ranked by
+    decreasing value, equal values by column index; ``relevant``: (q, n) bool. Returns two (q,)
+    float64 arrays, NaN where a row has no relevant item (R = 0). An entry with score ``-inf``
+    and ``relevant=False`` ranks last (that is how ``exclude_self`` removes the query)."""
+    scores = np.asarray(scores, dtype=np.float64)
+    relevant = np.asarray(relevant, dtype=bool)
+    R = relevant.sum(axis=1)
+    map_r = np.full(len(scores), np.nan)
+    r_prec = np.full(len(scores), np.nan)
+    r_max = int(R.max(initial=0))
+    if r_max == 0:
+        return map_r, r_prec
+    top = np.argsort(-scores, axis=1, kind="stable")[:, :r_max]
+    rank = np.arange(1, r_max + 1)
+    hits = np.take_along_axis(relevant, top, axis=1) & (rank[None, :] <= R[:, None])
+    precision_at_i = np.cumsum(hits, axis=1) / rank
+    ok = R > 0
+    map_r[ok] = (precision_at_i * hits).sum(axis=1)[ok] / R[ok]
+    r_prec[ok] = hits.sum(axis=1)[ok] / R[ok]
+    return map_r, r_prec
+
+
+def map_at_r(
+    score_fn: ScoreFn,
+    X_query,
+    y_query,
+    X_db,
+    y_db,
+    exclude_self: bool = False,
+    batch_size: int = 256,
+) -> dict:
+    """MAP@R and R-precision of ``score_fn`` (pytorch-metric-learning's definitions, module
+    docstring) for a query set against a database; with ``exclude_self`` (database = query set)
+    query i does not rank item i and R excludes it. ``score_fn(A, B)``: the (len(A), len(B))
+    similarity matrix. Returns ``{"MAP@R": float, "R-precision": float,
+    "queries_without_relevant": int}``. Raises ``ValueError`` if no query has a relevant item or
+    the scores are not finite."""
+    y_query, y_db = np.asarray(y_query), np.asarray(y_db)
+    n_q = X_query.shape[0]
+    if exclude_self and n_q != X_db.shape[0]:
+        raise ValueError("exclude_self needs the query set to be the database")
+    map_r, r_prec = np.empty(n_q), np.empty(n_q)
+    for lo in range(0, n_q, batch_size):
+        hi = min(lo + batch_size, n_q)
+        S = np.asarray(score_fn(X_query[lo:hi], X_db), dtype=np.float64)
+        if not np.all(np.isfinite(S)):
+            raise ValueError("the similarity scores contain NaN or inf")
+        rel = y_query[lo:hi, None] == y_db[None, :]
+        if exclude_self:
+            rows = np.arange(hi - lo)
+            S[rows, lo + rows] = -np.inf
+            rel[rows, lo + rows] = False
+        map_r[lo:hi], r_prec[lo:hi] = r_precision_rows(S, rel)
+    ok = ~np.isnan(map_r)
+    if not ok.any():
+        raise ValueError("no query has a relevant item in the database: MAP@R is undefined")
+    return {
+        "MAP@R": float(map_r[ok].mean()),
+        "R-precision": float(r_prec[ok].mean()),
+        "queries_without_relevant": int((~ok).sum()),
+    }
 
 
 def sparse_mahalanobis_similarity(M: np.ndarray) -> ScoreFn:
