@@ -89,8 +89,10 @@ def weighted_outer_sum(A, c, Z) -> np.ndarray:
     return (A * c[:, None]).T @ Z
 
 
-def _as_points(constraints, preprocessor, arity: int, what: str):
-    """(X, idx): a float64 point matrix (or CSR matrix) and an int (n, arity) index array into it."""
+def _as_points(constraints, preprocessor, arity: int, what: str, to_fit: bool = True):
+    """(X, idx): a float64 point matrix (or CSR matrix) and an int (n, arity) index array into it.
+    ``to_fit``: also refuse constraints whose points are all one vector (nothing to learn); a
+    model scores such tuples (distance 0)."""
     if sp.issparse(preprocessor) and not sp.issparse(constraints):
         c = np.asarray(constraints)
         if not (c.ndim == 2 and c.shape[1] == arity and np.issubdtype(c.dtype, np.integer)):
@@ -136,7 +138,7 @@ def _as_points(constraints, preprocessor, arity: int, what: str):
         raise DataError(f"zero usable {what}")
     if not np.all(np.isfinite(X)):
         raise DataError(f"{what}: the points contain NaN or inf")
-    if _all_same_point(X, idx):
+    if to_fit and _all_same_point(X, idx):
         raise DataError(
             f"{what}: every point they involve is the same vector (e.g. all-zero rows); "
             "they carry no distance information"
@@ -202,8 +204,8 @@ class BaseLearner(BaseEstimator):
             _check_params._runs_common_checks = True
             cls._check_params = _check_params
 
-    def _points(self, constraints, arity, what):
-        return _as_points(constraints, getattr(self, "preprocessor", None), arity, what)
+    def _points(self, constraints, arity, what, to_fit=True):
+        return _as_points(constraints, getattr(self, "preprocessor", None), arity, what, to_fit)
 
     def _check_fitted(self):
         """Raise scikit-learn's ``NotFittedError`` if ``fit`` has not run."""
@@ -257,7 +259,7 @@ class BaseLearner(BaseEstimator):
     def _triplet_margins(self, triplets) -> np.ndarray:
         """pair_score(a, p) - pair_score(a, n) for each triplet (a, p, n); shape (n,)."""
         self._check_fitted()
-        X, idx = self._points(triplets, 3, "triplets")
+        X, idx = self._points(triplets, 3, "triplets", to_fit=False)
         return self._pair_score_points(X[idx[:, 0]], X[idx[:, 1]]) - self._pair_score_points(
             X[idx[:, 0]], X[idx[:, 2]]
         )
@@ -290,7 +292,7 @@ class BaseLearner(BaseEstimator):
         """Similarity of each pair ((n, 2, d) points or (n, 2) indicators), float64, shape (n,);
         higher = more similar (a Mahalanobis learner: -d_M, metric-learn's meaning)."""
         self._check_fitted()
-        X, idx = self._points(pairs, 2, "pairs")
+        X, idx = self._points(pairs, 2, "pairs", to_fit=False)
         return self._pair_score_points(X[idx[:, 0]], X[idx[:, 1]])
 
     def get_metric(self):
