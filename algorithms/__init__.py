@@ -1,7 +1,9 @@
 """Learners: one module per method, sharing the base classes of :mod:`algorithms.base`.
 
 ``ALGORITHMS`` maps the tables' method names to classes; ``make_learner(name, **params)`` builds
-one and raises a clear error for an unknown name or hyperparameter.
+one and raises a clear error for an unknown name or hyperparameter. The ``*_Supervised`` variants
+(``fit(X, y)``, as metric-learn's) are in :mod:`algorithms.supervised` (not imported here, so that
+the pipeline's code hashes do not depend on them).
 """
 
 from .comet import COMET, SparseCOMET
