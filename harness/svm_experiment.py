@@ -367,6 +367,7 @@ def run_notion(
     solver: str = "CLARABEL",
     eligible: np.ndarray | None = None,
     kernel: dict | None = None,
+    solver_options: dict | None = None,
     log=print,
 ):
     """One (notion, seed) cell of the protocol: tidy rows and the linear model fitted on the most
@@ -376,8 +377,8 @@ def run_notion(
     str, the notion's column; ``static``: {(method, variant): (n, V) features} of the static
     Euclidean baselines; ``split``: (train, test) index arrays; ``eligible``: (n,) bool or None
     (:func:`eligible_items`); ``kernel``: None or {"n_train_triplets": int, "gamma": float or
-    None (median heuristic), "solver": str} for the kernel row (A = Phi, RBF). ``C`` and ``solver``
-    go to every linear fit (eq. 8, A = I).
+    None (median heuristic), "solver": str} for the kernel row (A = Phi, RBF). ``C``, ``solver``
+    and ``solver_options`` (e.g. {"tol": 1e-6} for "dcd") go to every linear fit (eq. 8, A = I).
 
     Returns (rows DataFrame, linear model, {"train", "test"} index arrays). Raises
     :class:`DataError` when a part has too few rule triplets,
@@ -410,7 +411,10 @@ def run_notion(
         log(f"  {notion.name} seed {seed}: {method} [{variant}] {r['triplet_accuracy']:.4f}")
     model = None
     for n in sizes:
-        model = SVMRelative(C=C, solver=solver, preprocessor=X_tr, random_state=seed)
+        model = SVMRelative(
+            C=C, solver=solver, solver_options=solver_options or None, preprocessor=X_tr,
+            random_state=seed,
+        )
         row = _fit_row(model, t_train_all[:n], X_tr, X_te, t_test, base, "SVM-relative", "A = I")
         rows.append(row)
         log(

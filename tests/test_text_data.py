@@ -352,6 +352,7 @@ def test_protocol_learns_a_topic_metric_with_the_configured_solver_and_a_kernel_
         {("Binary", "none"): binary, ("TFIDF", "none"): tfidf},
         split,
         solver="dcd",
+        solver_options={"tol": 1e-7},
         kernel={"n_train_triplets": 40, "gamma": None, "solver": "CLARABEL"},
         log=lambda *a: None,
     )
@@ -359,7 +360,8 @@ def test_protocol_learns_a_topic_metric_with_the_configured_solver_and_a_kernel_
     binary_acc = rows[rows.method == "Binary"].triplet_accuracy.iloc[0]
     assert (svm.solver == "dcd").all() and (svm.solver_status == "optimal").all()
     assert svm.triplet_accuracy.loc[200] > binary_acc + 0.1
-    assert np.all(model.w_ >= 0)
+    assert np.all(model.w_ >= 0) and model.solver_options == {"tol": 1e-7}
+    assert (svm.rel_gap <= 1e-7).all()  # dcd's duality-gap certificate at the tolerance asked
     rbf = rows[rows.method == "SVM-relative-RBF"].iloc[0]
     assert rbf.solver == "CLARABEL" and rbf.solver_status == "optimal"
     assert rbf.n_train_triplets == 40 and rbf.gamma > 0 and 0 <= rbf.triplet_accuracy <= 1

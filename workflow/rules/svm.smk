@@ -8,7 +8,7 @@ from harness.svm_experiment import NOTIONS as SVM_TEXT  # noqa: E402
 # every svm_run reads these svm settings (a change reruns every cell; the tables and figures
 # rerun on their own keys)
 SVM_RUN_KEYS = [
-    "train_fraction", "C", "solver", "n_train_triplets", "n_test_triplets",
+    "train_fraction", "C", "solver", "solver_options", "n_train_triplets", "n_test_triplets",
     "token_pattern", "static_preprocessing", "n_universities", "kernel", "mds",
 ]
 

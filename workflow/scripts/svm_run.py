@@ -73,6 +73,7 @@ rows, model, split = run_notion(
     split,
     C=cfg["C"],
     solver=cfg["solver"],
+    solver_options=cfg["solver_options"],
     eligible=eligible,
     kernel=kernel,
 )

@@ -115,7 +115,9 @@ caption = [
         "triplets among the test documents (the paper: 85,907 for Figure 2)."
     ),
     (
-        f"SVM-relative: eq. 8, A = I, C = {cfg['C']}, solver {cfg['solver']}, learned from "
+        f"SVM-relative: eq. 8, A = I, C = {cfg['C']}, solver {cfg['solver']}"
+        + (f" with options {cfg['solver_options']}" if cfg["solver_options"] else "")
+        + ", learned from "
         f"{n_max:,} training triplets on binary bag-of-words vectors without stemming or "
         f"stop-word removal (token pattern `{cfg['token_pattern']}`, vocabulary of all "
         "documents). The paper states no number of training triplets for Table 1; its Figure 2 "
