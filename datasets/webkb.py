@@ -13,7 +13,8 @@ response: MIME header lines, a blank line, then the HTML.
 Parsing: the archive is read member by member with :mod:`tarfile` **without extracting it**
 (nothing is written to disk, so a hostile member name cannot escape the cache folder); member
 names that are absolute or contain ".." are rejected anyway. The MIME header is dropped and the
-HTML reduced to its text (``html.parser``; script and style skipped). The paper used the pages
+HTML reduced to its text (``html.parser``; script and style skipped; our choice: the paper does
+not say whether its words include the tags). The paper used the pages
 of the topics faculty, student, course and project (its 4,183 pages); pages whose text is empty
 are dropped (counted in ``note``).
 
