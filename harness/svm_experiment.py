@@ -174,7 +174,8 @@ def count_rule_triplets(notion: Notion, g: np.ndarray) -> int:
     count n_a (n_b - [a = b]) (n_c - [c = a] - [c = b]))."""
     names, counts = np.unique(np.asarray(g).astype(str), return_counts=True)
     q = len(names)
-    a, b, c = (x.ravel() for x in np.meshgrid(np.arange(q), np.arange(q), np.arange(q), indexing="ij"))
+    grid = np.meshgrid(np.arange(q), np.arange(q), np.arange(q), indexing="ij")
+    a, b, c = (x.ravel() for x in grid)
     ok = rule_holds(notion, names, a, b, c)
     na = counts[a].astype(object)
     nb = counts[b] - (a == b)

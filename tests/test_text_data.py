@@ -370,3 +370,38 @@ def test_protocol_learns_a_topic_metric_with_the_configured_solver_and_a_kernel_
     t = np.array([[0, 1, 2], [3, 4, 5], [6, 7, 8], [1, 5, 9]])
     a = static_triplet_accuracy(model.transform(binary[test]), t)["triplet_accuracy"]
     assert a == model_triplet_accuracy(model, binary[test], t)["triplet_accuracy"]
+
+
+@pytest.mark.parametrize("name", ["webkb_university", "webkb_topic", "webkb_topic_facultystudent"])
+def test_each_webkb_notion_runs_through_the_protocol_on_a_corpus_in_webkbs_layout(tmp_path, name):
+    # 72 pages: 4 topics x 6 universities (two named folders, four hosts in "misc") x 3; each page
+    # says its topic and its university, plus shared noise words
+    rng = np.random.default_rng(0)
+    hosts = [("cornell", "www.cs.cornell.edu"), ("texas", "www.cs.utexas.edu")]
+    misc = ("www.cs.cmu.edu", "www.ai.mit.edu", "cs.ubc.ca", "www.x.ox.ac.uk")
+    hosts += [("misc", h) for h in misc]
+    with tarfile.open(tmp_path / "w.tgz", "w:gz") as tar:
+        for q in range(72):
+            topic = webkb.TOPICS[q % 4]
+            folder, host = hosts[(q // 4) % 6]
+            noise = " ".join(rng.choice(list("abcdefgh"), 6))
+            words = f"{topic}word {host.split('.')[-2]}word {noise}"
+            data = PAGE % ((words.encode(),) * 3)
+            info = tarfile.TarInfo(f"webkb/{topic}/{folder}/http:^^{host}^p{q}^")
+            info.size = len(data)
+            tar.addfile(info, io.BytesIO(data))
+    c = webkb.parse_archive(tmp_path / "w.tgz")
+    notion = NOTIONS[name]
+    labels = c.label(notion.column)
+    eligible = eligible_items(notion, labels, n_groups=4)
+    if name == "webkb_university":
+        # 12 pages each: the tie is broken by name
+        assert sorted(set(labels[eligible])) == ["cmu.edu", "cornell.edu", "mit.edu", "ox.ac.uk"]
+    binary, tfidf, _ = static_features(c.texts)
+    rows, model, parts = run_notion(
+        notion, binary, labels, 0, [40, 80], 200, {("Binary", "none"): binary},
+        document_split(len(labels), 0), solver="dcd", eligible=eligible, log=lambda *a: None,
+    )
+    svm = rows[rows.method == "SVM-relative"].set_index("n_train_triplets")
+    assert (svm.solver_status == "optimal").all() and (rows.n_test_triplets == 200).all()
+    assert svm.triplet_accuracy.loc[80] > 0.9  # the page's own topic/university word decides

@@ -59,7 +59,8 @@ stand_in = "".join(
 )
 n_test = len(a["test"])
 text = [
-    "# Classical MDS of the test documents: unweighted, learned Topic, learned Topic+FacultyStudent",
+    "# Classical MDS of the test documents: unweighted, learned Topic, learned "
+    "Topic+FacultyStudent",
     "",
     f"{len(labels)} test documents"
     + (" (all of X_test, as the paper)" if len(labels) == n_test else f" of {n_test} (a random "

@@ -102,8 +102,8 @@ univ = runs[runs.notion == "webkb_university"].groups
 caption = [
     (
         "Percentage of test triplets satisfied (d(i, j) < d(i, k); ties count as failures), mean "
-        f"± std over seeds {cfg['seeds']}; paper = Schultz & Joachims (NIPS 2003), Table 1 (WebKB, "
-        "one run)."
+        f"± std over seeds {cfg['seeds']}; paper = Schultz & Joachims (NIPS 2003), Table 1 "
+        "(WebKB, one run)."
     ),
     (
         f"Protocol (section 5): a random {cfg['train_fraction']:.0%}/"
