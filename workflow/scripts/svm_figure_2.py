@@ -1,8 +1,8 @@
 """Rule figure_svm_2: Schultz & Joachims (2003), Figure 2: the learning curve of the
-Topic+FacultyStudent distance: the size of the training set P_train (number of constraints,
-linear axis, as the paper's "training set size") against the percentage of P_test satisfied,
-P_test held fixed. Mean over seeds with ± one standard deviation as error bars (the paper shows
-one run). One panel per notion of ``svm.figure2.notions`` that ran (the paper: Topic+
+Topic+FacultyStudent distance: the size of the training set P_train (number of constraints, the
+paper's x axis) against the percentage of P_test satisfied (its y axis), P_test held fixed. The
+axis scale is ours (linear; the paper's text names the quantities, not the scale). Mean over
+seeds with ± one standard deviation as error bars (ours; the text reports one run). One panel per notion of ``svm.figure2.notions`` that ran (the paper: Topic+
 FacultyStudent; offline: its Reuters stand-in). The static baselines (best preprocessing variant)
 are drawn as horizontal lines: our addition, not in the paper's figure."""
 
@@ -76,11 +76,11 @@ lines = [
     "",
     "Percentage of P_test satisfied by SVM-relative (eq. 8, A = I, "
     f"C = {cfg['C']}, solver {cfg['solver']}) against the size of P_train (number of training "
-    "triplets; linear axis as in the paper), P_test held fixed "
+    "triplets, the paper's x axis; the linear scale is ours), P_test held fixed "
     f"({n_test:,} test triplets; the paper: 85,907). Training sets are nested (the first n of "
     "one draw; our choice). Points: mean over seeds "
-    f"{cfg['seeds']}; error bars: ± one standard deviation over the seeds (the paper shows one "
-    "run, no error bars). Horizontal lines: the static baselines' best preprocessing variant "
+    f"{cfg['seeds']}; error bars: ± one standard deviation over the seeds (ours: the paper's "
+    "text reports one run). Horizontal lines: the static baselines' best preprocessing variant "
     "(our addition). The paper's curve is for Topic+FacultyStudent on WebKB and levels off past "
     "150,000 training triplets"
     + (
