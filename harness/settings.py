@@ -144,10 +144,12 @@ def cell_settings(config: dict, experiment: str, method: str, script: str) -> di
 
 
 def settings_hash(settings) -> str:
-    """sha256 (12 hex digits) of a JSON-serialisable settings value (keys sorted)."""
-    return hashlib.sha256(json.dumps(settings, sort_keys=True, default=str).encode()).hexdigest()[
-        :12
-    ]
+    """``"s"`` + sha256 (12 hex digits) of a JSON-serialisable settings value (keys sorted).
+
+    The prefix keeps the value text when a CSV reader guesses types: bare hex digits such as
+    ``2420338e9583`` parse as a float (``inf``) and would make a fresh cell look stale."""
+    digest = hashlib.sha256(json.dumps(settings, sort_keys=True, default=str).encode())
+    return "s" + digest.hexdigest()[:12]
 
 
 def stale_cells(runs, expected: dict) -> list[str]:

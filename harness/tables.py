@@ -11,8 +11,10 @@ import pandas as pd
 
 
 def collect(paths) -> pd.DataFrame:
-    """Concatenate tidy run CSVs."""
-    return pd.concat([pd.read_csv(p) for p in paths], ignore_index=True)
+    """Concatenate tidy run CSVs (``settings_hash`` read as text)."""
+    return pd.concat(
+        [pd.read_csv(p, dtype={"settings_hash": str}) for p in paths], ignore_index=True
+    )
 
 
 def paper_values(paper_csv, paper: str, artifact: str, metric: str) -> pd.DataFrame:

@@ -156,6 +156,22 @@ def test_a_table_refuses_rows_made_under_other_settings():
         check_fresh(runs.drop(columns="settings_hash"), cfg, "sdca_table2", script)
 
 
+def test_a_settings_hash_survives_a_csv_round_trip(tmp_path):
+    """A hash of bare hex digits such as 2420338e9583 is read back by pandas as a float (inf) and a
+    fresh cell looked stale (CI failure of 2026-11-23); the hash is text whatever its digits."""
+    from harness.settings import settings_hash
+    from harness.tables import collect
+
+    hashes = [settings_hash({"k": i}) for i in range(2000)]
+    assert all(not h.replace(".", "").isdigit() for h in hashes)
+    for h in hashes[:50]:
+        with pytest.raises(ValueError):
+            float(h)
+    pd.DataFrame({"settings_hash": hashes}).to_csv(tmp_path / "r.csv", index=False)
+    assert list(pd.read_csv(tmp_path / "r.csv").settings_hash) == hashes
+    assert list(collect([tmp_path / "r.csv"]).settings_hash) == hashes
+
+
 def test_a_learners_code_hash_covers_its_own_modules_only():
     from harness.settings import code_closure
 
