@@ -286,26 +286,92 @@ def _brute_coordinate_max(val, u, a_t, C):
     return grid[i], float(g(np.array([grid[i]]))[0]), g
 
 
-def test_coordinate_step_is_the_exact_maximiser_of_the_piecewise_quadratic_dual():
-    from algorithms.svm_relative import _coord_step
+def _one_row_step(val, u, a_t, C):
+    """delta = the change of alpha_t made by one coordinate step of the epoch (plain Python) on a
+    one-row problem with D^T alpha = u; checks that u is updated by delta * d_t."""
+    from algorithms.svm_relative import _cd_epoch
 
+    k = len(val)
+    alpha, u2, grad = np.array([a_t]), u.copy(), np.zeros(1)
+    _cd_epoch(
+        np.array([0, k]), np.arange(k), val, alpha, u2, np.array([0]), C, np.empty(k),
+        np.empty(k), grad,
+    )
+    delta = alpha[0] - a_t
+    np.testing.assert_allclose(u2, u + delta * val, atol=1e-12)
+    # the recorded derivative at delta = 0 is dg/dalpha_t = 1 - d_t . [u]_+
+    assert grad[0] == pytest.approx(1.0 - val @ np.maximum(u, 0.0), abs=1e-12)
+    return delta
+
+
+def test_coordinate_step_is_the_exact_maximiser_of_the_piecewise_quadratic_dual():
     rng = np.random.default_rng(6)
-    for _ in range(200):
+    crossed = 0
+    for _ in range(300):
         k = int(rng.integers(1, 9))
         val = rng.choice([-2.0, -1.0, 1.0, 0.5, 3.0], size=k)
         u = rng.normal(size=k) * rng.choice([0.0, 1.0], size=k, p=[0.2, 0.8])  # some u_j = 0
         C = float(rng.choice([0.1, 1.0, 10.0]))
-        a_t = float(rng.uniform(0, C))
-        bp, act = np.empty(k), np.empty(k)
-        delta = _coord_step(np.arange(k), val, u, a_t, C, bp, act)  # the plain-Python function
+        a_t = float(rng.choice([0.0, C, rng.uniform(0, C)]))  # at a bound or free
+        delta = _one_row_step(val, u, a_t, C)
         assert -a_t - 1e-12 <= delta <= C - a_t + 1e-12
         _, best, g = _brute_coordinate_max(val, u, a_t, C)
         assert g(np.array([delta]))[0] >= best - 1e-9
+        crossed += np.any(u * (u + delta * val) < 0)  # the breakpoint walk was needed
+    assert crossed > 20  # both paths (first piece's Newton step, breakpoint walk) are exercised
     # one by hand: d = (1, -1), u = (0.5, 0.2): dg/ddelta = 1 - [0.5 + delta]_+ + [0.2 - delta]_+,
     # zero on delta in (-0.5, 0.2) where it is 1 - 0.5 - delta + 0.2 - delta: delta = 0.35 > 0.2,
     # so on delta > 0.2 (second term off): 1 - 0.5 - delta = 0, delta = 0.5
-    d, u = np.array([1.0, -1.0]), np.array([0.5, 0.2])
-    assert _coord_step(np.arange(2), d, u, 0.0, 1.0, np.empty(2), np.empty(2)) == pytest.approx(0.5)
+    assert _one_row_step(np.array([1.0, -1.0]), np.array([0.5, 0.2]), 0.0, 1.0) == pytest.approx(0.5)
+    # without a breakpoint: d = (2), u = (0.1): 1 - 2 (0.1 + 2 delta) = 0 at delta = 0.2
+    assert _one_row_step(np.array([2.0]), np.array([0.1]), 0.0, 1.0) == pytest.approx(0.2)
+    # capped at the bound: C = 0.1
+    assert _one_row_step(np.array([2.0]), np.array([0.1]), 0.0, 0.1) == pytest.approx(0.1)
+
+
+def test_compiled_epoch_equals_the_plain_python_epoch():
+    from algorithms.svm_relative import _cd_epoch, _compiled
+
+    X, t = _random_problem(9, n_triplets=80)
+    D = sp.csr_matrix(constraint_matrix(X[t[:, 0]], X[t[:, 1]], X[t[:, 2]]))
+    D.sort_indices()
+    n, m = D.shape
+    order = np.random.default_rng(0).permutation(n)
+    runs = []
+    for epoch in (_cd_epoch, _compiled()):
+        alpha, u, grad = np.zeros(n), np.zeros(m), np.zeros(n)
+        for _ in range(3):
+            out = epoch(
+                D.indptr, D.indices, D.data, alpha, u, order, 1.0, np.empty(m), np.empty(m), grad
+            )
+        np.testing.assert_allclose(u, D.T @ alpha, atol=1e-10)  # u tracks D^T alpha
+        runs.append((alpha, grad, out))
+    np.testing.assert_allclose(runs[0][0], runs[1][0], atol=1e-12)
+    np.testing.assert_allclose(runs[0][1], runs[1][1], atol=1e-12)
+    assert runs[0][2][0] == runs[1][2][0]
+
+
+def test_box_qp_active_set_matches_an_independent_bounded_solver():
+    from algorithms.svm_relative import _box_qp_active_set
+
+    rng = np.random.default_rng(10)
+    for _ in range(5):
+        k = 12
+        B = rng.normal(size=(k, 5)) + 2.0  # correlated rows, as in D_FP D_FP^T
+        H = B @ B.T + 0.1 * np.eye(k)
+        r = rng.normal(size=k) * 5
+        lo, hi = -rng.uniform(0, 1, k), rng.uniform(0, 1, k)
+        x = _box_qp_active_set(H, r, lo, hi, 200)  # finite (Murty's rule); here within 200
+        res = minimize(
+            lambda z: 0.5 * z @ H @ z - r @ z, np.zeros(k), jac=lambda z: H @ z - r,
+            method="L-BFGS-B", bounds=list(zip(lo, hi)), options={"ftol": 1e-15, "gtol": 1e-12},
+        )
+        assert np.all(x >= lo - 1e-12) and np.all(x <= hi + 1e-12)
+        assert 0.5 * x @ H @ x - r @ x <= res.fun + 1e-9
+        np.testing.assert_allclose(x, res.x, atol=1e-5)
+    # a diagonal H settles at once at the clipped unconstrained maximiser
+    x = _box_qp_active_set(np.diag([1.0, 2.0]), np.array([3.0, -4.0]), -np.ones(2), np.ones(2), 5)
+    np.testing.assert_allclose(x, [1.0, -1.0])
 
 
 def test_dcd_by_hand_and_the_active_nonnegativity_bound():
@@ -385,5 +451,5 @@ def test_dcd_errors():
         SVMRelative(solver="dcd", preprocessor=X, solver_options={"eps": 1}).fit(t)
     with pytest.raises(SolverError, match="epochs"):
         SVMRelative(
-            solver="dcd", preprocessor=X, solver_options={"max_epochs": 1, "block": 1, "tol": 1e-15}
+            solver="dcd", preprocessor=X, solver_options={"max_epochs": 1, "tol": 1e-15}
         ).fit(t)
