@@ -531,7 +531,7 @@ class SVMRelative(BaseLearner):
     solver : "CLARABEL" (default) | "SCS", passed to cvxpy explicitly, or "dcd", our dual
         coordinate ascent + Newton solver (:func:`solve_eq8_dual`; kernel="linear" only).
     solver_options : dict or None, keyword arguments for the solver (cvxpy: e.g. tolerances;
-        "dcd": ``tol``, ``max_epochs``, ``max_free`` of :func:`solve_eq8_dual`).
+        "dcd": ``tol``, ``max_epochs``, ``max_free``, ``anderson`` of :func:`solve_eq8_dual`).
     preprocessor : None, an (n, d) array or a CSR matrix; triplets are then (n, 3) indices.
     random_state : the coordinate order of "dcd" (None: 0); unused by the cvxpy solvers.
     verbose : bool, the solver's log.
@@ -657,7 +657,7 @@ class SVMRelative(BaseLearner):
 
     def _fit_dcd(self, D, keep, m, t0):
         opts = dict(self.solver_options or {})
-        unknown = set(opts) - {"tol", "max_epochs", "max_free"}
+        unknown = set(opts) - {"tol", "max_epochs", "max_free", "anderson"}
         if unknown:
             raise ValueError(f"unknown solver_options for 'dcd': {sorted(unknown)}")
         self.setup_seconds_ = time.perf_counter() - t0
