@@ -85,6 +85,14 @@ exists at coinciding embeddings; PyTorch's default linear-layer initialisation (
 4.2); float32 arithmetic (float64 with ``dtype="float64"``); one pass over the stream in its order
 (``n_epochs = 1``, ``sampling = "sequential"``); ``n_epochs = 0`` keeps the seeded initialisation
 (a control, not in the paper).
+
+Momentum (``momentum`` = mu > 0) is NOT in the paper: it replaces the plain steps of eqs. 21-22 by
+heavy-ball steps on the same alpha-weighted gradient g_t of sum_l alpha(l) L(l) (PyTorch's SGD
+convention, no dampening): v_t = mu v_{t-1} + g_t (v_0 = 0), parameters <- parameters - eta v_t,
+the velocity carried across ``partial_fit`` calls and reset by ``fit``. It exists for one
+measurement (``snakemake oahu_sensitivity``: does momentum let training beat the untrained
+network?); the default ``momentum = 0`` runs the paper's plain update, the same code path as before
+the option existed.
 """
 
 from __future__ import annotations
@@ -189,6 +197,8 @@ class OAHU(OnlineMixin, BaseLearner):
     embedding_dim : int, dimension of every E_l (50).
     beta : float in (0, 1), hedge discount (0.99); s : float in [0, 1), smoothing (0.1).
     eta : float > 0, learning rate of the online gradient descent (0.3).
+    momentum : float in [0, 1), heavy-ball momentum of the parameter steps; 0 (default) is the
+        paper's plain OGD of eqs. 21-22, > 0 is ours, not the paper's (module docstring).
     n_epochs : int >= 0, passes over the triplet stream (the paper: 1); 0 leaves the network at
         its initialisation (a control: what the untrained embedding gives).
     sampling : "sequential" (the stream order), "permutation" or "uniform".
@@ -200,7 +210,8 @@ class OAHU(OnlineMixin, BaseLearner):
     Fitted: ``alpha_`` (L+1,) metric weights, ``params_`` (the torch tensors: ``hidden`` W(1..L),
     ``theta`` Theta(0..L)), ``trace_`` with per-checkpoint ``alpha_0`` .. ``alpha_L`` besides the
     overall loss (eq. 19), mistakes (combined distance of the positive >= of the negative) and
-    utilization, ``n_steps_``.
+    utilization, ``n_steps_``; ``velocity_`` (one tensor per parameter, momentum > 0 only, else
+    None).
     """
 
     constraint_kind = "triplets"
@@ -214,6 +225,7 @@ class OAHU(OnlineMixin, BaseLearner):
         beta=0.99,
         s=0.1,
         eta=0.3,
+        momentum=0.0,
         n_epochs=1,
         sampling="sequential",
         deployment="layers",
@@ -230,6 +242,7 @@ class OAHU(OnlineMixin, BaseLearner):
         self.beta = beta
         self.s = s
         self.eta = eta
+        self.momentum = momentum
         self.n_epochs = n_epochs
         self.sampling = sampling
         self.deployment = deployment
@@ -251,6 +264,8 @@ class OAHU(OnlineMixin, BaseLearner):
             raise ValueError(f"n_epochs must be >= 0, got {self.n_epochs}")
         if not self.eta > 0:
             raise ValueError(f"eta must be > 0, got {self.eta}")
+        if not 0 <= self.momentum < 1:
+            raise ValueError(f"momentum must lie in [0, 1), got {self.momentum}")
         if int(self.n_hidden_layers) < 0 or int(self.n_hidden) < 1 or int(self.embedding_dim) < 1:
             raise ValueError("n_hidden_layers >= 0, n_hidden >= 1 and embedding_dim >= 1 needed")
         if self.dtype not in ("float32", "float64"):
@@ -290,6 +305,7 @@ class OAHU(OnlineMixin, BaseLearner):
         theta = [uniform((m, d), d)] + [uniform((m, h), h) for _ in range(L)]  # Theta(0..L)
         self.params_ = {"hidden": hidden, "theta": theta}
         self.alpha_ = np.full(L + 1, 1.0 / (L + 1))
+        self.velocity_ = None  # heavy-ball buffers (momentum > 0 only, not the paper's), lazily
         self.n_features_in_ = d
 
     def _embed(self, Xt):
@@ -341,6 +357,9 @@ class OAHU(OnlineMixin, BaseLearner):
         Xt = torch.as_tensor(X, dtype=dt, device=dev)
         params = self._parameters()
         eta, beta, s = float(self.eta), float(self.beta), float(self.s)
+        mu = float(self.momentum)
+        if mu > 0 and getattr(self, "velocity_", None) is None:
+            self.velocity_ = [torch.zeros_like(p) for p in params]
         rng = np.random.default_rng(self.random_state)
         n_steps = int(self.n_epochs) * len(idx)
 
@@ -353,8 +372,13 @@ class OAHU(OnlineMixin, BaseLearner):
             alpha = torch.as_tensor(self.alpha_, dtype=dt, device=dev)
             grads = torch.autograd.grad((alpha * local).sum(), params)  # eq. 19
             with torch.no_grad():
-                for prm, g in zip(params, grads):  # eqs. 21-22
-                    prm.sub_(eta * g)
+                if mu == 0:
+                    for prm, g in zip(params, grads):  # eqs. 21-22
+                        prm.sub_(eta * g)
+                else:  # heavy ball on the same gradient: ours, not the paper's
+                    for prm, g, v in zip(params, grads, self.velocity_):
+                        v.mul_(mu).add_(g)
+                        prm.sub_(eta * v)
             losses = local.detach().cpu().numpy().astype(np.float64)
             dp, dn = d_pos.detach().cpu().numpy(), d_neg.detach().cpu().numpy()
             mistake = float(self.alpha_ @ dp) >= float(self.alpha_ @ dn)
