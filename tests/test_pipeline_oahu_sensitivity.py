@@ -1,0 +1,55 @@
+"""The oahu_sensitivity target (issue 11) through Snakemake on the CI config's tiny sizes: one row
+per (setting, seed) with OAHU's and its untrained network's kNN error, the untrained network the
+same for every setting of one reference set and seed, and the caption's finding computed from the
+rows."""
+
+import re
+import shutil
+
+import pandas as pd
+import pytest
+import yaml
+
+from tests.pipeline import ROOT, run_targets
+
+COLUMNS = {
+    "dataset", "factor", "setting", "eta", "n_epochs", "momentum", "reference", "tau",
+    "n_reference", "n_test", "n_constraints", "seed", "oahu_error", "init_error",
+    "oahu_minus_init", "fit_wall_s", "eval_wall_s", "protocol", "paper_settings", "our_settings",
+}  # fmt: skip
+
+
+@pytest.mark.skipif(shutil.which("apt-get") is None, reason="the embedded route needs Debian's apt")
+def test_oahu_sensitivity_on_the_ci_config(tmp_path):
+    cfg = yaml.safe_load((ROOT / "config/ci.yaml").read_text())["oahu"]
+    sens, seeds = cfg["sensitivity"], cfg["table3"]["seeds"]
+    run_targets(["oahu_sensitivity"], tmp_path, extra=("--rerun-triggers", "mtime"))
+    t = pd.read_csv(tmp_path / "tables/oahu_sensitivity.csv")
+    assert COLUMNS <= set(t.columns)
+    # the paper's setting plus every other configured value of each factor, once per seed
+    n_settings = 1 + sum(len(sens[f]) - 1 for f in ("eta", "n_epochs", "momentum", "reference"))
+    assert len(t) == n_settings * len(seeds) and t.groupby("setting").seed.nunique().eq(len(seeds)).all()
+    paper = t[t.setting == "paper"]
+    assert (paper.protocol == "paper").all() and (t[t.setting != "paper"].protocol == "ours").all()
+    assert (paper.eta == 0.3).all() and (paper.n_epochs == 1).all() and (paper.momentum == 0).all()
+    assert (paper.reference == "dev").all()
+    for col in ("oahu_error", "init_error"):
+        assert t[col].between(0, 1).all()
+        # the errors are fractions of the test half
+        assert ((t[col] * t.n_test).round(9) % 1 == 0).all()
+    assert (t.oahu_minus_init - (t.oahu_error - t.init_error)).abs().max() < 1e-12
+    # the untrained network ignores eta, passes and momentum: one value per (reference, seed)
+    assert (t.groupby(["reference", "seed"]).init_error.nunique() == 1).all()
+    assert (t.groupby(["reference", "seed"]).n_reference.nunique() == 1).all()
+    # 'all' holds every sample outside the test half, more than the development half
+    n_ref = t.groupby("reference").n_reference.first()
+    assert n_ref["all"] > n_ref["dev"] == t.n_test.iloc[0]
+    # same training, other reference set: the 'all' row's model is the paper row's (same fit time)
+    both = paper.merge(t[t.setting == "reference=all"], on="seed")
+    assert (both.fit_wall_s_x == both.fit_wall_s_y).all()
+    md = (tmp_path / "tables/oahu_sensitivity.md").read_text()
+    m = re.search(r"below its untrained network's in (\d+) of (\d+) \(setting, seed\) runs", md)
+    assert m and int(m[1]) == int((t.oahu_minus_init < 0).sum()) and int(m[2]) == len(t)
+    gap = t[t.setting == "paper"].oahu_minus_init.mean()
+    assert f"at the paper's setting it is {gap:+.3f}" in md
+    assert "ours, not in the paper" in md and "eta 0.3 (section 4.3.2)" in md
