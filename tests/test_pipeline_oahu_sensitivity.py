@@ -15,7 +15,7 @@ from tests.pipeline import ROOT, run_targets
 COLUMNS = {
     "dataset", "factor", "setting", "eta", "n_epochs", "momentum", "reference", "tau",
     "n_closure", "n_reference", "n_test", "n_constraints", "seed", "oahu_error", "init_error",
-    "oahu_minus_init", "fit_wall_s", "eval_wall_s", "protocol", "paper_settings", "our_settings",
+    "oahu_minus_init", "oahu_uniform_alpha_error", "init_trained_alpha_error", "alpha", "fit_wall_s", "eval_wall_s", "protocol", "paper_settings", "our_settings",
 }  # fmt: skip
 
 
@@ -46,6 +46,12 @@ def test_oahu_sensitivity_on_the_ci_config(tmp_path):
         # the errors are fractions of the test half
         assert ((t[col] * t.n_test).round(9) % 1 == 0).all()
     assert (t.oahu_minus_init - (t.oahu_error - t.init_error)).abs().max() < 1e-12
+    # the decomposition (network vs hedge weights) on the development-half reference only
+    dev_rows = t.reference == "dev"
+    for col in ("oahu_uniform_alpha_error", "init_trained_alpha_error"):
+        assert t.loc[dev_rows, col].between(0, 1).all() and t.loc[~dev_rows, col].isna().all()
+    alpha = t.alpha.str.split(";").apply(lambda a: sum(map(float, a)))
+    assert ((alpha - 1).abs() < 1e-3).all()  # the trained alpha is a distribution (4 decimals)
     # the untrained network ignores eta, passes and momentum: one value per (reference, seed)
     assert (t.groupby(["reference", "seed"]).init_error.nunique() == 1).all()
     assert (t.groupby(["reference", "seed"]).n_reference.nunique() == 1).all()
