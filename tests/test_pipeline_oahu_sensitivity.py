@@ -15,7 +15,8 @@ from tests.pipeline import ROOT, run_targets
 COLUMNS = {
     "dataset", "factor", "setting", "eta", "n_epochs", "momentum", "reference", "tau",
     "n_closure", "n_reference", "n_test", "n_constraints", "seed", "oahu_error", "init_error",
-    "oahu_minus_init", "oahu_uniform_alpha_error", "init_trained_alpha_error", "alpha", "fit_wall_s", "eval_wall_s", "protocol", "paper_settings", "our_settings",
+    "oahu_minus_init", "oahu_uniform_alpha_error", "init_trained_alpha_error", "alpha",
+    "fit_wall_s", "eval_wall_s", "protocol", "paper_settings", "our_settings",
 }  # fmt: skip
 
 
@@ -29,7 +30,8 @@ def test_oahu_sensitivity_on_the_ci_config(tmp_path):
     # the paper's setting plus every other configured value of each factor, once per seed
     factors = ("eta", "n_epochs", "momentum", "n_seeds", "reference")
     n_settings = 1 + sum(len(sens[f]) - 1 for f in factors)
-    assert len(t) == n_settings * len(seeds) and t.groupby("setting").seed.nunique().eq(len(seeds)).all()
+    assert len(t) == n_settings * len(seeds)
+    assert t.groupby("setting").seed.nunique().eq(len(seeds)).all()
     paper = t[t.setting == "paper"]
     # the CI sizes are bounded (a subsample, a short stream): no row claims the paper's protocol
     assert (t.protocol == "ours").all() and paper.our_settings.str.contains("Table 3's sizes").all()

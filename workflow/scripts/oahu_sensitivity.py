@@ -68,7 +68,7 @@ for factor in ("eta", "n_epochs", "momentum", "n_seeds", "reference"):
 
 d = np.load(snakemake.input[0], allow_pickle=False)
 X, y = d["X"], d["y"]
-print(f"[{now()}] oahu_sensitivity on {dataset} {X.shape}: {len(settings)} settings x seeds {t3['seeds']}")
+print(f"[{now()}] {dataset} {X.shape}: {len(settings)} settings, seeds {t3['seeds']}")
 
 rows = []
 for seed in t3["seeds"]:
@@ -116,11 +116,12 @@ for seed in t3["seeds"]:
                 f"{'5,000 + 5,000' if factor == 'n_seeds' else PAPER[factor]}), the rest as the "
                 f"'paper' row ({SIZES})"
             )
+        label = "paper" if is_base else f"{LABEL[factor]}={value_text(factor, s[factor])}"
         rows.append(
             {
                 "dataset": dataset,
                 "factor": factor,
-                "setting": "paper" if is_base else f"{LABEL[factor]}={value_text(factor, s[factor])}",
+                "setting": label,
                 **s,
                 "n_closure": nc,
                 "tau": tau,
@@ -142,7 +143,8 @@ for seed in t3["seeds"]:
         )
         print(
             f"[{now()}] seed {seed} {rows[-1]['setting']}: OAHU {ev['error_rate']:.4f}, "
-            f"untrained {ev0['error_rate']:.4f} (n_ref {len(ref)}, fit {timing['fit_wall_s']:.1f} s)"
+            f"untrained {ev0['error_rate']:.4f} (n_ref {len(ref)}, "
+            f"fit {timing['fit_wall_s']:.1f} s)"
         )
 runs = pd.DataFrame(rows)
 save_csv(snakemake.output.csv, runs)
@@ -289,7 +291,9 @@ tab = pd.DataFrame(
             "–" if pd.isna(r.init_alpha_mean) else f"{r.init_alpha_mean:.3f}"
             for r in summ.itertuples()
         ],
-        "runs below init": [f"{r.n_below_init}/{len(r.seeds.split(';'))}" for r in summ.itertuples()],
+        "runs below init": [
+            f"{r.n_below_init}/{len(r.seeds.split(';'))}" for r in summ.itertuples()
+        ],
         "fit s (mean)": [f"{r.fit_wall_s:.1f}" for r in summ.itertuples()],
     },
     index=pd.Index(summ.index, name="setting"),
