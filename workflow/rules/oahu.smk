@@ -193,5 +193,5 @@ REPRODUCE_ALL.extend(rules.table_oahu_3.output)
 REPRODUCE_ALL.extend(rules.figure_oahu_4.output)
 REPRODUCE_ALL.extend(rules.figure_oahu_5.output)
 REPRODUCE_ALL.extend(rules.figure_oahu_7.output)
-# oahu_sensitivity (issue 11: why OAHU loses to its untrained network, ~10 min on one core) is
+# oahu_sensitivity (issue 11: why OAHU loses to its untrained network, ~5 min on one core) is
 # its own target, not in reproduce_all: a diagnosis of Table 3, not a paper result.

@@ -220,6 +220,20 @@ finding.append(
     f"{b0.unif_mean - b0.init_mean:+.3f}, the hedge weights (eq. 20) alone by "
     f"{b0.init_alpha_mean - b0.init_mean:+.3f}."
 )
+eta_rows = summ[[x == "paper" or x.startswith("eta=") for x in summ.index]]
+eta_rows = eta_rows.assign(eta=[runs[runs.setting == x].eta.iloc[0] for x in eta_rows.index])
+eta_rows = eta_rows.sort_values("eta", ascending=False)
+if len(eta_rows) > 1:
+    finding.append(
+        "Over eta = "
+        + ", ".join(f"{e:g}" for e in eta_rows.eta)
+        + ": the parameter steps alone move the error by "
+        + ", ".join(f"{v:+.3f}" for v in eta_rows.unif_mean - eta_rows.init_mean)
+        + " and the hedge weights alone by "
+        + ", ".join(f"{v:+.3f}" for v in eta_rows.init_alpha_mean - eta_rows.init_mean)
+        + " (each against the untrained network with uniform alpha; the two parts are not "
+        "additive)."
+    )
 per_factor = []
 for factor in ("eta", "n_epochs", "momentum", "n_seeds"):
     f_rows = summ[[x == "paper" or x.startswith(LABEL[factor] + "=") for x in summ.index]]
