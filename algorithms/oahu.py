@@ -395,7 +395,10 @@ class OAHU(OnlineMixin, BaseLearner):
 
     # ----------------------------------------------------------------------------- embeddings
     def transform(self, X) -> np.ndarray:
-        """The L+1 unit-norm embeddings of X (n, d): float64 array (L+1, n, embedding_dim)."""
+        """The L+1 unit-norm embeddings of X (n, d): float64 array (L+1, n, embedding_dim).
+        Raises ``NotFittedError`` before fit (every distance, score and deployment method goes
+        through here)."""
+        self._check_fitted()
         torch, dev, dt = self._torch()
         X = np.asarray(X, dtype=np.float64)
         out = []
@@ -428,7 +431,8 @@ class OAHU(OnlineMixin, BaseLearner):
     def similarity_matrix(self, X, Y) -> np.ndarray:
         """-sum_l alpha(l) D(l)(x, y), (len(X), len(Y)): the combined-distance score used by
         generic ranking code and triplet scoring. The paper's deployment is :meth:`knn_classify`,
-        :meth:`retrieve` and :meth:`similar`."""
+        :meth:`retrieve` and :meth:`similar`. Raises ``NotFittedError`` before fit."""
+        self._check_fitted()
         return -self.distance_matrix(X, Y)
 
     def _pair_score_points(self, A, B):

@@ -695,19 +695,25 @@ class SVMRelative(BaseLearner):
         return -self._sq_dist_rows(A, B)
 
     def pair_distance(self, pairs) -> np.ndarray:
-        """sqrt(d_{A,W}(x, y)) for each pair ((n, 2, d) points or (n, 2) indices); shape (n,)."""
+        """sqrt(d_{A,W}(x, y)) for each pair ((n, 2, d) points or (n, 2) indices); shape (n,).
+        Raises ``NotFittedError`` before fit."""
+        self._check_fitted()
         X, idx = self._points(pairs, 2, "pairs")
         return np.sqrt(np.clip(self._sq_dist_rows(X[idx[:, 0]], X[idx[:, 1]]), 0, None))
 
     def transform(self, X) -> np.ndarray:
         """sqrt(w) * A^T x for each row: Euclidean distances there are the learned distances.
-        X: (n, d) array or CSR; returns an array (CSR stays CSR for the linear case)."""
+        X: (n, d) array or CSR; returns an array (CSR stays CSR for the linear case).
+        Raises ``NotFittedError`` before fit."""
+        self._check_fitted()
         F = self._features(X)
         s = np.sqrt(self.w_)
         return sp.csr_matrix(F).multiply(s[None, :]).tocsr() if sp.issparse(F) else F * s
 
     def similarity_matrix(self, X, Y) -> np.ndarray:
-        """(len(X), len(Y)) dense matrix of -d_{A,W}(x, y) (for ranking)."""
+        """(len(X), len(Y)) dense matrix of -d_{A,W}(x, y) (for ranking). Raises
+        ``NotFittedError`` before fit."""
+        self._check_fitted()
         from sklearn.metrics.pairwise import euclidean_distances
 
         return -euclidean_distances(self.transform(X), self.transform(Y), squared=True)
@@ -715,7 +721,9 @@ class SVMRelative(BaseLearner):
     def get_mahalanobis_matrix(self) -> np.ndarray:
         """The learned Mahalanobis matrix A W A^T = diag(w) (d, d) for the linear case.
 
-        Raises ``ValueError`` for the rbf case (the matrix lives in the kernel feature space)."""
+        Raises ``NotFittedError`` before fit and ``ValueError`` for the rbf case (the matrix lives
+        in the kernel feature space)."""
+        self._check_fitted()
         if self.kernel != "linear":
             raise ValueError("the rbf case has no input-space Mahalanobis matrix; use transform")
         return np.diag(self.w_)
