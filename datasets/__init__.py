@@ -17,10 +17,10 @@ every pinned file; an unpinned one is refused unless the run's command line says
 | Caltech-256 | Caltech data repository, https | md5 | torchvision |
 | LFW pairs files | scikit-learn's figshare copies, https | sha256 | scikit-learn (``fetch_lfw_pairs``) |
 | LFW attributes (PubFig) | Columbia, https | none | none published |
-| WebKB (``webkb-data.gtar.gz``) | CMU, still http in ``datasets.webkb`` | none | none published |
+| WebKB (``webkb-data.gtar.gz``) | CMU, https | none | none published |
 
-Hosts: https everywhere but WebKB (CMU's www.cs.cmu.edu serves its pages over https as far as we
-know; not testable from here, and ``datasets.webkb`` is still to switch). Fashion-MNIST
+Hosts: https everywhere (WebKB: CMU's www.cs.cmu.edu serves its pages over https; the download
+itself is not testable from here, which has no route to it). Fashion-MNIST
 moved from the publishers' S3 website links (http only: S3 website endpoints serve no https) to
 their GitHub repository, which their README offers as the other source; the LFW pairs files from
 the LFW site (http links) to scikit-learn's https copies. Where only an md5 is known, a sha256

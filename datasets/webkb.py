@@ -45,7 +45,7 @@ import numpy as np
 from .base import DataError, DatasetSpec, RemoteFile, fetch_download, file_sha256
 from .text import TextCorpus
 
-URL = "http://www.cs.cmu.edu/afs/cs.cmu.edu/project/theo-20/www/data/webkb-data.gtar.gz"
+URL = "https://www.cs.cmu.edu/afs/cs.cmu.edu/project/theo-20/www/data/webkb-data.gtar.gz"
 KNOWN_HASH = None  # not published; see the module docstring
 TOPICS = ("faculty", "student", "course", "project")
 UNIVERSITIES = ("cornell", "texas", "washington", "wisconsin", "misc")

@@ -1,10 +1,9 @@
 """Issue 12: every bad input and fault gives a clear error, nothing is lost.
 
 One test (or parametrised group) per row of the issue's table, with the same input as the report
-and the clear error or correct behaviour expected now. Rows whose fix belongs to learner files
-not yet changed (ITML's gamma and duplicate points, SDCA's lam and output, WebKB over https) are
-strict xfails: they start failing, as a reminder to drop the marker, once the fix lands. The
-"results follow their inputs" row (a changed grid reruns exactly its cells) is not here yet.
+and the clear error or correct behaviour expected now. The "results follow their inputs" row (a
+changed setting reruns exactly its jobs; tables refuse rows made under other settings) is in
+tests/test_pipeline.py, on the CI run.
 """
 
 from __future__ import annotations
@@ -629,10 +628,9 @@ def test_downloads_use_https():
     plain = [
         rf.url for s in _download_specs() for rf in s.download if not rf.url.startswith("https://")
     ]
-    assert plain in ([], [u for u in plain if "webkb" in u])
+    assert plain == []
 
 
-@pytest.mark.xfail(strict=True, reason="phase 2: datasets/webkb.py still has the http URL")
 def test_webkb_uses_https():
     from datasets import webkb
 
