@@ -30,13 +30,14 @@ photographs (``datasets.caltech256``).
 
 from __future__ import annotations
 
+import os
 import time
 import warnings
 
 import numpy as np
 import scipy.sparse as sp
 
-from .base import DataError
+from .base import DataError, load_prepared
 
 # Seed stream of the codebook's k-means, beside datasets.preprocess.PURPOSES (0-4 there).
 CODEBOOK_STREAM = 100
@@ -264,11 +265,14 @@ def save_features(path, X, y, **extra) -> None:
 
 
 def load_features(npz):
-    """The feature matrix of a loaded .npz (``np.load`` result or path): a CSR matrix if it was
-    saved sparse by :func:`save_features`, else the dense ``X`` array."""
-    if not hasattr(npz, "files"):
-        npz = np.load(npz)
-    if "X_data" in npz.files:
+    """The feature matrix of a loaded .npz (``np.load`` result, the dict of
+    :func:`datasets.base.load_prepared`, or a path, read through ``load_prepared``, which refuses
+    a corrupt file with ``DataError``): a CSR matrix if it was saved sparse by
+    :func:`save_features`, else the dense ``X`` array."""
+    if isinstance(npz, (str, os.PathLike)):
+        npz = load_prepared(npz)
+    names = npz.files if hasattr(npz, "files") else npz.keys()
+    if "X_data" in names:
         return sp.csr_matrix(
             (npz["X_data"], npz["X_indices"], npz["X_indptr"]), shape=tuple(npz["X_shape"])
         )

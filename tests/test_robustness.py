@@ -9,6 +9,7 @@ tests/test_pipeline.py, on the CI run.
 from __future__ import annotations
 
 import copy
+import json
 import os
 import shutil
 import signal
@@ -301,6 +302,79 @@ def test_a_truncated_file_from_before_sidecars_is_detected_too(tmp_path):
     path.write_bytes(path.read_bytes()[:-100])
     with pytest.raises(DataError, match="corrupt or truncated"):
         check_prepared(path)
+
+
+# each rule script that reads a prepared data file, with the wildcards that send it there
+PREPARED_READERS = {
+    "fit_evaluate": {"experiment": "sdca_table2", "dataset": "vehicle", "seed": "0",
+                     "method": "LEGO"},
+    "curves": {"seed": "0", "curves": "sdca_1"},
+    "scaling": {"seed": "0"},
+    "oahu_cell": {"experiment": "table3", "dataset": "vehicle", "seed": "0", "method": "LEGO"},
+    "oahu_fig4_cell": {"dataset": "vehicle", "seed": "0", "method": "LEGO", "n": "10"},
+    "oahu_fig5_cell": {"dataset": "vehicle", "seed": "0", "method": "LEGO"},
+    "svm_run": {"notion": "vehicle", "seed": "0"},
+    "images_features": {"dataset": "fashion_mnist_pixels", "seed": "0"},
+}
+
+_RUN_SCRIPTS = """
+import json, runpy, sys, types
+import yaml
+from snakemake.utils import validate
+from datasets.base import DataError
+
+class Named(list):
+    def __init__(self, items, **named):
+        super().__init__(items)
+        self.__dict__.update(named)
+
+root, bad, tmp, cases = sys.argv[1], sys.argv[2], sys.argv[3], json.loads(sys.argv[4])
+config = yaml.safe_load(open(f"{root}/config/default.yaml"))
+validate(config, f"{root}/workflow/schemas/config.schema.yaml")
+out = {}
+for script, wildcards in cases.items():
+    sm = types.SimpleNamespace(
+        config=config,
+        wildcards=types.SimpleNamespace(**wildcards),
+        input=Named([bad], data=bad, split=bad, triplets_fit=bad, triplets_train=bad),
+        output=Named([f"{tmp}/{script}.out"], rows=f"{tmp}/r", model=f"{tmp}/m",
+                     runs=f"{tmp}/u", alpha=f"{tmp}/a", auc=f"{tmp}/c", roc=f"{tmp}/o",
+                     features=f"{tmp}/f", split=f"{tmp}/s"),
+        log=[f"{tmp}/{script}.log"],
+        params=types.SimpleNamespace(cache_dir=tmp, allow_unpinned=False, route="embedded",
+                                     settings={}),
+    )
+    try:
+        runpy.run_path(f"{root}/workflow/scripts/{script}.py", init_globals={"snakemake": sm})
+        out[script] = "no error"
+    except DataError as err:
+        out[script] = "DataError: " + str(err)
+    except BaseException as err:
+        out[script] = f"{type(err).__name__}: {err}"
+    finally:
+        sys.stdout, sys.stderr = sys.__stdout__, sys.__stderr__
+print("RESULT " + json.dumps(out))
+"""
+
+
+def test_every_script_reading_a_prepared_file_refuses_a_corrupt_one(tmp_path):
+    """Each rule script that reads a prepared data file goes through
+    ``datasets.base.load_prepared``: a truncated file gives the clear DataError (with the remedy)
+    before anything else happens, not numpy's zip error or a silently short array."""
+    folder, path = _prepared(tmp_path)
+    path.write_bytes(path.read_bytes()[:3000])
+    res = subprocess.run(
+        [sys.executable, "-c", _RUN_SCRIPTS, str(ROOT), str(path), str(tmp_path),
+         json.dumps(PREPARED_READERS)],
+        cwd=ROOT, capture_output=True, text=True, timeout=300,
+    )
+    line = [x for x in res.stdout.splitlines() if x.startswith("RESULT ")]
+    assert res.returncode == 0 and line, (res.stdout + res.stderr)[-3000:]
+    got = json.loads(line[-1][len("RESULT "):])
+    assert set(got) == set(PREPARED_READERS)
+    for script, message in got.items():
+        assert message.startswith("DataError: prepared file"), (script, message)
+        assert "corrupt or truncated" in message and "rerun the workflow" in message, script
 
 
 def test_the_workflow_rebuilds_a_truncated_prepared_file_and_keeps_the_good_split(tmp_path):

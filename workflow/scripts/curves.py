@@ -1,15 +1,15 @@
 """Rule curves: training curves of one seed for a convergence figure (harness.curves)."""
 
-import numpy as np
 import pandas as pd
 
+from datasets.base import load_prepared
 from harness.curves import oasis_variants, sdca_convergence
 from harness.io import save_csv, start_log
 
 start_log(snakemake.log[0])
 cfg = snakemake.config["figures"]
 seed, which = int(snakemake.wildcards.seed), snakemake.wildcards.curves
-data = np.load(snakemake.input[0])
+data = load_prepared(snakemake.input[0], ["X", "y"])
 X, y = data["X"], data["y"]
 norm = cfg.get("normalize", "l2")
 print(

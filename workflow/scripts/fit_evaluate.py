@@ -3,6 +3,7 @@
 import numpy as np
 import pandas as pd
 
+from datasets.base import load_prepared
 from datasets.bovw import load_features
 from harness.experiment import model_arrays, run_cell
 from harness.io import (
@@ -22,7 +23,7 @@ exp_cfg = snakemake.config[wc.experiment]
 seed = int(wc.seed)
 started = now()
 print(f"[{started}] {wc.method} on {wc.dataset}, seed {seed}")
-data, split = np.load(snakemake.input.data), np.load(snakemake.input.split)
+data, split = load_prepared(snakemake.input.data), np.load(snakemake.input.split)
 base = {
     "table": wc.experiment,
     "dataset": wc.dataset,

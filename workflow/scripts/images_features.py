@@ -5,6 +5,7 @@ training images only). See datasets.caltech256.image_features and datasets.bovw.
 import numpy as np
 import pandas as pd
 
+from datasets.base import load_prepared
 from datasets.bovw import save_features
 from datasets.caltech256 import LazyImages, choose_classes, image_features, image_set
 from harness.io import now, save_npz, start_log
@@ -16,7 +17,7 @@ seed = int(wc.seed)
 iset = image_set(wc.dataset)
 print(f"[{now()}] {iset.name}, seed {seed}")
 if iset.source == "fashion_mnist":
-    d = np.load(snakemake.input[0])
+    d = load_prepared(snakemake.input[0], ["X", "y", "classes"])
     images, y, classes = d["X"].reshape(-1, 28, 28), d["y"], d["classes"]
     if iset.features == "pixels":
         images = d["X"]

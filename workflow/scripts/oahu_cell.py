@@ -1,10 +1,10 @@
 """Rule oahu_cell: one (experiment, dataset, seed, method) cell of the OAHU paper's Table 3
 (also the Recall@K of Figure 7 and OAHU's alpha trace of Figure 4c): tidy CSVs."""
 
-import numpy as np
 import pandas as pd
 import torch
 
+from datasets.base import load_prepared
 from harness.io import config_hash, now, package_versions, peak_rss_mb, save_csv, start_log
 from harness.oahu_experiment import (
     alpha_trace_rows,
@@ -19,7 +19,7 @@ w = snakemake.wildcards
 exp = snakemake.config["oahu"][w.experiment]
 seed, method = int(w.seed), w.method
 torch.manual_seed(seed)
-d = np.load(snakemake.input[0], allow_pickle=False)
+d = load_prepared(snakemake.input[0], ["X", "y", "route"])
 X, y = d["X"], d["y"]
 print(f"[{now()}] {w.experiment} {w.dataset} seed {seed} {method}: {X.shape}")
 base = {

@@ -7,6 +7,7 @@ import numpy as np
 import pandas as pd
 import torch
 
+from datasets.base import load_prepared
 from datasets.preprocess import rng
 from harness.experiment import algorithm_of, fit_learner, grid_labels, params_for_label
 from harness.io import save_csv, start_log
@@ -18,7 +19,7 @@ w = snakemake.wildcards
 cfg = snakemake.config["oahu"]["figure4"]
 seed, method, n = int(w.seed), w.method, int(w.n)
 torch.manual_seed(seed)
-d = np.load(snakemake.input[0], allow_pickle=False)
+d = load_prepared(snakemake.input[0], ["X", "y"])
 X, y = d["X"], d["y"]
 mcfg = cfg["methods"][method]
 params = params_for_label(mcfg, grid_labels(mcfg)[0])

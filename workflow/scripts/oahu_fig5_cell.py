@@ -6,6 +6,7 @@ import numpy as np
 import pandas as pd
 import torch
 
+from datasets.base import load_prepared
 from datasets.preprocess import rng, split_per_class
 from evaluation.verification import make_pair_folds
 from harness.io import save_csv, start_log
@@ -27,7 +28,7 @@ if w.dataset == "lfw":
     # View 1 and View 2 pairs are banned from the constraints; the folds are View 2's
     data["banned"] = np.concatenate([lfw["view1"]["pairs"], v2["pairs"]])
 else:
-    d = np.load(snakemake.input[0], allow_pickle=False)
+    d = load_prepared(snakemake.input[0], ["X", "y"])
     X, y = d["X"], d["y"]
     pool = subsample(y, cfg.get("n_samples"), rng(seed, "split"))
     tr, te = split_per_class(y[pool], 0.5, rng(seed, "split"))

@@ -1,14 +1,14 @@
 """Rule scaling_times: fit times against problem size for one seed (harness.curves.scaling)."""
 
-import numpy as np
 import pandas as pd
 
+from datasets.base import load_prepared
 from harness.curves import scaling
 from harness.io import save_csv, start_log
 
 start_log(snakemake.log[0])
 cfg = snakemake.config["figures"]
-data = np.load(snakemake.input[0])
+data = load_prepared(snakemake.input[0], ["X", "y"])
 rows = scaling(
     data["X"],
     data["y"],

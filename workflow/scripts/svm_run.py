@@ -6,6 +6,7 @@ from pathlib import Path
 
 import numpy as np
 
+from datasets.base import load_prepared
 from harness.io import (
     config_hash,
     now,
@@ -54,7 +55,7 @@ if name in NOTIONS:
             static[("Binary", variant)] = binary
             static[("TFIDF", variant)] = tfidf
 else:
-    d = np.load(snakemake.input[0])
+    d = load_prepared(snakemake.input[0], ["X", "y", "classes"])
     X, labels = d["X"], d["classes"][d["y"]].astype(str)
     static = {("Eucl", "[-1, 1]-scaled features"): X}
 eligible = eligible_items(notion, labels, cfg["n_universities"])
