@@ -7,7 +7,9 @@ from pathlib import Path
 import yaml
 from snakemake.utils import validate
 
-ROOT = Path(workflow.basedir).resolve()
+# The checkout: two levels above this file (the top-level Snakefile and workflow/Snakefile both
+# include it, so the workflow runs with either as its main Snakefile).
+ROOT = Path(workflow.current_basedir.get_path_or_uri(secret_free=True)).resolve().parents[1]
 # The harness runs from its checkout: make its packages importable by every rule script, and keep
 # each job to one BLAS thread so that --cores N runs N independent cells in parallel.
 os.environ["PYTHONPATH"] = str(ROOT)
@@ -44,6 +46,48 @@ if workflow.is_main_process:
 # Outputs that `reproduce_all` asks for besides Table 2, the figures and the performance table:
 # each experiment's rule file appends its tables and figures here.
 REPRODUCE_ALL = []
+
+# Cluster execution (profiles/, config/README.md). A timing rule asks for every core of the
+# machine it runs on so that no other job runs beside it: Snakemake lowers `threads` to --cores
+# on a local run; the cluster profiles give these rules one thread and a whole node
+# (resources.whole_node = 1; SLURM: --exclusive). Nothing here reads workflow.cores, which is
+# unset at parse time under --report, --lint or an executor plugin.
+WHOLE_NODE_THREADS = 1024
+# Per-rule memory (MB) and run time (minutes): measured, with the run they come from, in
+# workflow/resources.yaml.
+_RESOURCES = yaml.safe_load((ROOT / "workflow/resources.yaml").read_text())["rules"]
+MEM_MB = {rule: v["mem_mb"] for rule, v in _RESOURCES.items()}
+RUNTIME_MIN = {rule: v["runtime"] for rule, v in _RESOURCES.items()}
+
+# The report (report.smk, harness/report.py): captions and table pages are written under
+# {results}/report by rule report_pages; a report() flag needs their absolute path.
+REPORT_DIR = os.path.abspath(f"{RESULTS}/report")
+
+
+def report_figure(path, name, variant=None):
+    """``path`` (a figure's PNG) as a report item of figure ``name`` (harness.report.ITEMS)."""
+    from harness.report import ITEMS, report_labels
+
+    return report(
+        path,
+        caption=f"{REPORT_DIR}/captions/{name}.rst",
+        category=ITEMS[name].category,
+        subcategory="Figures",
+        labels=report_labels(name, variant),
+    )
+
+
+def report_table(path, name):
+    """``path`` (a table's report page) as a report item of table ``name``."""
+    from harness.report import ITEMS, report_labels
+
+    return report(
+        path,
+        caption=f"{REPORT_DIR}/captions/{name}.rst",
+        category=ITEMS[name].category,
+        subcategory="Tables",
+        labels=report_labels(name),
+    )
 
 
 wildcard_constraints:

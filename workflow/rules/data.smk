@@ -1,5 +1,11 @@
 # get + prepare: fetch the raw files (download or embedded route), parse, check, scale; then the
-# per-seed split and the triplets.
+# per-seed split and the triplets. prepare_dataset downloads (or runs `apt-get download`): a local
+# rule, run on the submitting machine under a cluster executor; split and sample_triplets join
+# their cell's fits in group "cells".
+
+
+localrules:
+    prepare_dataset,
 
 
 def cell_data(wildcards):
@@ -17,6 +23,11 @@ rule prepare_dataset:
         sha256=f"{CACHE}/prepared/{{dataset}}_{ROUTE}.npz.sha256",
     log:
         f"{LOGS}/prepare_dataset/{{dataset}}.log",
+    benchmark:
+        f"{RESULTS}/benchmarks/prepare_dataset/{{dataset}}.tsv"
+    resources:
+        mem_mb=MEM_MB["prepare_dataset"],
+        runtime=RUNTIME_MIN["prepare_dataset"],
     params:
         route=ROUTE,
         allow_unpinned=config["data"]["allow_unpinned_downloads"],
@@ -35,6 +46,13 @@ rule split:
         f"{RESULTS}/{{experiment}}/splits/{{dataset}}/seed{{seed}}.npz",
     log:
         f"{LOGS}/{{experiment}}/split/{{dataset}}_seed{{seed}}.log",
+    benchmark:
+        f"{RESULTS}/benchmarks/split/{{experiment}}_{{dataset}}_seed{{seed}}.tsv"
+    group:
+        "cells"
+    resources:
+        mem_mb=MEM_MB["split"],
+        runtime=RUNTIME_MIN["split"],
     params:
         settings=lambda wc: data_settings(
             config, wc.experiment, ["train_fraction", "fit_fraction"], "workflow/scripts/split.py"
@@ -54,6 +72,13 @@ rule sample_triplets:
         fit=f"{RESULTS}/{{experiment}}/constraints/{{dataset}}/seed{{seed}}/triplets_fit.npz",
     log:
         f"{LOGS}/{{experiment}}/constraints/{{dataset}}_seed{{seed}}.log",
+    benchmark:
+        f"{RESULTS}/benchmarks/sample_triplets/{{experiment}}_{{dataset}}_seed{{seed}}.tsv"
+    group:
+        "cells"
+    resources:
+        mem_mb=MEM_MB["sample_triplets"],
+        runtime=RUNTIME_MIN["sample_triplets"],
     params:
         settings=lambda wc: data_settings(
             config, wc.experiment, ["n_triplets"], "workflow/scripts/sample_triplets.py"

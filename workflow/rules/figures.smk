@@ -1,4 +1,13 @@
 # figures: training curves per seed, then one plot rule per figure (PNG, PDF, caption + values).
+# The plots are local rules (seconds each); each PNG is a report item (report.smk).
+
+
+localrules:
+    figure_sdca_1,
+    figure_sdca_2,
+    figure_oasis_3,
+    figure_scaling,
+
 
 FIG_DATA = f"{CACHE}/prepared/{config['figures']['dataset']}_{ROUTE}.npz"
 
@@ -10,6 +19,11 @@ rule curves:
         f"{RESULTS}/curves/{{curves}}/seed{{seed}}.csv",
     log:
         f"{LOGS}/figures/{{curves}}_seed{{seed}}.log",
+    benchmark:
+        f"{RESULTS}/benchmarks/curves/{{curves}}_seed{{seed}}.tsv"
+    resources:
+        mem_mb=MEM_MB["curves"],
+        runtime=RUNTIME_MIN["curves"],
     wildcard_constraints:
         curves="sdca_1|oasis_3",
     params:
@@ -30,13 +44,16 @@ rule figure_sdca_1:  # squared hinge (eq. 3) and hinge, both in the Markdown
     input:
         curve_files("sdca_1"),
     output:
-        png=f"{FIGURES}/figure_sdca_1.png",
+        png=report_figure(f"{FIGURES}/figure_sdca_1.png", "figure_sdca_1"),
         pdf=f"{FIGURES}/figure_sdca_1.pdf",
         md=f"{FIGURES}/figure_sdca_1.md",
-        png_hinge=f"{FIGURES}/figure_sdca_1_hinge.png",
+        png_hinge=report_figure(f"{FIGURES}/figure_sdca_1_hinge.png", "figure_sdca_1", "hinge"),
         pdf_hinge=f"{FIGURES}/figure_sdca_1_hinge.pdf",
     log:
         f"{LOGS}/figures/figure_sdca_1.log",
+    resources:
+        mem_mb=MEM_MB["figure"],
+        runtime=RUNTIME_MIN["figure"],
     params:
         metric="avg_cumulative_loss",
         block=config["figures"],  # captions follow the config
@@ -48,7 +65,7 @@ rule figure_sdca_1:  # squared hinge (eq. 3) and hinge, both in the Markdown
 
 use rule figure_sdca_1 as figure_sdca_2 with:
     output:
-        png=f"{FIGURES}/figure_sdca_2.png",
+        png=report_figure(f"{FIGURES}/figure_sdca_2.png", "figure_sdca_2"),
         pdf=f"{FIGURES}/figure_sdca_2.pdf",
         md=f"{FIGURES}/figure_sdca_2.md",
     log:
@@ -62,7 +79,7 @@ use rule figure_sdca_1 as figure_oasis_3 with:
     input:
         curve_files("oasis_3"),
     output:
-        png=f"{FIGURES}/figure_oasis_3.png",
+        png=report_figure(f"{FIGURES}/figure_oasis_3.png", "figure_oasis_3"),
         pdf=f"{FIGURES}/figure_oasis_3.pdf",
         md=f"{FIGURES}/figure_oasis_3.md",
     log:
@@ -79,7 +96,13 @@ rule scaling_times:
         f"{RESULTS}/curves/scaling/seed{{seed}}.csv",
     log:
         f"{LOGS}/figures/scaling_seed{{seed}}.log",
-    threads: workflow.cores  # timings: no other job beside it
+    benchmark:
+        f"{RESULTS}/benchmarks/scaling_times/seed{{seed}}.tsv"
+    threads: WHOLE_NODE_THREADS  # timings: no other job beside it (common.smk)
+    resources:
+        mem_mb=MEM_MB["scaling_times"],
+        runtime=RUNTIME_MIN["scaling_times"],
+        whole_node=1,
     params:
         settings=block_settings(
             config,
@@ -98,7 +121,7 @@ use rule figure_sdca_1 as figure_scaling with:
     input:
         curve_files("scaling"),
     output:
-        png=f"{FIGURES}/figure_scaling.png",
+        png=report_figure(f"{FIGURES}/figure_scaling.png", "figure_scaling"),
         pdf=f"{FIGURES}/figure_scaling.pdf",
         md=f"{FIGURES}/figure_scaling.md",
     log:

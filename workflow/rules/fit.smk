@@ -16,6 +16,11 @@ rule fit_evaluate:
         f"{LOGS}/{{experiment}}/fit_evaluate/{{dataset}}_seed{{seed}}_{{method}}.log",
     benchmark:
         f"{RESULTS}/{{experiment}}/benchmarks/{{dataset}}_seed{{seed}}_{{method}}.tsv"
+    group:
+        "cells"  # a few seconds each: a cluster job runs many (profiles: --group-components)
+    resources:
+        mem_mb=MEM_MB["fit_evaluate"],
+        runtime=RUNTIME_MIN["fit_evaluate"],
     params:
         # the method's settings, the experiment's and the code it runs (harness.settings): a
         # changed value or learner reruns exactly its cells

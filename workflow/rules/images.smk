@@ -14,6 +14,13 @@ CALTECH_LIST = f"{CACHE}/download/caltech256/images.csv"
 ruleorder: images_features > split
 
 
+localrules:
+    images_caltech256,
+    table_sdca_3,
+    figure_oasis_2,
+    table_oasis_2,
+
+
 def images_source(wildcards):
     """Fashion-MNIST's prepared arrays or the Caltech-256 image list."""
     from datasets.caltech256 import image_set
@@ -54,9 +61,17 @@ def image_benchmarks():
 
 rule images_caltech256:
     output:
-        CALTECH_LIST,
+        images=CALTECH_LIST,
+        # datasets.caltech256.fetch_images extracts the archive here (a declared output, so
+        # that Snakemake knows and cleans it)
+        extracted=directory(f"{CACHE}/download/caltech256/extracted"),
     log:
         f"{LOGS}/images/caltech256.log",
+    benchmark:
+        f"{RESULTS}/images/benchmarks/caltech256.tsv"
+    resources:
+        mem_mb=MEM_MB["images_caltech256"],
+        runtime=RUNTIME_MIN["images_caltech256"],
     params:
         cache=CACHE,
     conda:
@@ -75,6 +90,9 @@ rule images_features:
         f"{LOGS}/images/features/{{dataset}}_seed{{seed}}.log",
     benchmark:
         f"{RESULTS}/images/benchmarks/features_{{dataset}}_seed{{seed}}.tsv"
+    resources:
+        mem_mb=MEM_MB["images_features"],
+        runtime=RUNTIME_MIN["images_features"],
     wildcard_constraints:
         dataset=IMAGE_SETS,
     conda:
@@ -95,6 +113,9 @@ rule table_sdca_3:
         features=f"{RESULTS}/tables/images_features.csv",
     log:
         f"{LOGS}/tables/sdca_table3.log",
+    resources:
+        mem_mb=MEM_MB["table"],
+        runtime=RUNTIME_MIN["table"],
     params:
         paper_results=str(ROOT / "config/paper_results.csv"),  # PAPER_RESULTS (tables.smk) comes later
         block=config["images"],  # rows, notes and captions follow the config
@@ -108,12 +129,15 @@ rule figure_oasis_2:
     input:
         runs=f"{RESULTS}/images/all_runs.csv",
     output:
-        png=f"{FIGURES}/figure_oasis_2.png",
+        png=report_figure(f"{FIGURES}/figure_oasis_2.png", "figure_oasis_2"),
         pdf=f"{FIGURES}/figure_oasis_2.pdf",
         md=f"{FIGURES}/figure_oasis_2.md",
         csv=f"{RESULTS}/tables/oasis_figure2.csv",
     log:
         f"{LOGS}/figures/figure_oasis_2.log",
+    resources:
+        mem_mb=MEM_MB["figure"],
+        runtime=RUNTIME_MIN["figure"],
     conda:
         "../../environment.yml"
     script:
@@ -130,6 +154,9 @@ rule table_oasis_2:
         md=f"{RESULTS}/tables/oasis_table2.md",
     log:
         f"{LOGS}/tables/oasis_table2.log",
+    resources:
+        mem_mb=MEM_MB["table"],
+        runtime=RUNTIME_MIN["table"],
     conda:
         "../../environment.yml"
     script:

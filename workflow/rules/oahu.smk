@@ -7,6 +7,13 @@ OAHU = config["oahu"]
 OAHU_PAPER_RESULTS = ROOT / "config/paper_results.csv"
 
 
+localrules:
+    table_oahu_3,
+    figure_oahu_4,
+    figure_oahu_5,
+    figure_oahu_7,
+
+
 def oahu_available(names):
     """The datasets of ``names`` that the configured route can provide."""
     return [d for d in names if get_dataset(d).has_route(ROUTE)]
@@ -43,6 +50,13 @@ rule oahu_cell:
         alpha=f"{RESULTS}/oahu/{{experiment}}/{{dataset}}/seed{{seed}}/{{method}}.alpha.csv",
     log:
         f"{LOGS}/oahu/{{experiment}}/{{dataset}}_seed{{seed}}_{{method}}.log",
+    benchmark:
+        f"{RESULTS}/oahu/benchmarks/{{experiment}}/{{dataset}}_seed{{seed}}_{{method}}.tsv"
+    group:
+        "cells"
+    resources:
+        mem_mb=MEM_MB["oahu_cell"],
+        runtime=RUNTIME_MIN["oahu_cell"],
     wildcard_constraints:
         experiment="table3|figure7",
     conda:
@@ -58,6 +72,13 @@ rule oahu_fig4_cell:
         f"{RESULTS}/oahu/figure4/{{dataset}}/seed{{seed}}/{{method}}_n{{n}}.csv",
     log:
         f"{LOGS}/oahu/figure4/{{dataset}}_seed{{seed}}_{{method}}_n{{n}}.log",
+    benchmark:
+        f"{RESULTS}/oahu/benchmarks/figure4/{{dataset}}_seed{{seed}}_{{method}}_n{{n}}.tsv"
+    group:
+        "cells"
+    resources:
+        mem_mb=MEM_MB["oahu_fig4_cell"],
+        runtime=RUNTIME_MIN["oahu_fig4_cell"],
     wildcard_constraints:
         n=r"\d+",
     conda:
@@ -74,6 +95,13 @@ rule oahu_fig5_cell:
         roc=f"{RESULTS}/oahu/figure5/{{dataset}}/seed{{seed}}/{{method}}.roc.csv",
     log:
         f"{LOGS}/oahu/figure5/{{dataset}}_seed{{seed}}_{{method}}.log",
+    benchmark:
+        f"{RESULTS}/oahu/benchmarks/figure5/{{dataset}}_seed{{seed}}_{{method}}.tsv"
+    group:
+        "cells"
+    resources:
+        mem_mb=MEM_MB["oahu_fig5_cell"],
+        runtime=RUNTIME_MIN["oahu_fig5_cell"],
     params:
         cache_dir=CACHE,
         allow_unpinned=config["data"]["allow_unpinned_downloads"],
@@ -93,6 +121,9 @@ rule table_oahu_3:
         tex=f"{RESULTS}/tables/oahu_table3.tex",
     log:
         f"{LOGS}/tables/oahu_table3.log",
+    resources:
+        mem_mb=MEM_MB["table"],
+        runtime=RUNTIME_MIN["table"],
     params:
         paper_results=str(OAHU_PAPER_RESULTS),
         missing=[d for d in OAHU["table3"]["datasets"] if d not in oahu_available(OAHU["table3"]["datasets"])],
@@ -116,12 +147,15 @@ rule figure_oahu_4:
             if Path(p).name == "OAHU.csv"
         ],
     output:
-        png=f"{FIGURES}/figure_oahu_4.png",
+        png=report_figure(f"{FIGURES}/figure_oahu_4.png", "figure_oahu_4"),
         pdf=f"{FIGURES}/figure_oahu_4.pdf",
         md=f"{FIGURES}/figure_oahu_4.md",
         csv=f"{RESULTS}/oahu/figure4/summary.csv",
     log:
         f"{LOGS}/figures/figure_oahu_4.log",
+    resources:
+        mem_mb=MEM_MB["figure"],
+        runtime=RUNTIME_MIN["figure"],
     conda:
         "../../environment.yml"
     script:
@@ -141,12 +175,15 @@ rule figure_oahu_5:
             method=list(OAHU["figure5"]["methods"]),
         ),
     output:
-        png=f"{FIGURES}/figure_oahu_5.png",
+        png=report_figure(f"{FIGURES}/figure_oahu_5.png", "figure_oahu_5"),
         pdf=f"{FIGURES}/figure_oahu_5.pdf",
         md=f"{FIGURES}/figure_oahu_5.md",
         csv=f"{RESULTS}/oahu/figure5/summary.csv",
     log:
         f"{LOGS}/figures/figure_oahu_5.log",
+    resources:
+        mem_mb=MEM_MB["figure"],
+        runtime=RUNTIME_MIN["figure"],
     params:
         dataset=FIG5_DATASET,
     conda:
@@ -159,12 +196,15 @@ rule figure_oahu_7:
     input:
         runs=oahu_fig7_cells(),
     output:
-        png=f"{FIGURES}/figure_oahu_7.png",
+        png=report_figure(f"{FIGURES}/figure_oahu_7.png", "figure_oahu_7"),
         pdf=f"{FIGURES}/figure_oahu_7.pdf",
         md=f"{FIGURES}/figure_oahu_7.md",
         csv=f"{RESULTS}/oahu/figure7/summary.csv",
     log:
         f"{LOGS}/figures/figure_oahu_7.log",
+    resources:
+        mem_mb=MEM_MB["figure"],
+        runtime=RUNTIME_MIN["figure"],
     params:
         cache_dir=CACHE,
     conda:
@@ -183,6 +223,9 @@ rule oahu_sensitivity:
         f"{LOGS}/tables/oahu_sensitivity.log",
     benchmark:
         f"{RESULTS}/oahu/benchmarks/oahu_sensitivity.tsv"
+    resources:
+        mem_mb=MEM_MB["oahu_sensitivity"],
+        runtime=RUNTIME_MIN["oahu_sensitivity"],
     conda:
         "../../environment.yml"
     script:

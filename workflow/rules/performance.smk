@@ -1,6 +1,6 @@
 # performance: speed and memory of the bilinear online learners, ratios measured in one run.
-# It reserves every core (threads: workflow.cores) so that no other job disturbs the timings;
-# the measurement itself is single-threaded (OMP_NUM_THREADS=1, as every job).
+# It reserves the whole machine (threads: WHOLE_NODE_THREADS, common.smk) so that no other job
+# disturbs the timings; the measurement itself is single-threaded (OMP_NUM_THREADS=1, as every job).
 
 
 rule performance:
@@ -10,7 +10,13 @@ rule performance:
         md=f"{RESULTS}/tables/performance.md",
     log:
         f"{LOGS}/performance.log",
-    threads: workflow.cores
+    benchmark:
+        f"{RESULTS}/benchmarks/performance.tsv"
+    threads: WHOLE_NODE_THREADS
+    resources:
+        mem_mb=MEM_MB["performance"],
+        runtime=RUNTIME_MIN["performance"],
+        whole_node=1,
     params:
         settings=block_settings(
             config, "performance", ["dense_dims", "sparse", "n_triplets"], "workflow/scripts/performance.py"

@@ -13,6 +13,12 @@ SVM_RUN_KEYS = [
 ]
 
 
+localrules:
+    table_svm_1,
+    figure_svm_2,
+    figure_svm_mds,
+
+
 def svm_available(notion):
     """A notion runs unless it needs WebKB (download route) and the route is embedded."""
     return not (notion in SVM_TEXT and SVM_TEXT[notion].corpus == "webkb" and ROUTE != "download")
@@ -47,6 +53,11 @@ rule svm_run:
         f"{LOGS}/svm/run/{{notion}}_seed{{seed}}.log",
     benchmark:
         f"{RESULTS}/svm/benchmarks/{{notion}}_seed{{seed}}.tsv"
+    group:
+        "cells"
+    resources:
+        mem_mb=MEM_MB["svm_run"],
+        runtime=RUNTIME_MIN["svm_run"],
     wildcard_constraints:
         notion=r"[a-z0-9_]+",
     params:
@@ -70,6 +81,9 @@ rule table_svm_1:
         tex=f"{RESULTS}/tables/svm_table1.tex",
     log:
         f"{LOGS}/tables/svm_table1.log",
+    resources:
+        mem_mb=MEM_MB["table"],
+        runtime=RUNTIME_MIN["table"],
     params:
         paper_results=str(ROOT / "config/paper_results.csv"),
         route=ROUTE,
@@ -87,11 +101,14 @@ rule figure_svm_2:
     input:
         runs=svm_runs(),
     output:
-        png=f"{FIGURES}/figure_svm_2.png",
+        png=report_figure(f"{FIGURES}/figure_svm_2.png", "figure_svm_2"),
         pdf=f"{FIGURES}/figure_svm_2.pdf",
         md=f"{FIGURES}/figure_svm_2.md",
     log:
         f"{LOGS}/figures/figure_svm_2.log",
+    resources:
+        mem_mb=MEM_MB["figure"],
+        runtime=RUNTIME_MIN["figure"],
     params:
         route=ROUTE,
         settings=block_settings(
@@ -108,11 +125,14 @@ rule figure_svm_mds:
         topic=f"{RESULTS}/svm/runs/{SVM['mds']['notion']}/seed{SVM['mds']['seed']}.npz",
         topic_c=f"{RESULTS}/svm/runs/{SVM['mds']['notion_c']}/seed{SVM['mds']['seed']}.npz",
     output:
-        png=f"{FIGURES}/figure_svm_mds.png",
+        png=report_figure(f"{FIGURES}/figure_svm_mds.png", "figure_svm_mds"),
         pdf=f"{FIGURES}/figure_svm_mds.pdf",
         md=f"{FIGURES}/figure_svm_mds.md",
     log:
         f"{LOGS}/figures/figure_svm_mds.log",
+    resources:
+        mem_mb=MEM_MB["figure"],
+        runtime=RUNTIME_MIN["figure"],
     params:
         route=ROUTE,
         settings=block_settings(config, "svm", SVM_RUN_KEYS, "workflow/scripts/svm_figure_mds.py"),
@@ -132,6 +152,11 @@ rule svm_scaling:
         f"{LOGS}/tables/svm_scaling.log",
     benchmark:
         f"{RESULTS}/svm/benchmarks/svm_scaling.tsv"
+    threads: WHOLE_NODE_THREADS  # timings: no other job beside it (common.smk)
+    resources:
+        mem_mb=MEM_MB["svm_scaling"],
+        runtime=RUNTIME_MIN["svm_scaling"],
+        whole_node=1,
     params:
         cache_dir=CACHE,
     conda:

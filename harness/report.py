@@ -1,0 +1,283 @@
+"""The Snakemake report's pages (issue 13, item 1): captions, table pages and paper-vs-ours.
+
+``snakemake --report report.html`` (after ``reproduce_all``) shows every table and figure of the
+run. Each figure's PNG is a ``report()`` output of its own rule; each table is shown through an
+HTML page made here (Snakemake's report shows HTML and images inline, a CSV only as a download).
+Captions come from the Markdown each table or figure rule writes beside its output (the same
+caption text as the CSV/LaTeX/PDF carry), converted here to reStructuredText, the format of
+Snakemake's report captions. One more page sets every number the papers state
+(``config/paper_results.csv``) beside ours.
+
+Nothing here computes a result: the pages only lay out what the table and figure rules wrote.
+"""
+
+from __future__ import annotations
+
+import html
+import re
+from dataclasses import dataclass
+from pathlib import Path
+
+import pandas as pd
+
+from harness.io import save_csv, save_text
+
+
+@dataclass(frozen=True)
+class ReportItem:
+    """Where a table or figure sits in the report: ``category`` (the paper it reproduces, or
+    "Not in a paper") and ``label`` (the paper's name for it)."""
+
+    category: str
+    label: str
+    kind: str  # "table" or "figure"
+
+
+SDCA = "Wu et al. 2014 (SDCA)"
+OASIS = "Chechik et al. 2010 (OASIS)"
+SVM = "Schultz & Joachims 2003"
+OAHU = "Gao et al. 2019 (OAHU)"
+NONE = "Not in a paper"
+COMPARE = "Paper vs ours"
+
+#: Every table and figure that ``reproduce_all`` can build, by output name (the file stem).
+ITEMS = {
+    "sdca_table2": ReportItem(SDCA, "Table 2: mAP", "table"),
+    "figure_sdca_1": ReportItem(SDCA, "Figure 1: average cumulative loss", "figure"),
+    "figure_sdca_2": ReportItem(SDCA, "Figure 2: online mistake rate", "figure"),
+    "sdca_table3": ReportItem(SDCA, "Table 3: mAP, image retrieval", "table"),
+    "figure_oasis_2": ReportItem(OASIS, "Figure 2: precision at top k", "figure"),
+    "figure_oasis_3": ReportItem(OASIS, "Fig. 3: OASIS variants, mAP along training", "figure"),
+    "figure_scaling": ReportItem(OASIS, "fit time against problem size (as Fig. 1(b))", "figure"),
+    "oasis_table2": ReportItem(OASIS, "runtime table: CPU time per method", "table"),
+    "svm_table1": ReportItem(SVM, "Table 1: test triplets satisfied", "table"),
+    "figure_svm_2": ReportItem(SVM, "Figure 2: learning curve", "figure"),
+    "figure_svm_mds": ReportItem(SVM, "MDS panels", "figure"),
+    "oahu_table3": ReportItem(OAHU, "Table 3: kNN classification", "table"),
+    "figure_oahu_4": ReportItem(OAHU, "Figure 4: error rate against constraints", "figure"),
+    "figure_oahu_5": ReportItem(OAHU, "Figure 5: pair verification ROC", "figure"),
+    "figure_oahu_7": ReportItem(OAHU, "Figure 7: Recall@K", "figure"),
+    "performance": ReportItem(NONE, "speed and memory of OASIS and SDCA", "table"),
+    "paper_vs_ours": ReportItem(COMPARE, "every stated number beside ours", "table"),
+}
+
+#: (paper, artifact) of config/paper_results.csv -> our table that compares with it, and the
+#: metric of that table's rows when the table has no ``metric`` column.
+PAPER_TABLES = {
+    ("sdca_relative_similarity", "table2"): ("sdca_table2", "mAP"),
+    ("sdca_relative_similarity", "table3"): ("sdca_table3", "mAP"),
+    ("schultz_joachims_2003", "table1"): ("svm_table1", "triplet_accuracy"),
+    ("oahu", "table3"): ("oahu_table3", None),
+}
+
+
+def report_labels(name: str, variant: str | None = None) -> dict:
+    """The ``labels=`` of item ``name`` in the report (columns of its category's list).
+
+    Raises KeyError for a name not in :data:`ITEMS`."""
+    item = ITEMS[name]
+    label = item.label if variant is None else f"{item.label} ({variant})"
+    return {"item": label, "kind": item.kind}
+
+
+# --- Markdown captions -> reStructuredText ----------------------------------------------------
+
+_RST_SPECIAL = re.compile(r"([\\`*_|\[\]<>:])")
+
+
+def rst_escape(text: str) -> str:
+    """``text`` with every character reStructuredText could read as markup backslash-escaped
+    (it then renders as itself); Markdown's ``**bold**`` is kept as bold."""
+    out = _RST_SPECIAL.sub(r"\\\1", text)
+    return re.sub(r"\\\*\\\*(\S(?:.*?\S)?)\\\*\\\*", r"**\1**", out)
+
+
+def _is_pipe_table(lines: list[str]) -> bool:
+    return bool(lines) and all(line.lstrip().startswith("|") for line in lines)
+
+
+def md_blocks(md: str) -> list[list[str]]:
+    """The blank-line separated blocks of a Markdown text, each as its list of lines."""
+    return [b.splitlines() for b in re.split(r"\n[ \t]*\n", md.strip()) if b.strip()]
+
+
+def md_to_rst(md: str, keep_tables: bool = True) -> str:
+    """A table or figure rule's Markdown caption as a Snakemake report caption.
+
+    Headings become bold lines, every other line is kept as a line (reST line blocks, text
+    escaped so that nothing in it reads as markup), pipe tables become literal blocks
+    (``keep_tables``) or are left out (a table's page shows the table itself). The result is
+    wrapped in Jinja ``raw`` tags: Snakemake renders captions as Jinja templates, and a caption's
+    own braces must reach the page as text."""
+    parts = []
+    for lines in md_blocks(md):
+        if _is_pipe_table(lines):
+            if keep_tables:
+                parts.append("::\n\n" + "\n".join("    " + line for line in lines))
+            continue
+        rows = []
+        for line in lines:
+            text = line.strip()
+            if text.startswith("#"):
+                rows.append(f"**{rst_escape(text.lstrip('#').strip())}**")
+            elif text:
+                rows.append(rst_escape(text))
+        parts.append("\n".join(f"| {row}" for row in rows))
+    return "{% raw %}\n" + "\n\n".join(parts) + "\n\n{% endraw %}\n"
+
+
+# --- table pages ------------------------------------------------------------------------------
+
+_CSS = """
+body { font-family: sans-serif; margin: 1.5em; max-width: 80em; }
+table { border-collapse: collapse; font-size: 0.85em; margin: 0.8em 0 1.6em 0; }
+th, td { border: 1px solid #bbb; padding: 0.2em 0.5em; text-align: left; vertical-align: top; }
+th { background: #eee; }
+p.caption { margin: 0.3em 0; }
+"""
+
+
+def parse_pipe_table(lines: list[str]) -> pd.DataFrame:
+    """A Markdown pipe table (as pandas' ``to_markdown`` writes it) as a frame of strings.
+
+    Raises ValueError when the lines are not a header, a ``---`` rule and rows of equal width."""
+    cells = [[c.strip() for c in line.strip().strip("|").split("|")] for line in lines]
+    if len(cells) < 2 or not all(re.fullmatch(r":?-+:?", c) for c in cells[1]):
+        raise ValueError("not a pipe table: no header rule")
+    width = len(cells[0])
+    if any(len(r) != width for r in cells):
+        raise ValueError("not a pipe table: rows of different widths")
+    return pd.DataFrame(cells[2:], columns=cells[0])
+
+
+def md_to_html(md: str) -> str:
+    """A Markdown caption as HTML: headings, paragraphs line by line (escaped), pipe tables as
+    tables (as preformatted text when they do not parse)."""
+    out = []
+    for lines in md_blocks(md):
+        if _is_pipe_table(lines):
+            try:
+                out.append(parse_pipe_table(lines).to_html(index=False, escape=True))
+            except ValueError:
+                out.append("<pre>" + html.escape("\n".join(lines)) + "</pre>")
+            continue
+        for line in lines:
+            text = line.strip()
+            if text.startswith("#"):
+                level = min(len(text) - len(text.lstrip("#")), 4)
+                out.append(f"<h{level}>{html.escape(text.lstrip('#').strip())}</h{level}>")
+            elif text:
+                out.append(f'<p class="caption">{html.escape(text)}</p>')
+    return "\n".join(out)
+
+
+def table_page(md: str, csv: pd.DataFrame, csv_name: str) -> str:
+    """One table's report page: its Markdown (title, caption, the table as the paper lays it
+    out) and then every row and column of its CSV ``csv_name``."""
+    return (
+        '<!DOCTYPE html>\n<html><head><meta charset="utf-8">'
+        f"<style>{_CSS}</style></head><body>\n"
+        + md_to_html(md)
+        + f"\n<h3>All rows and columns ({html.escape(csv_name)})</h3>\n"
+        + csv.to_html(index=False, na_rep="n/a", escape=True)
+        + "\n</body></html>\n"
+    )
+
+
+# --- paper vs ours ----------------------------------------------------------------------------
+
+PVO_COLUMNS = [
+    "paper", "artifact", "dataset", "method", "metric", "paper_value", "our_table",
+    "our_algorithm", "our_mean", "our_std", "n_seeds", "diff", "status", "protocol",
+    "paper_settings", "our_settings",
+]
+
+
+def paper_vs_ours(paper_results: pd.DataFrame, tables: dict[str, pd.DataFrame]) -> pd.DataFrame:
+    """Every number of ``paper_results`` (config/paper_results.csv: paper, artifact, dataset,
+    method, metric, value) beside our rows that carry it.
+
+    ``tables`` maps a table name of :data:`PAPER_TABLES` to its CSV as a frame (columns dataset,
+    algorithm, paper, mean, std, status, protocol, ...; a ``metric`` column where the table has
+    several). A table row carries a paper number when its ``paper`` column holds it (several of
+    our rows can carry one number: e.g. ITML and ITML-online). A paper number that no row of ours
+    carries stays, with ``our_table`` empty and ``status`` saying why: its table was not built
+    in this run, or no table of ours compares with it (a figure's number, named in that
+    figure's caption, or an artifact we do not reproduce). Columns :data:`PVO_COLUMNS`."""
+    rows = []
+    for _, ref in paper_results.iterrows():
+        base = {
+            "paper": ref["paper"], "artifact": ref["artifact"], "dataset": ref["dataset"],
+            "method": ref["method"], "metric": ref["metric"], "paper_value": ref["value"],
+        }
+        where = PAPER_TABLES.get((ref["paper"], ref["artifact"]))
+        if where is None:
+            rows.append({**base, "status": "no table of ours compares with it"})
+            continue
+        name, metric = where
+        table = tables.get(name)
+        if table is None:
+            rows.append({**base, "our_table": name, "status": "table not built in this run"})
+            continue
+        match = table[(table["dataset"] == ref["dataset"]) & _close(table["paper"], ref["value"])]
+        if "metric" in table.columns:
+            match = match[match["metric"] == ref["metric"]]
+        elif metric != ref["metric"]:
+            match = match.iloc[0:0]
+        if match.empty:
+            rows.append({**base, "our_table": name, "status": "no row of ours carries it"})
+            continue
+        for _, ours in match.iterrows():
+            n = ours.get("n_seeds", ours.get("n_runs"))
+            mean = ours.get("mean")
+            rows.append({
+                **base, "our_table": name, "our_algorithm": ours["algorithm"],
+                "our_mean": mean, "our_std": ours.get("std"), "n_seeds": n,
+                "diff": (mean - ref["value"]) if pd.notna(mean) else None,
+                "status": ours.get("status", "ok"), "protocol": ours.get("protocol"),
+                "paper_settings": ours.get("paper_settings"), "our_settings": ours.get("our_settings"),
+            })
+    return pd.DataFrame(rows).reindex(columns=PVO_COLUMNS)
+
+
+def _close(col: pd.Series, value: float) -> pd.Series:
+    return (pd.to_numeric(col, errors="coerce") - float(value)).abs() <= 1e-9
+
+
+PVO_CAPTION = (
+    "# Paper vs ours: every number the papers state, beside our rows\n\n"
+    "Each row is one number of config/paper_results.csv (the papers' tables and figures as "
+    "printed) and the row of our table that carries it: our mean and standard deviation over "
+    "seeds, their difference (ours - paper), the row's status and its settings provenance "
+    "(protocol: paper = the paper's stated protocol, ours = our tuned or bounded variant, "
+    "unspecified = the paper states no settings; the settings the paper states and the ones we "
+    "chose). Several of our rows can carry one paper number (e.g. batch ITML and online ITML "
+    "beside the paper's ITML). A paper number with no row of ours says why: its table was not "
+    "built in this run, the data needs the download route (status 'needs download'), or no "
+    "table compares with it (a figure's number is named in that figure's caption)."
+)
+
+
+def write_pages(tables: dict, figures: dict, paper_results, out_dir) -> None:
+    """Write the report's pages into ``out_dir``: ``{table}.html`` and
+    ``captions/{name}.rst`` for every table of ``tables`` (name -> (csv path, md path)),
+    ``captions/{name}.rst`` for every figure of ``figures`` (name -> md path), and
+    ``paper_vs_ours.{csv,html}`` with its caption. Every write is atomic (harness.io).
+
+    Raises KeyError for a name not in :data:`ITEMS`."""
+    out_dir = Path(out_dir)
+    frames = {}
+    for name, (csv_path, md_path) in tables.items():
+        ITEMS[name]  # noqa: B018 -- an unknown name is a wiring error
+        md = Path(md_path).read_text()
+        df = pd.read_csv(csv_path)
+        frames[name] = df
+        save_text(out_dir / f"{name}.html", table_page(md, df, Path(csv_path).name))
+        save_text(out_dir / "captions" / f"{name}.rst", md_to_rst(md, keep_tables=False))
+    for name, md_path in figures.items():
+        ITEMS[name]  # noqa: B018
+        save_text(out_dir / "captions" / f"{name}.rst", md_to_rst(Path(md_path).read_text()))
+    pvo = paper_vs_ours(pd.read_csv(paper_results), frames)
+    save_csv(out_dir / "paper_vs_ours.csv", pvo)
+    save_text(out_dir / "paper_vs_ours.html", table_page(PVO_CAPTION, pvo, "paper_vs_ours.csv"))
+    save_text(out_dir / "captions" / "paper_vs_ours.rst", md_to_rst(PVO_CAPTION))

@@ -1,0 +1,73 @@
+# The Snakemake report (issue 13 item 1): `snakemake --report report.html` (or report.zip) after
+# reproduce_all. Each figure's PNG is a report() output of its own rule (report_figure,
+# common.smk); each table is shown through a page of report_pages, which also writes every
+# caption (from the Markdown the table and figure rules write) and the paper-vs-ours page
+# (harness/report.py). This file comes last: reproduce_all asks for every table, figure and page.
+
+
+def report_tables():
+    """name -> (csv, md) of every table reproduce_all builds (harness.report.ITEMS names)."""
+    tables = {
+        "sdca_table2": rules.table_sdca_2.output,
+        "performance": rules.performance.output,
+        "svm_table1": rules.table_svm_1.output,
+        "oahu_table3": rules.table_oahu_3.output,
+    }
+    if IMAGES_ON:
+        tables["sdca_table3"] = rules.table_sdca_3.output
+        tables["oasis_table2"] = rules.table_oasis_2.output
+    return {name: (out.csv, out.md) for name, out in tables.items()}
+
+
+def report_figures():
+    """name -> md of every figure reproduce_all builds."""
+    names = ["figure_sdca_1", "figure_sdca_2", "figure_oasis_3", "figure_scaling"]
+    names += ["figure_svm_2", "figure_svm_mds", "figure_oahu_4", "figure_oahu_5", "figure_oahu_7"]
+    if IMAGES_ON:
+        names.append("figure_oasis_2")
+    return {name: getattr(rules, name).output.md for name in names}
+
+
+REPORT_TABLES = report_tables()
+REPORT_FIGURES = report_figures()
+
+
+localrules:
+    report_pages,
+    reproduce_all,
+
+
+rule report_pages:
+    input:
+        tables=[f for pair in REPORT_TABLES.values() for f in pair],
+        figures=list(REPORT_FIGURES.values()),
+        paper_results=PAPER_RESULTS,
+    output:
+        pages=[report_table(f"{REPORT_DIR}/{name}.html", name) for name in REPORT_TABLES],
+        captions=[
+            f"{REPORT_DIR}/captions/{name}.rst"
+            for name in [*REPORT_TABLES, *REPORT_FIGURES, "paper_vs_ours"]
+        ],
+        paper_vs_ours=report_table(f"{REPORT_DIR}/paper_vs_ours.html", "paper_vs_ours"),
+        paper_vs_ours_csv=f"{REPORT_DIR}/paper_vs_ours.csv",
+    log:
+        f"{LOGS}/report_pages.log",
+    resources:
+        mem_mb=MEM_MB["table"],
+        runtime=RUNTIME_MIN["table"],
+    run:
+        from harness.report import write_pages
+
+        write_pages(REPORT_TABLES, REPORT_FIGURES, input.paper_results, REPORT_DIR)
+
+
+rule reproduce_all:
+    input:
+        rules.table_sdca_2.output,
+        rules.performance.output,
+        rules.figure_sdca_1.output,
+        rules.figure_sdca_2.output,
+        rules.figure_oasis_3.output,
+        rules.figure_scaling.output,
+        REPRODUCE_ALL,
+        rules.report_pages.output,
