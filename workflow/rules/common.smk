@@ -18,6 +18,7 @@ for _var in ("OMP_NUM_THREADS", "OPENBLAS_NUM_THREADS", "MKL_NUM_THREADS"):
 sys.path.insert(0, str(ROOT))
 
 if not workflow.overwrite_configfiles:
+
     configfile: ROOT / "config/default.yaml"
 
 
@@ -118,9 +119,16 @@ def record_run_end(status):
     if started is None:
         return
     stamp = time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime(started))
-    targets = " ".join(workflow.dag.targetrules and sorted(r.name for r in workflow.dag.targetrules) or [])
+    targets = " ".join(
+        workflow.dag.targetrules and sorted(r.name for r in workflow.dag.targetrules) or []
+    )
     row = f"{stamp},{time.time() - started:.1f},{status},{targets},{workflow.cores}"
     try:
-        append_csv_row(Path(LOGS) / "run_walltime.csv", "started_utc,wall_s,status,targets,cores", row)
+        append_csv_row(
+            Path(LOGS) / "run_walltime.csv", "started_utc,wall_s,status,targets,cores", row
+        )
     except OSError as err:
-        print(f"could not record the run's wall time in {LOGS}/run_walltime.csv: {err}", file=sys.stderr)
+        print(
+            f"could not record the run's wall time in {LOGS}/run_walltime.csv: {err}",
+            file=sys.stderr,
+        )

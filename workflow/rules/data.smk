@@ -16,7 +16,6 @@ def cell_data(wildcards):
     return f"{CACHE}/prepared/{wildcards.dataset}_{ROUTE}.npz"
 
 
-
 rule prepare_dataset:
     output:
         data=f"{CACHE}/prepared/{{dataset}}_{ROUTE}.npz",
@@ -25,6 +24,8 @@ rule prepare_dataset:
         f"{LOGS}/prepare_dataset/{{dataset}}.log",
     benchmark:
         f"{RESULTS}/benchmarks/prepare_dataset/{{dataset}}.tsv"
+    conda:
+        "../../environment.yml"
     resources:
         mem_mb=MEM_MB["prepare_dataset"],
         runtime=RUNTIME_MIN["prepare_dataset"],
@@ -33,8 +34,6 @@ rule prepare_dataset:
         allow_unpinned=config["data"]["allow_unpinned_downloads"],
         # the dataset's parser and the shared scaling (fetching and checksums cannot change it)
         code=lambda wc: code_hash([f"datasets.{wc.dataset}", "datasets.preprocess"]),
-    conda:
-        "../../environment.yml"
     script:
         "../scripts/prepare_dataset.py"
 
@@ -50,6 +49,8 @@ rule split:
         f"{RESULTS}/benchmarks/split/{{experiment}}_{{dataset}}_seed{{seed}}.tsv"
     group:
         "cells"
+    conda:
+        "../../environment.yml"
     resources:
         mem_mb=MEM_MB["split"],
         runtime=RUNTIME_MIN["split"],
@@ -57,8 +58,6 @@ rule split:
         settings=lambda wc: data_settings(
             config, wc.experiment, ["train_fraction", "fit_fraction"], "workflow/scripts/split.py"
         ),
-    conda:
-        "../../environment.yml"
     script:
         "../scripts/split.py"
 
@@ -76,6 +75,8 @@ rule sample_triplets:
         f"{RESULTS}/benchmarks/sample_triplets/{{experiment}}_{{dataset}}_seed{{seed}}.tsv"
     group:
         "cells"
+    conda:
+        "../../environment.yml"
     resources:
         mem_mb=MEM_MB["sample_triplets"],
         runtime=RUNTIME_MIN["sample_triplets"],
@@ -83,7 +84,5 @@ rule sample_triplets:
         settings=lambda wc: data_settings(
             config, wc.experiment, ["n_triplets"], "workflow/scripts/sample_triplets.py"
         ),
-    conda:
-        "../../environment.yml"
     script:
         "../scripts/sample_triplets.py"

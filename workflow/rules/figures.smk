@@ -21,21 +21,29 @@ rule curves:
         f"{LOGS}/figures/{{curves}}_seed{{seed}}.log",
     benchmark:
         f"{RESULTS}/benchmarks/curves/{{curves}}_seed{{seed}}.tsv"
+    wildcard_constraints:
+        curves="sdca_1|oasis_3",
+    conda:
+        "../../environment.yml"
     resources:
         mem_mb=MEM_MB["curves"],
         runtime=RUNTIME_MIN["curves"],
-    wildcard_constraints:
-        curves="sdca_1|oasis_3",
     params:
         settings=block_settings(
             config,
             "figures",
-            ["dataset", "n_triplets", "oasis_C", "sdca_lam", "normalize", "oasis_variants",
-             "n_queries", "n_database"],
+            [
+                "dataset",
+                "n_triplets",
+                "oasis_C",
+                "sdca_lam",
+                "normalize",
+                "oasis_variants",
+                "n_queries",
+                "n_database",
+            ],
             "workflow/scripts/curves.py",
         ),
-    conda:
-        "../../environment.yml"
     script:
         "../scripts/curves.py"
 
@@ -51,14 +59,14 @@ rule figure_sdca_1:  # squared hinge (eq. 3) and hinge, both in the Markdown
         pdf_hinge=f"{FIGURES}/figure_sdca_1_hinge.pdf",
     log:
         f"{LOGS}/figures/figure_sdca_1.log",
+    conda:
+        "../../environment.yml"
     resources:
         mem_mb=MEM_MB["figure"],
         runtime=RUNTIME_MIN["figure"],
     params:
         metric="avg_cumulative_loss",
         block=config["figures"],  # captions follow the config
-    conda:
-        "../../environment.yml"
     script:
         "../scripts/plot_figure.py"
 
@@ -98,6 +106,8 @@ rule scaling_times:
         f"{LOGS}/figures/scaling_seed{{seed}}.log",
     benchmark:
         f"{RESULTS}/benchmarks/scaling_times/seed{{seed}}.tsv"
+    conda:
+        "../../environment.yml"
     threads: WHOLE_NODE_THREADS  # timings: no other job beside it (common.smk)
     resources:
         mem_mb=MEM_MB["scaling_times"],
@@ -107,12 +117,17 @@ rule scaling_times:
         settings=block_settings(
             config,
             "figures",
-            ["scaling_dataset", "scaling_n_triplets", "scaling_n_samples",
-             "scaling_triplets_per_sample", "scaling_lmnn", "oasis_C", "sdca_lam"],
+            [
+                "scaling_dataset",
+                "scaling_n_triplets",
+                "scaling_n_samples",
+                "scaling_triplets_per_sample",
+                "scaling_lmnn",
+                "oasis_C",
+                "sdca_lam",
+            ],
             "workflow/scripts/scaling.py",
         ),
-    conda:
-        "../../environment.yml"
     script:
         "../scripts/scaling.py"
 

@@ -18,6 +18,8 @@ rule fit_evaluate:
         f"{RESULTS}/{{experiment}}/benchmarks/{{dataset}}_seed{{seed}}_{{method}}.tsv"
     group:
         "cells"  # a few seconds each: a cluster job runs many (profiles: --group-components)
+    conda:
+        "../../environment.yml"
     resources:
         mem_mb=MEM_MB["fit_evaluate"],
         runtime=RUNTIME_MIN["fit_evaluate"],
@@ -27,7 +29,5 @@ rule fit_evaluate:
         settings=lambda wc: cell_settings(
             config, wc.experiment, wc.method, "workflow/scripts/fit_evaluate.py"
         ),
-    conda:
-        "../../environment.yml"
     script:
         "../scripts/fit_evaluate.py"

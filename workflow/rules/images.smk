@@ -69,13 +69,13 @@ rule images_caltech256:
         f"{LOGS}/images/caltech256.log",
     benchmark:
         f"{RESULTS}/images/benchmarks/caltech256.tsv"
+    conda:
+        "../../environment.yml"
     resources:
         mem_mb=MEM_MB["images_caltech256"],
         runtime=RUNTIME_MIN["images_caltech256"],
     params:
         cache=CACHE,
-    conda:
-        "../../environment.yml"
     script:
         "../scripts/images_caltech256.py"
 
@@ -90,13 +90,13 @@ rule images_features:
         f"{LOGS}/images/features/{{dataset}}_seed{{seed}}.log",
     benchmark:
         f"{RESULTS}/images/benchmarks/features_{{dataset}}_seed{{seed}}.tsv"
-    resources:
-        mem_mb=MEM_MB["images_features"],
-        runtime=RUNTIME_MIN["images_features"],
     wildcard_constraints:
         dataset=IMAGE_SETS,
     conda:
         "../../environment.yml"
+    resources:
+        mem_mb=MEM_MB["images_features"],
+        runtime=RUNTIME_MIN["images_features"],
     script:
         "../scripts/images_features.py"
 
@@ -113,14 +113,14 @@ rule table_sdca_3:
         features=f"{RESULTS}/tables/images_features.csv",
     log:
         f"{LOGS}/tables/sdca_table3.log",
+    conda:
+        "../../environment.yml"
     resources:
         mem_mb=MEM_MB["table"],
         runtime=RUNTIME_MIN["table"],
     params:
         paper_results=str(ROOT / "config/paper_results.csv"),  # PAPER_RESULTS (tables.smk) comes later
         block=config["images"],  # rows, notes and captions follow the config
-    conda:
-        "../../environment.yml"
     script:
         "../scripts/images_table_sdca_3.py"
 
@@ -135,11 +135,11 @@ rule figure_oasis_2:
         csv=f"{RESULTS}/tables/oasis_figure2.csv",
     log:
         f"{LOGS}/figures/figure_oasis_2.log",
+    conda:
+        "../../environment.yml"
     resources:
         mem_mb=MEM_MB["figure"],
         runtime=RUNTIME_MIN["figure"],
-    conda:
-        "../../environment.yml"
     script:
         "../scripts/images_figure_oasis_2.py"
 
@@ -154,11 +154,11 @@ rule table_oasis_2:
         md=f"{RESULTS}/tables/oasis_table2.md",
     log:
         f"{LOGS}/tables/oasis_table2.log",
+    conda:
+        "../../environment.yml"
     resources:
         mem_mb=MEM_MB["table"],
         runtime=RUNTIME_MIN["table"],
-    conda:
-        "../../environment.yml"
     script:
         "../scripts/images_table_oasis_2.py"
 

@@ -39,7 +39,9 @@ def oahu_fig7_cells():
     )
 
 
-FIG5_DATASET = "lfw" if (OAHU["figure5"]["use_lfw"] and ROUTE == "download") else OAHU["figure5"]["stand_in"]
+FIG5_DATASET = (
+    "lfw" if (OAHU["figure5"]["use_lfw"] and ROUTE == "download") else OAHU["figure5"]["stand_in"]
+)
 
 
 rule oahu_cell:
@@ -52,15 +54,15 @@ rule oahu_cell:
         f"{LOGS}/oahu/{{experiment}}/{{dataset}}_seed{{seed}}_{{method}}.log",
     benchmark:
         f"{RESULTS}/oahu/benchmarks/{{experiment}}/{{dataset}}_seed{{seed}}_{{method}}.tsv"
+    wildcard_constraints:
+        experiment="table3|figure7",
     group:
         "cells"
+    conda:
+        "../../environment.yml"
     resources:
         mem_mb=MEM_MB["oahu_cell"],
         runtime=RUNTIME_MIN["oahu_cell"],
-    wildcard_constraints:
-        experiment="table3|figure7",
-    conda:
-        "../../environment.yml"
     script:
         "../scripts/oahu_cell.py"
 
@@ -74,15 +76,15 @@ rule oahu_fig4_cell:
         f"{LOGS}/oahu/figure4/{{dataset}}_seed{{seed}}_{{method}}_n{{n}}.log",
     benchmark:
         f"{RESULTS}/oahu/benchmarks/figure4/{{dataset}}_seed{{seed}}_{{method}}_n{{n}}.tsv"
+    wildcard_constraints:
+        n=r"\d+",
     group:
         "cells"
+    conda:
+        "../../environment.yml"
     resources:
         mem_mb=MEM_MB["oahu_fig4_cell"],
         runtime=RUNTIME_MIN["oahu_fig4_cell"],
-    wildcard_constraints:
-        n=r"\d+",
-    conda:
-        "../../environment.yml"
     script:
         "../scripts/oahu_fig4_cell.py"
 
@@ -99,14 +101,14 @@ rule oahu_fig5_cell:
         f"{RESULTS}/oahu/benchmarks/figure5/{{dataset}}_seed{{seed}}_{{method}}.tsv"
     group:
         "cells"
+    conda:
+        "../../environment.yml"
     resources:
         mem_mb=MEM_MB["oahu_fig5_cell"],
         runtime=RUNTIME_MIN["oahu_fig5_cell"],
     params:
         cache_dir=CACHE,
         allow_unpinned=config["data"]["allow_unpinned_downloads"],
-    conda:
-        "../../environment.yml"
     script:
         "../scripts/oahu_fig5_cell.py"
 
@@ -121,14 +123,18 @@ rule table_oahu_3:
         tex=f"{RESULTS}/tables/oahu_table3.tex",
     log:
         f"{LOGS}/tables/oahu_table3.log",
+    conda:
+        "../../environment.yml"
     resources:
         mem_mb=MEM_MB["table"],
         runtime=RUNTIME_MIN["table"],
     params:
         paper_results=str(OAHU_PAPER_RESULTS),
-        missing=[d for d in OAHU["table3"]["datasets"] if d not in oahu_available(OAHU["table3"]["datasets"])],
-    conda:
-        "../../environment.yml"
+        missing=[
+            d
+            for d in OAHU["table3"]["datasets"]
+            if d not in oahu_available(OAHU["table3"]["datasets"])
+        ],
     script:
         "../scripts/oahu_table3.py"
 
@@ -153,11 +159,11 @@ rule figure_oahu_4:
         csv=f"{RESULTS}/oahu/figure4/summary.csv",
     log:
         f"{LOGS}/figures/figure_oahu_4.log",
+    conda:
+        "../../environment.yml"
     resources:
         mem_mb=MEM_MB["figure"],
         runtime=RUNTIME_MIN["figure"],
-    conda:
-        "../../environment.yml"
     script:
         "../scripts/oahu_figures.py"
 
@@ -181,13 +187,13 @@ rule figure_oahu_5:
         csv=f"{RESULTS}/oahu/figure5/summary.csv",
     log:
         f"{LOGS}/figures/figure_oahu_5.log",
+    conda:
+        "../../environment.yml"
     resources:
         mem_mb=MEM_MB["figure"],
         runtime=RUNTIME_MIN["figure"],
     params:
         dataset=FIG5_DATASET,
-    conda:
-        "../../environment.yml"
     script:
         "../scripts/oahu_figures.py"
 
@@ -202,13 +208,13 @@ rule figure_oahu_7:
         csv=f"{RESULTS}/oahu/figure7/summary.csv",
     log:
         f"{LOGS}/figures/figure_oahu_7.log",
+    conda:
+        "../../environment.yml"
     resources:
         mem_mb=MEM_MB["figure"],
         runtime=RUNTIME_MIN["figure"],
     params:
         cache_dir=CACHE,
-    conda:
-        "../../environment.yml"
     script:
         "../scripts/oahu_figures.py"
 
@@ -223,11 +229,11 @@ rule oahu_sensitivity:
         f"{LOGS}/tables/oahu_sensitivity.log",
     benchmark:
         f"{RESULTS}/oahu/benchmarks/oahu_sensitivity.tsv"
+    conda:
+        "../../environment.yml"
     resources:
         mem_mb=MEM_MB["oahu_sensitivity"],
         runtime=RUNTIME_MIN["oahu_sensitivity"],
-    conda:
-        "../../environment.yml"
     script:
         "../scripts/oahu_sensitivity.py"
 

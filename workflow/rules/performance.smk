@@ -12,6 +12,8 @@ rule performance:
         f"{LOGS}/performance.log",
     benchmark:
         f"{RESULTS}/benchmarks/performance.tsv"
+    conda:
+        "../../environment.yml"
     threads: WHOLE_NODE_THREADS
     resources:
         mem_mb=MEM_MB["performance"],
@@ -19,9 +21,10 @@ rule performance:
         whole_node=1,
     params:
         settings=block_settings(
-            config, "performance", ["dense_dims", "sparse", "n_triplets"], "workflow/scripts/performance.py"
+            config,
+            "performance",
+            ["dense_dims", "sparse", "n_triplets"],
+            "workflow/scripts/performance.py",
         ),
-    conda:
-        "../../environment.yml"
     script:
         "../scripts/performance.py"

@@ -8,8 +8,17 @@ from harness.svm_experiment import NOTIONS as SVM_TEXT  # noqa: E402
 # every svm_run reads these svm settings (a change reruns every cell; the tables and figures
 # rerun on their own keys)
 SVM_RUN_KEYS = [
-    "train_fraction", "C", "solver", "solver_options", "n_train_triplets", "n_test_triplets",
-    "token_pattern", "static_preprocessing", "n_universities", "kernel", "mds",
+    "train_fraction",
+    "C",
+    "solver",
+    "solver_options",
+    "n_train_triplets",
+    "n_test_triplets",
+    "token_pattern",
+    "static_preprocessing",
+    "n_universities",
+    "kernel",
+    "mds",
 ]
 
 
@@ -53,20 +62,20 @@ rule svm_run:
         f"{LOGS}/svm/run/{{notion}}_seed{{seed}}.log",
     benchmark:
         f"{RESULTS}/svm/benchmarks/{{notion}}_seed{{seed}}.tsv"
+    wildcard_constraints:
+        notion=r"[a-z0-9_]+",
     group:
         "cells"
+    conda:
+        "../../environment.yml"
     resources:
         mem_mb=MEM_MB["svm_run"],
         runtime=RUNTIME_MIN["svm_run"],
-    wildcard_constraints:
-        notion=r"[a-z0-9_]+",
     params:
         cache_dir=CACHE,
         route=ROUTE,
         allow_unpinned=config["data"]["allow_unpinned_downloads"],
         settings=block_settings(config, "svm", SVM_RUN_KEYS, "workflow/scripts/svm_run.py"),
-    conda:
-        "../../environment.yml"
     script:
         "../scripts/svm_run.py"
 
@@ -81,6 +90,8 @@ rule table_svm_1:
         tex=f"{RESULTS}/tables/svm_table1.tex",
     log:
         f"{LOGS}/tables/svm_table1.log",
+    conda:
+        "../../environment.yml"
     resources:
         mem_mb=MEM_MB["table"],
         runtime=RUNTIME_MIN["table"],
@@ -88,11 +99,11 @@ rule table_svm_1:
         paper_results=str(ROOT / "config/paper_results.csv"),
         route=ROUTE,
         settings=block_settings(
-            config, "svm", [*SVM_RUN_KEYS, "seeds", "text_notions", "datasets", "notes"],
+            config,
+            "svm",
+            [*SVM_RUN_KEYS, "seeds", "text_notions", "datasets", "notes"],
             "workflow/scripts/svm_table_1.py",
         ),
-    conda:
-        "../../environment.yml"
     script:
         "../scripts/svm_table_1.py"
 
@@ -106,6 +117,8 @@ rule figure_svm_2:
         md=f"{FIGURES}/figure_svm_2.md",
     log:
         f"{LOGS}/figures/figure_svm_2.log",
+    conda:
+        "../../environment.yml"
     resources:
         mem_mb=MEM_MB["figure"],
         runtime=RUNTIME_MIN["figure"],
@@ -114,8 +127,6 @@ rule figure_svm_2:
         settings=block_settings(
             config, "svm", [*SVM_RUN_KEYS, "seeds", "figure2"], "workflow/scripts/svm_figure_2.py"
         ),
-    conda:
-        "../../environment.yml"
     script:
         "../scripts/svm_figure_2.py"
 
@@ -130,14 +141,14 @@ rule figure_svm_mds:
         md=f"{FIGURES}/figure_svm_mds.md",
     log:
         f"{LOGS}/figures/figure_svm_mds.log",
+    conda:
+        "../../environment.yml"
     resources:
         mem_mb=MEM_MB["figure"],
         runtime=RUNTIME_MIN["figure"],
     params:
         route=ROUTE,
         settings=block_settings(config, "svm", SVM_RUN_KEYS, "workflow/scripts/svm_figure_mds.py"),
-    conda:
-        "../../environment.yml"
     script:
         "../scripts/svm_figure_mds.py"
 
@@ -152,6 +163,8 @@ rule svm_scaling:
         f"{LOGS}/tables/svm_scaling.log",
     benchmark:
         f"{RESULTS}/svm/benchmarks/svm_scaling.tsv"
+    conda:
+        "../../environment.yml"
     threads: WHOLE_NODE_THREADS  # timings: no other job beside it (common.smk)
     resources:
         mem_mb=MEM_MB["svm_scaling"],
@@ -159,8 +172,6 @@ rule svm_scaling:
         whole_node=1,
     params:
         cache_dir=CACHE,
-    conda:
-        "../../environment.yml"
     script:
         "../scripts/svm_scaling.py"
 

@@ -18,14 +18,14 @@ rule table_sdca_2:
         tex=f"{RESULTS}/tables/sdca_table2.tex",
     log:
         f"{LOGS}/tables/sdca_table2.log",
+    conda:
+        "../../environment.yml"
     resources:
         mem_mb=MEM_MB["table"],
         runtime=RUNTIME_MIN["table"],
     params:
         paper_results=str(PAPER_RESULTS),
         block=config["sdca_table2"],  # rows, notes and captions follow the config
-    conda:
-        "../../environment.yml"
     script:
         "../scripts/table_sdca_2.py"
 
