@@ -12,7 +12,7 @@ from snakemake.utils import validate
 ROOT = Path(workflow.current_basedir.get_path_or_uri(secret_free=True)).resolve().parents[1]
 # The harness runs from its checkout: make its packages importable by every rule script, and keep
 # each job to one BLAS thread so that --cores N runs N independent cells in parallel.
-os.environ["PYTHONPATH"] = str(ROOT)
+os.environ.update(PYTHONPATH=str(ROOT))
 for _var in ("OMP_NUM_THREADS", "OPENBLAS_NUM_THREADS", "MKL_NUM_THREADS"):
     os.environ[_var] = "1"
 sys.path.insert(0, str(ROOT))
@@ -54,7 +54,7 @@ REPRODUCE_ALL = []
 # (resources.whole_node = 1; SLURM: --exclusive). Nothing here reads workflow.cores, which is
 # unset at parse time under --report, --lint or an executor plugin.
 WHOLE_NODE_THREADS = 1024
-# Per-rule memory (MB) and run time (minutes): measured, with the run they come from, in
+# Memory (MB) and run time (minutes) of each job, per rule, measured (with the run) in
 # workflow/resources.yaml.
 _RESOURCES = yaml.safe_load((ROOT / "workflow/resources.yaml").read_text())["rules"]
 MEM_MB = {rule: v["mem_mb"] for rule, v in _RESOURCES.items()}
@@ -132,3 +132,136 @@ def record_run_end(status):
             f"could not record the run's wall time in {LOGS}/run_walltime.csv: {err}",
             file=sys.stderr,
         )
+
+
+# --- functions of data.smk (split, triplets, fit cells); they read that file's settings when called ---
+
+
+def cell_data(wildcards):
+    """The feature file of a cell: the prepared dataset, or for the image experiment the per-seed
+    features (bag of words from that seed's training images; rule images_features)."""
+    if wildcards.experiment == "images":
+        return f"{RESULTS}/images/features/{wildcards.dataset}/seed{wildcards.seed}.npz"
+    return f"{CACHE}/prepared/{wildcards.dataset}_{ROUTE}.npz"
+
+
+# --- functions of svm.smk (Schultz & Joachims); they read that file's settings when called ---
+
+
+def svm_available(notion):
+    """A notion runs unless it needs WebKB (download route) and the route is embedded."""
+    return not (notion in SVM_TEXT and SVM_TEXT[notion].corpus == "webkb" and ROUTE != "download")
+
+
+def svm_notions():
+    return list(SVM["text_notions"]) + list(SVM["datasets"])
+
+
+def svm_run_input(wc):
+    if wc.notion in SVM_TEXT:
+        return []
+    return [f"{CACHE}/prepared/{wc.notion}_{ROUTE}.npz"]
+
+
+def svm_runs(wc=None):
+    return [
+        f"{RESULTS}/svm/runs/{n}/seed{s}.csv"
+        for n in svm_notions()
+        if svm_available(n)
+        for s in SVM["seeds"]
+    ]
+
+
+# --- functions of oahu.smk (OAHU); they read that file's settings when called ---
+
+
+def oahu_available(names):
+    """The datasets of ``names`` that the configured route can provide."""
+    return [d for d in names if get_dataset(d).has_route(ROUTE)]
+
+
+def oahu_cells(experiment, datasets=None):
+    exp = OAHU[experiment]
+    return expand(
+        f"{RESULTS}/oahu/{experiment}/{{dataset}}/seed{{seed}}/{{method}}.csv",
+        dataset=oahu_available(datasets if datasets is not None else exp["datasets"]),
+        seed=exp["seeds"],
+        method=list(exp["methods"]),
+    )
+
+
+def oahu_fig7_cells():
+    """Recall@K cells: Table 3's cells where the dataset is one of its columns (same split and
+    model), figure7's own cells otherwise."""
+    t3 = set(oahu_available(OAHU["table3"]["datasets"]))
+    own = [d for d in OAHU["figure7"]["datasets"] if d not in t3]
+    return oahu_cells("table3", [d for d in OAHU["figure7"]["datasets"] if d in t3]) + (
+        oahu_cells("figure7", own) if own else []
+    )
+
+
+# --- functions of images.smk (image retrieval); they read that file's settings when called ---
+
+
+def images_source(wildcards):
+    """Fashion-MNIST's prepared arrays or the Caltech-256 image list."""
+    from datasets.caltech256 import image_set
+
+    if image_set(wildcards.dataset).source == "fashion_mnist":
+        return f"{CACHE}/prepared/fashion_mnist_{ROUTE}.npz"
+    return CALTECH_LIST
+
+
+def image_cells():
+    return experiment_cells(config, "images", RESULTS, ROUTE) if IMAGES_ON else []
+
+
+def image_features_files():
+    from harness.config import available_datasets
+
+    if not IMAGES_ON:
+        return []
+    ok, _ = available_datasets(config, "images", ROUTE)
+    return expand(
+        f"{RESULTS}/images/features/{{d}}/seed{{s}}.npz", d=ok, s=config["images"]["seeds"]
+    )
+
+
+def image_benchmarks():
+    from harness.config import available_datasets
+
+    if not IMAGES_ON:
+        return []
+    ok, _ = available_datasets(config, "images", ROUTE)
+    return expand(
+        f"{RESULTS}/images/benchmarks/{{d}}_seed{{s}}_{{m}}.tsv",
+        d=ok,
+        s=config["images"]["seeds"],
+        m=list(config["images"]["methods"]),
+    )
+
+
+# --- functions of report.smk (the report); they read that file's settings when called ---
+
+
+def report_tables():
+    """name -> (csv, md) of every table reproduce_all builds (harness.report.ITEMS names)."""
+    tables = {
+        "sdca_table2": rules.table_sdca_2.output,
+        "performance": rules.performance.output,
+        "svm_table1": rules.table_svm_1.output,
+        "oahu_table3": rules.table_oahu_3.output,
+    }
+    if IMAGES_ON:
+        tables["sdca_table3"] = rules.table_sdca_3.output
+        tables["oasis_table2"] = rules.table_oasis_2.output
+    return {name: (out.csv, out.md) for name, out in tables.items()}
+
+
+def report_figures():
+    """name -> md of every figure reproduce_all builds."""
+    names = ["figure_sdca_1", "figure_sdca_2", "figure_oasis_3", "figure_scaling"]
+    names += ["figure_svm_2", "figure_svm_mds", "figure_oahu_4", "figure_oahu_5", "figure_oahu_7"]
+    if IMAGES_ON:
+        names.append("figure_oasis_2")
+    return {name: getattr(rules, name).output.md for name in names}

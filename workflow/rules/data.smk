@@ -8,14 +8,6 @@ localrules:
     prepare_dataset,
 
 
-def cell_data(wildcards):
-    """The feature file of a cell: the prepared dataset, or for the image experiment the per-seed
-    features (bag of words from that seed's training images; rule images_features)."""
-    if wildcards.experiment == "images":
-        return f"{RESULTS}/images/features/{wildcards.dataset}/seed{wildcards.seed}.npz"
-    return f"{CACHE}/prepared/{wildcards.dataset}_{ROUTE}.npz"
-
-
 rule prepare_dataset:
     output:
         data=f"{CACHE}/prepared/{{dataset}}_{ROUTE}.npz",

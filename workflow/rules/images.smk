@@ -21,44 +21,6 @@ localrules:
     table_oasis_2,
 
 
-def images_source(wildcards):
-    """Fashion-MNIST's prepared arrays or the Caltech-256 image list."""
-    from datasets.caltech256 import image_set
-
-    if image_set(wildcards.dataset).source == "fashion_mnist":
-        return f"{CACHE}/prepared/fashion_mnist_{ROUTE}.npz"
-    return CALTECH_LIST
-
-
-def image_cells():
-    return experiment_cells(config, "images", RESULTS, ROUTE) if IMAGES_ON else []
-
-
-def image_features_files():
-    from harness.config import available_datasets
-
-    if not IMAGES_ON:
-        return []
-    ok, _ = available_datasets(config, "images", ROUTE)
-    return expand(
-        f"{RESULTS}/images/features/{{d}}/seed{{s}}.npz", d=ok, s=config["images"]["seeds"]
-    )
-
-
-def image_benchmarks():
-    from harness.config import available_datasets
-
-    if not IMAGES_ON:
-        return []
-    ok, _ = available_datasets(config, "images", ROUTE)
-    return expand(
-        f"{RESULTS}/images/benchmarks/{{d}}_seed{{s}}_{{m}}.tsv",
-        d=ok,
-        s=config["images"]["seeds"],
-        m=list(config["images"]["methods"]),
-    )
-
-
 rule images_caltech256:
     output:
         images=CALTECH_LIST,
@@ -75,7 +37,8 @@ rule images_caltech256:
         mem_mb=MEM_MB["images_caltech256"],
         runtime=RUNTIME_MIN["images_caltech256"],
     params:
-        cache=CACHE,
+        # the data cache, two levels above the extracted folder
+        cache=lambda wildcards, output: str(Path(output.extracted).parents[2]),
     script:
         "../scripts/images_caltech256.py"
 

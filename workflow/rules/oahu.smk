@@ -14,31 +14,6 @@ localrules:
     figure_oahu_7,
 
 
-def oahu_available(names):
-    """The datasets of ``names`` that the configured route can provide."""
-    return [d for d in names if get_dataset(d).has_route(ROUTE)]
-
-
-def oahu_cells(experiment, datasets=None):
-    exp = OAHU[experiment]
-    return expand(
-        f"{RESULTS}/oahu/{experiment}/{{dataset}}/seed{{seed}}/{{method}}.csv",
-        dataset=oahu_available(datasets if datasets is not None else exp["datasets"]),
-        seed=exp["seeds"],
-        method=list(exp["methods"]),
-    )
-
-
-def oahu_fig7_cells():
-    """Recall@K cells: Table 3's cells where the dataset is one of its columns (same split and
-    model), figure7's own cells otherwise."""
-    t3 = set(oahu_available(OAHU["table3"]["datasets"]))
-    own = [d for d in OAHU["figure7"]["datasets"] if d not in t3]
-    return oahu_cells("table3", [d for d in OAHU["figure7"]["datasets"] if d in t3]) + (
-        oahu_cells("figure7", own) if own else []
-    )
-
-
 FIG5_DATASET = (
     "lfw" if (OAHU["figure5"]["use_lfw"] and ROUTE == "download") else OAHU["figure5"]["stand_in"]
 )
@@ -63,6 +38,12 @@ rule oahu_cell:
     resources:
         mem_mb=MEM_MB["oahu_cell"],
         runtime=RUNTIME_MIN["oahu_cell"],
+    params:
+        # harness.settings: the method's and the block's settings and the code it runs; a change
+        # reruns exactly the cells it touches (and the table refuses rows made under others)
+        settings=lambda wc: cell_settings(
+            config, f"oahu.{wc.experiment}", wc.method, "workflow/scripts/oahu_cell.py"
+        ),
     script:
         "../scripts/oahu_cell.py"
 
@@ -85,6 +66,10 @@ rule oahu_fig4_cell:
     resources:
         mem_mb=MEM_MB["oahu_fig4_cell"],
         runtime=RUNTIME_MIN["oahu_fig4_cell"],
+    params:
+        settings=lambda wc: cell_settings(
+            config, "oahu.figure4", wc.method, "workflow/scripts/oahu_fig4_cell.py"
+        ),
     script:
         "../scripts/oahu_fig4_cell.py"
 
@@ -107,8 +92,12 @@ rule oahu_fig5_cell:
         mem_mb=MEM_MB["oahu_fig5_cell"],
         runtime=RUNTIME_MIN["oahu_fig5_cell"],
     params:
-        cache_dir=CACHE,
+        # the download cache (LFW on the download route), as an absolute path
+        cache_dir=os.path.abspath(CACHE),
         allow_unpinned=config["data"]["allow_unpinned_downloads"],
+        settings=lambda wc: cell_settings(
+            config, "oahu.figure5", wc.method, "workflow/scripts/oahu_fig5_cell.py"
+        ),
     script:
         "../scripts/oahu_fig5_cell.py"
 
@@ -135,6 +124,7 @@ rule table_oahu_3:
             for d in OAHU["table3"]["datasets"]
             if d not in oahu_available(OAHU["table3"]["datasets"])
         ],
+        settings=block_settings(config, "oahu.table3", None, "workflow/scripts/oahu_table3.py"),
     script:
         "../scripts/oahu_table3.py"
 
@@ -164,6 +154,10 @@ rule figure_oahu_4:
     resources:
         mem_mb=MEM_MB["figure"],
         runtime=RUNTIME_MIN["figure"],
+    params:
+        settings=block_settings(
+            config, "oahu", ["figure4", "table3"], "workflow/scripts/oahu_figures.py"
+        ),
     script:
         "../scripts/oahu_figures.py"
 
@@ -194,6 +188,7 @@ rule figure_oahu_5:
         runtime=RUNTIME_MIN["figure"],
     params:
         dataset=FIG5_DATASET,
+        settings=block_settings(config, "oahu.figure5", None, "workflow/scripts/oahu_figures.py"),
     script:
         "../scripts/oahu_figures.py"
 
@@ -215,6 +210,9 @@ rule figure_oahu_7:
         runtime=RUNTIME_MIN["figure"],
     params:
         cache_dir=CACHE,
+        settings=block_settings(
+            config, "oahu", ["figure7", "table3"], "workflow/scripts/oahu_figures.py"
+        ),
     script:
         "../scripts/oahu_figures.py"
 
@@ -234,6 +232,10 @@ rule oahu_sensitivity:
     resources:
         mem_mb=MEM_MB["oahu_sensitivity"],
         runtime=RUNTIME_MIN["oahu_sensitivity"],
+    params:
+        settings=block_settings(
+            config, "oahu", ["sensitivity", "table3"], "workflow/scripts/oahu_sensitivity.py"
+        ),
     script:
         "../scripts/oahu_sensitivity.py"
 

@@ -5,29 +5,6 @@
 # (harness/report.py). This file comes last: reproduce_all asks for every table, figure and page.
 
 
-def report_tables():
-    """name -> (csv, md) of every table reproduce_all builds (harness.report.ITEMS names)."""
-    tables = {
-        "sdca_table2": rules.table_sdca_2.output,
-        "performance": rules.performance.output,
-        "svm_table1": rules.table_svm_1.output,
-        "oahu_table3": rules.table_oahu_3.output,
-    }
-    if IMAGES_ON:
-        tables["sdca_table3"] = rules.table_sdca_3.output
-        tables["oasis_table2"] = rules.table_oasis_2.output
-    return {name: (out.csv, out.md) for name, out in tables.items()}
-
-
-def report_figures():
-    """name -> md of every figure reproduce_all builds."""
-    names = ["figure_sdca_1", "figure_sdca_2", "figure_oasis_3", "figure_scaling"]
-    names += ["figure_svm_2", "figure_svm_mds", "figure_oahu_4", "figure_oahu_5", "figure_oahu_7"]
-    if IMAGES_ON:
-        names.append("figure_oasis_2")
-    return {name: getattr(rules, name).output.md for name in names}
-
-
 REPORT_TABLES = report_tables()
 REPORT_FIGURES = report_figures()
 

@@ -28,30 +28,6 @@ localrules:
     figure_svm_mds,
 
 
-def svm_available(notion):
-    """A notion runs unless it needs WebKB (download route) and the route is embedded."""
-    return not (notion in SVM_TEXT and SVM_TEXT[notion].corpus == "webkb" and ROUTE != "download")
-
-
-def svm_notions():
-    return list(SVM["text_notions"]) + list(SVM["datasets"])
-
-
-def svm_run_input(wc):
-    if wc.notion in SVM_TEXT:
-        return []
-    return [f"{CACHE}/prepared/{wc.notion}_{ROUTE}.npz"]
-
-
-def svm_runs(wc=None):
-    return [
-        f"{RESULTS}/svm/runs/{n}/seed{s}.csv"
-        for n in svm_notions()
-        if svm_available(n)
-        for s in SVM["seeds"]
-    ]
-
-
 rule svm_run:
     input:
         svm_run_input,
