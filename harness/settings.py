@@ -7,6 +7,11 @@ learner reruns exactly the cells that use it, and the tables built on them. Each
 :func:`settings_hash` of its settings; a table refuses rows whose hash differs from the one the
 current config implies (:func:`stale_cells`), e.g. after ``--rerun-triggers mtime`` or a ``touch``.
 
+A config block is named by its key (``"sdca_table2"``) or, for a nested one, by a dotted path
+(``"oahu.table3"``). A cell's settings leave out its block's lists of datasets, seeds and methods
+and the keys of :data:`CELL_EXCLUDE` (what the cell's wildcards already say, or what only the
+figure or table reads), so that adding a dataset, seed or method reruns nothing that exists.
+
 Code hashes cover the transitive closure of the project modules a job imports (the packages
 ``algorithms``, ``datasets``, ``evaluation`` and ``harness``; imports read with :mod:`ast`, so
 nothing is imported), less the plumbing that cannot change a number (:data:`PLUMBING`). A cell's
@@ -25,9 +30,28 @@ from pathlib import Path
 
 ROOT = Path(__file__).resolve().parents[1]
 PACKAGES = ("algorithms", "datasets", "evaluation", "harness")
-PLUMBING = frozenset({"harness.io", "harness.config", "harness.tables", "harness.plots"})
-"""Modules left out of code hashes: writing files, config checks, table and plot layout (a table's
-or figure's own rule reruns on its script, which Snakemake tracks; the numbers do not change)."""
+PLUMBING = frozenset(
+    {"harness.io", "harness.config", "harness.tables", "harness.plots", "harness.settings"}
+)
+"""Modules left out of code hashes: writing files, config checks, table and plot layout, these
+settings (a table's or figure's own rule reruns on its script, which Snakemake tracks; the numbers
+do not change)."""
+CELL_EXCLUDE = {
+    "oahu.figure4": ("dataset", "n_constraints"),  # the cell's {dataset} and {n} wildcards
+    "oahu.figure5": ("stand_in", "use_lfw"),  # they choose the cell's {dataset} wildcard
+    "oahu.figure7": ("ks",),  # the figure's x axis; the cells compute recall_ks
+    "images": ("sdca_table3_datasets",),  # the columns of SDCA's Table 3 only
+}
+"""Block keys a cell does not read besides the lists of datasets, seeds and methods."""
+
+
+def config_block(config: dict, block: str) -> dict:
+    """``config[block]``, or the nested block of a dotted path (``"oahu.table3"``); ``{}`` when a
+    level is absent."""
+    out = config
+    for key in block.split("."):
+        out = (out or {}).get(key) or {}
+    return out
 
 
 def _module_path(name: str) -> Path | None:
@@ -123,19 +147,19 @@ def canonical(obj):
 
 
 def cell_settings(config: dict, experiment: str, method: str, script: str) -> dict:
-    """Everything a (dataset, seed) cell of ``method`` in ``experiment`` depends on besides its
-    input files: the method's config less its ``notes`` (descriptions), the experiment's other
-    settings less the lists of datasets, seeds and methods, the data route, and the code of
-    ``script`` (learner registry excluded) and of the method's learner."""
+    """Everything a (dataset, seed) cell of ``method`` in ``experiment`` (a block name or dotted
+    path) depends on besides its input files: the method's config less its ``notes``
+    (descriptions), the experiment's other settings less the lists of datasets, seeds and methods
+    (and :data:`CELL_EXCLUDE`), the data route, and the code of ``script`` (learner registry
+    excluded) and of the method's learner. Raises ``KeyError`` for an unknown method."""
     from .experiment import algorithm_of
 
-    exp = config[experiment]
+    exp = config_block(config, experiment)
     mcfg = exp["methods"][method]
+    skip = {"methods", "datasets", "seeds", *CELL_EXCLUDE.get(experiment, ())}
     return canonical({
         "method": {k: v for k, v in mcfg.items() if k != "notes"},
-        "experiment": {
-            k: v for k, v in exp.items() if k not in ("methods", "datasets", "seeds")
-        },
+        "experiment": {k: v for k, v in exp.items() if k not in skip},
         "route": config["data"]["route"],
         "code": code_hash(script=script, exclude={"algorithms"})
         + "+"
@@ -166,7 +190,7 @@ def stale_cells(runs, expected: dict) -> list[str]:
 def data_settings(config: dict, experiment: str, keys, script: str, modules=()) -> dict:
     """Settings of a data job (split, constraints): the experiment's config values ``keys``, the
     route, and the code of ``script`` and ``modules``."""
-    exp = config[experiment]
+    exp = config_block(config, experiment)
     return canonical({
         "experiment": {k: exp.get(k) for k in keys},
         "route": config["data"]["route"],
@@ -178,17 +202,18 @@ def expected_hashes(config: dict, experiment: str, script: str) -> dict:
     """method -> :func:`settings_hash` of its cells' settings under ``config``."""
     return {
         m: settings_hash(cell_settings(config, experiment, m, script))
-        for m in config[experiment]["methods"]
+        for m in config_block(config, experiment)["methods"]
     }
 
 
-def check_fresh(runs, config: dict, experiment: str, script: str) -> None:
+def check_fresh(runs, config: dict, experiment: str, script: str, rule="fit_evaluate") -> None:
     """Raise ``ValueError`` listing the cells of ``runs`` computed under other settings than
-    ``config`` implies (rows without a ``settings_hash`` column count as stale)."""
+    ``config`` implies (rows without a ``settings_hash`` column count as stale); ``script`` is
+    the cells' script and ``rule`` their rule (named in the message)."""
     if "settings_hash" not in runs.columns:
         raise ValueError(
             f"{experiment}: the run rows carry no settings_hash (made by an older version); "
-            "rerun their cells (snakemake --forcerun fit_evaluate)"
+            f"rerun their cells (snakemake --forcerun {rule})"
         )
     bad = stale_cells(runs, expected_hashes(config, experiment, script))
     if bad:
@@ -200,11 +225,55 @@ def check_fresh(runs, config: dict, experiment: str, script: str) -> None:
 
 
 def block_settings(config: dict, block: str, keys, script: str) -> dict:
-    """Settings of a job driven by one config block (curves, scaling, figures): the values of
-    ``keys`` in ``config[block]`` (missing ones as None), the route, and ``script``'s code."""
-    cfg = config.get(block) or {}
+    """Settings of a job driven by one config block (curves, scaling, figures, tables): the values
+    of ``keys`` in the block (a name or dotted path; missing keys as None; ``keys=None``: the whole
+    block), the route, and ``script``'s code."""
+    cfg = config_block(config, block)
     return canonical({
-        block: {k: cfg.get(k) for k in keys},
+        block: dict(cfg) if keys is None else {k: cfg.get(k) for k in keys},
         "route": config["data"]["route"],
         "code": code_hash(script=script),
     })
+
+
+def check_block_fresh(runs, settings, what: str, rule: str) -> None:
+    """Raise ``ValueError`` unless every row of ``runs`` carries ``settings_hash`` equal to
+    :func:`settings_hash` of ``settings`` (jobs whose rows share one block's settings, e.g. the
+    Schultz & Joachims cells); ``what`` names the rows, ``rule`` the rule that remakes them."""
+    if "settings_hash" not in runs.columns:
+        raise ValueError(
+            f"{what}: the rows carry no settings_hash (made by an older version); rerun them "
+            f"(snakemake --forcerun {rule})"
+        )
+    want = settings_hash(settings)
+    bad = sorted({str(h) for h in runs.settings_hash if str(h) != want})
+    if bad:
+        n = int((runs.settings_hash.astype(str) != want).sum())
+        raise ValueError(
+            f"{what}: {n} row(s) were computed under other settings ({', '.join(bad[:5])}) than "
+            f"the config's ({want}); refused. Rerun rule {rule} (Snakemake's default rerun "
+            "triggers do; --rerun-triggers mtime does not)"
+        )
+
+
+def images_features_settings(config: dict, dataset: str) -> dict:
+    """Settings of the images_features job of image set ``dataset`` (e.g.
+    ``"fashion_mnist_bovw"``): the ``images`` block's selection sizes, the bag-of-words settings
+    of its source (bag-of-words sets only), the Caltech-256 image sizes (Caltech sets only), the
+    route, and the code of ``workflow/scripts/images_features.py``. Raises
+    :class:`datasets.base.DataError` for an unknown image set."""
+    from datasets.caltech256 import image_set
+
+    iset = image_set(dataset)
+    cfg = config_block(config, "images")
+    out = block_settings(
+        config,
+        "images",
+        ["n_train_per_class", "n_test_per_class", "fit_fraction"],
+        "workflow/scripts/images_features.py",
+    )
+    if iset.features == "bovw":
+        out["bovw"] = (cfg.get("bovw") or {}).get(iset.source)
+    if iset.source == "caltech256":
+        out["caltech256"] = cfg.get("caltech256")
+    return canonical(out)

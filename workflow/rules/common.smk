@@ -26,7 +26,13 @@ validate(config, ROOT / "workflow/schemas/config.schema.yaml")
 
 from datasets.base import quarantine_corrupt_prepared  # noqa: E402
 from harness.config import check_config, experiment_cells, unpinned_downloads_opt_in  # noqa: E402
-from harness.settings import block_settings, cell_settings, code_hash, data_settings  # noqa: E402
+from harness.settings import (  # noqa: E402
+    block_settings,
+    cell_settings,
+    code_hash,
+    data_settings,
+    images_features_settings,
+)
 
 check_config(config)
 # Unpinned downloads only when asked for on this run's command line, never from a config file.

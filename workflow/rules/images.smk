@@ -60,6 +60,9 @@ rule images_features:
     resources:
         mem_mb=MEM_MB["images_features"],
         runtime=RUNTIME_MIN["images_features"],
+    params:
+        # harness.settings: the selection sizes and this set's feature settings, and the code
+        settings=lambda wc: images_features_settings(config, wc.dataset),
     script:
         "../scripts/images_features.py"
 

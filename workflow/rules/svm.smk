@@ -20,6 +20,9 @@ SVM_RUN_KEYS = [
     "kernel",
     "mds",
 ]
+# what every svm_run cell is made under; the table and figures refuse rows or files made under
+# other settings (harness.settings.check_block_fresh)
+SVM_RUN_SETTINGS = block_settings(config, "svm", SVM_RUN_KEYS, "workflow/scripts/svm_run.py")
 
 
 localrules:
@@ -51,7 +54,7 @@ rule svm_run:
         cache_dir=CACHE,
         route=ROUTE,
         allow_unpinned=config["data"]["allow_unpinned_downloads"],
-        settings=block_settings(config, "svm", SVM_RUN_KEYS, "workflow/scripts/svm_run.py"),
+        settings=SVM_RUN_SETTINGS,
     script:
         "../scripts/svm_run.py"
 
@@ -80,6 +83,7 @@ rule table_svm_1:
             [*SVM_RUN_KEYS, "seeds", "text_notions", "datasets", "notes"],
             "workflow/scripts/svm_table_1.py",
         ),
+        run_settings=SVM_RUN_SETTINGS,
     script:
         "../scripts/svm_table_1.py"
 
@@ -103,6 +107,7 @@ rule figure_svm_2:
         settings=block_settings(
             config, "svm", [*SVM_RUN_KEYS, "seeds", "figure2"], "workflow/scripts/svm_figure_2.py"
         ),
+        run_settings=SVM_RUN_SETTINGS,
     script:
         "../scripts/svm_figure_2.py"
 
@@ -125,6 +130,7 @@ rule figure_svm_mds:
     params:
         route=ROUTE,
         settings=block_settings(config, "svm", SVM_RUN_KEYS, "workflow/scripts/svm_figure_mds.py"),
+        run_settings=SVM_RUN_SETTINGS,
     script:
         "../scripts/svm_figure_mds.py"
 
@@ -148,6 +154,12 @@ rule svm_scaling:
         whole_node=1,
     params:
         cache_dir=CACHE,
+        settings=block_settings(
+            config,
+            "svm",
+            ["scaling", "C", "train_fraction", "token_pattern", "solver_options"],
+            "workflow/scripts/svm_scaling.py",
+        ),
     script:
         "../scripts/svm_scaling.py"
 

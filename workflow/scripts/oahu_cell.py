@@ -12,6 +12,7 @@ from harness.oahu_experiment import (
     dev_test_split,
     retrieval_rows,
 )
+from harness.settings import settings_hash
 
 start_log(snakemake.log[0])
 torch.set_num_threads(1)  # jobs run in parallel, one core each
@@ -27,6 +28,7 @@ base = {
     "dataset": w.dataset,
     "route": str(d["route"]),
     "config_hash": config_hash(exp),
+    "settings_hash": settings_hash(snakemake.params.settings),  # harness.settings
     "versions": package_versions() + f";torch={torch.__version__}",
 }
 rows, model = classification_rows(method, exp["methods"][method], X, y, seed, exp, base)

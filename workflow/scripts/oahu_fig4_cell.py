@@ -12,6 +12,7 @@ from datasets.preprocess import rng
 from harness.experiment import algorithm_of, fit_learner, grid_labels, params_for_label
 from harness.io import save_csv, start_log
 from harness.oahu_experiment import constraint_stream, dev_test_split, knn_scores, utilization
+from harness.settings import settings_hash
 
 start_log(snakemake.log[0])
 torch.set_num_threads(1)
@@ -47,5 +48,6 @@ row = {
     "macro_f1": ev["macro_f1"],
     "constraint_utilization": utilization(model),
     **timing,
+    "settings_hash": settings_hash(snakemake.params.settings),  # harness.settings
 }
 save_csv(snakemake.output[0], pd.DataFrame([row]))

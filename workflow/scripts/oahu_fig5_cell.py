@@ -11,6 +11,7 @@ from datasets.preprocess import rng, split_per_class
 from evaluation.verification import make_pair_folds
 from harness.io import save_csv, start_log
 from harness.oahu_experiment import subsample, verification_rows
+from harness.settings import settings_hash
 
 start_log(snakemake.log[0])
 torch.set_num_threads(1)
@@ -42,7 +43,7 @@ else:
         "same": folds["same"],
         "fold": folds["fold"],
     }
-base = {"dataset": w.dataset}
+base = {"dataset": w.dataset, "settings_hash": settings_hash(snakemake.params.settings)}
 auc, roc = verification_rows(method, cfg["methods"][method], data, seed, cfg, base)
 save_csv(snakemake.output.auc, pd.DataFrame(auc))
 save_csv(snakemake.output.roc, pd.DataFrame(roc))

@@ -16,6 +16,7 @@ from harness.io import (
     save_npz,
     start_log,
 )
+from harness.settings import settings_hash
 from harness.svm_experiment import (
     NOTIONS,
     document_split,
@@ -83,6 +84,7 @@ rows["corpus"] = notion.corpus
 rows["groups"] = ";".join(groups)
 rows["route"] = snakemake.params.route if notion.corpus == "webkb" else "embedded"
 rows["config_hash"] = config_hash(cfg)
+rows["settings_hash"] = settings_hash(snakemake.params.settings)  # harness.settings
 rows["versions"] = package_versions()
 rows["started_utc"] = started
 rows["peak_rss_mb"] = peak_rss_mb()
@@ -112,6 +114,7 @@ save_npz(
     C=cfg["C"],
     notion=name,
     seed=seed,
+    settings_hash=rows["settings_hash"].iloc[0],
     **extra,
 )
 print(rows.drop(columns=["versions"]).to_string())
