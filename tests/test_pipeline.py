@@ -28,11 +28,21 @@ def ci_run(tmp_path_factory):
             "figure_oasis_3",
             "figure_scaling",
             "performance",
+            # one OAHU Table 3 cell pair and one SVM cell, for the "results follow their inputs"
+            # dry runs (a few seconds)
+            *(str(tmp_path / p) for p in OAHU_SVM_CELLS),
         ],
         tmp_path,
         timeout=1200,
     )
     return tmp_path
+
+
+OAHU_SVM_CELLS = [
+    "oahu/table3/vehicle/seed0/OAHU.csv",
+    "oahu/table3/vehicle/seed0/OASIS.csv",
+    "svm/runs/vehicle/seed0.csv",
+]
 
 
 @NEEDS_APT
@@ -79,8 +89,8 @@ def test_ci_config_reproduces_the_stored_numbers(ci_run):
     assert len(perf) == 6 and (perf.max_rel_diff < 1e-9).all()
 
 
-def _planned_jobs(out, configfile):
-    """(rule, first output) of every job a dry run of table_sdca_2 plans against ``out``."""
+def _planned_jobs(out, configfile, targets=("table_sdca_2",)):
+    """(rule, first output) of every job a dry run of ``targets`` plans against ``out``."""
     import re
     import subprocess
     import sys
@@ -88,12 +98,15 @@ def _planned_jobs(out, configfile):
     from tests.pipeline import ROOT
 
     res = subprocess.run(
-        [sys.executable, "-m", "snakemake", "table_sdca_2", "-n", "--configfile", str(configfile),
+        [sys.executable, "-m", "snakemake", *targets, "-n", "--configfile", str(configfile),
          "--config", f"results_dir={out}", f"figures_dir={out}/figures", "--nolock"],
         cwd=ROOT, capture_output=True, text=True, check=False, timeout=300,
     )
     assert res.returncode == 0, res.stdout + res.stderr
-    jobs = re.findall(r"^(?:local)?rule (\w+):\n(?:.*\n)*?    output: ([^,\n]+)", res.stdout, re.M)
+    # a job of a group ("cells") is listed indented under its group job
+    jobs = re.findall(
+        r"^[ ]*(?:local)?rule (\w+):\n(?:.*\n)*?[ ]+output: ([^,\n]+)", res.stdout, re.M
+    )
     print(res.stdout)  # the plan and Snakemake's reasons, shown when an assertion fails
     return {(rule, str(Path(o).relative_to(out))) for rule, o in jobs}
 
@@ -133,6 +146,70 @@ def test_a_changed_setting_reruns_exactly_the_cells_it_changes(ci_run, tmp_path)
     cells = {o for r, o in jobs if r == "fit_evaluate"}
     assert cells == {f"sdca_table2/runs/vehicle/seed0/{m}.csv" for m in base["sdca_table2"]["methods"]}
     assert not any(r == "split" for r, _ in jobs)
+
+
+@NEEDS_APT
+def test_a_changed_oahu_or_svm_setting_reruns_exactly_the_cells_it_changes(ci_run, tmp_path):
+    """The same for the OAHU and Schultz & Joachims cells: an OAHU grid value reruns OAHU's
+    Table 3 cell and not OASIS's; a Table 3 block value both; a figure-only value (figure7.ks,
+    svm.figure2) none; the SVM C reruns the SVM cell."""
+    import copy
+
+    import yaml
+
+    from tests.pipeline import ROOT
+
+    base = yaml.safe_load((ROOT / "config/ci.yaml").read_text())
+    targets = [str(ci_run / p) for p in OAHU_SVM_CELLS]
+    oahu, oasis, svm = (("oahu_cell", OAHU_SVM_CELLS[0]), ("oahu_cell", OAHU_SVM_CELLS[1]),
+                        ("svm_run", OAHU_SVM_CELLS[2]))
+
+    def plan(mutate):
+        cfg = copy.deepcopy(base)
+        mutate(cfg)
+        path = tmp_path / "cfg.yaml"
+        path.write_text(yaml.safe_dump(cfg, sort_keys=False))
+        return _planned_jobs(ci_run, path, targets)
+
+    assert plan(lambda c: None) == set()
+    t3 = lambda c: c["oahu"]["table3"]  # noqa: E731
+    assert plan(lambda c: t3(c)["methods"]["OAHU"]["grid"].update(tau=[0.3])) == {oahu}
+    assert plan(lambda c: t3(c)["methods"]["OAHU"]["notes"].update(ours="x")) == set()
+    assert plan(lambda c: t3(c).update(k=5)) == {oahu, oasis}
+    assert plan(lambda c: t3(c).update(seeds=[0, 1, 2])) == set()  # existing cells stay
+    assert plan(lambda c: c["oahu"]["figure7"].update(ks=[1, 2])) == set()
+    assert plan(lambda c: c["svm"].update(C=2.0)) == {svm}
+    assert plan(lambda c: c["svm"].update(figure2={"notions": ["vehicle"]})) == set()
+
+
+def test_oahu_and_svm_tables_refuse_rows_made_under_other_settings():
+    import yaml
+
+    from harness.settings import block_settings, check_block_fresh, check_fresh, settings_hash
+    from harness.settings import expected_hashes
+    from tests.pipeline import ROOT
+
+    cfg = yaml.safe_load((ROOT / "config/ci.yaml").read_text())
+    script = "workflow/scripts/oahu_cell.py"
+    good = expected_hashes(cfg, "oahu.table3", script)
+    runs = pd.DataFrame({"dataset": "vehicle", "seed": 0, "algorithm": ["OAHU", "OASIS"],
+                         "settings_hash": [good["OAHU"], good["OASIS"]]})
+    check_fresh(runs, cfg, "oahu.table3", script, "oahu_cell")
+    cfg["oahu"]["table3"]["methods"]["OAHU"]["grid"]["tau"] = [0.9]
+    with pytest.raises(ValueError, match=r"(?s)1 cell\(s\).*OAHU on vehicle, seed 0"):
+        check_fresh(runs, cfg, "oahu.table3", script, "oahu_cell")
+    with pytest.raises(ValueError, match="--forcerun oahu_cell"):
+        check_fresh(runs.drop(columns="settings_hash"), cfg, "oahu.table3", script, "oahu_cell")
+
+    keys = ["C", "n_train_triplets"]
+    settings = block_settings(cfg, "svm", keys, "workflow/scripts/svm_run.py")
+    rows = pd.DataFrame({"method": ["SVM-relative", "Binary"],
+                         "settings_hash": settings_hash(settings)})
+    check_block_fresh(rows, settings, "svm runs", "svm_run")
+    cfg["svm"]["C"] = 7.0
+    other = block_settings(cfg, "svm", keys, "workflow/scripts/svm_run.py")
+    with pytest.raises(ValueError, match="2 row\\(s\\) were computed under other settings"):
+        check_block_fresh(rows, other, "svm runs", "svm_run")
 
 
 def test_a_table_refuses_rows_made_under_other_settings():

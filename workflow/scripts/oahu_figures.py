@@ -12,6 +12,8 @@ import pandas as pd
 
 from harness.io import atomic_path, save_csv, save_text, start_log
 from harness.oahu_experiment import OAHU_CHOICES
+from harness.settings import check_fresh
+from harness.tables import collect
 
 start_log(snakemake.log[0])
 cfg = snakemake.config["oahu"]
@@ -45,7 +47,11 @@ def mean_std(df, keys, col):
 
 if name == "figure_oahu_4":
     c = cfg["figure4"]
-    rows = pd.concat([pd.read_csv(p) for p in snakemake.input.cells], ignore_index=True)
+    rows = collect(snakemake.input.cells)
+    check_fresh(
+        rows, snakemake.config, "oahu.figure4", "workflow/scripts/oahu_fig4_cell.py",
+        "oahu_fig4_cell",
+    )
     s = mean_std(rows, ["algorithm", "n_constraints"], "error_rate")
     alpha = pd.concat([pd.read_csv(p) for p in snakemake.input.alpha], ignore_index=True)
     a = mean_std(alpha, ["layer", "step"], "alpha")
@@ -118,7 +124,11 @@ if name == "figure_oahu_4":
 elif name == "figure_oahu_5":
     c = cfg["figure5"]
     dataset = snakemake.params.dataset
-    auc = pd.concat([pd.read_csv(p) for p in snakemake.input.auc], ignore_index=True)
+    auc = collect(snakemake.input.auc)
+    check_fresh(
+        auc, snakemake.config, "oahu.figure5", "workflow/scripts/oahu_fig5_cell.py",
+        "oahu_fig5_cell",
+    )
     roc = pd.concat([pd.read_csv(p) for p in snakemake.input.roc], ignore_index=True)
     s = mean_std(auc, ["algorithm"], "auc")
     save_csv(out.csv, s)
@@ -176,7 +186,12 @@ elif name == "figure_oahu_5":
 
 else:  # figure_oahu_7
     c = cfg["figure7"]
-    runs = pd.concat([pd.read_csv(p) for p in snakemake.input.runs], ignore_index=True)
+    runs = collect(snakemake.input.runs)
+    for experiment, part in runs.groupby("experiment"):  # Table 3's cells and Figure 7's own
+        check_fresh(
+            part, snakemake.config, f"oahu.{experiment}", "workflow/scripts/oahu_cell.py",
+            "oahu_cell",
+        )
     rec = runs[runs.metric.str.startswith("recall@")].copy()
     rec["K"] = rec.metric.str.slice(7).astype(int)
     s = mean_std(rec, ["dataset", "algorithm", "K"], "value")

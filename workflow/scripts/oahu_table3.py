@@ -7,14 +7,17 @@ import pandas as pd
 from evaluation.classification import paired_ttest
 from harness.io import save_csv, save_text, start_log
 from harness.oahu_experiment import OAHU_CHOICES
-from harness.tables import settings_caption, settings_table
+from harness.settings import check_fresh
+from harness.tables import collect, settings_caption, settings_table
 
 start_log(snakemake.log[0])
 cfg = snakemake.config["oahu"]["table3"]
 route = snakemake.config["data"]["route"]
 datasets, methods = cfg["datasets"], list(cfg["methods"])
 missing = set(snakemake.params.missing)
-runs = pd.concat([pd.read_csv(p) for p in snakemake.input.runs], ignore_index=True)
+runs = collect(snakemake.input.runs)
+# rows made under other settings than the config's are refused (harness.settings)
+check_fresh(runs, snakemake.config, "oahu.table3", "workflow/scripts/oahu_cell.py", "oahu_cell")
 save_csv(snakemake.output.runs, runs)
 METRICS = {  # metric -> higher is better
     "error_rate": False,

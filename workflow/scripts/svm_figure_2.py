@@ -13,11 +13,14 @@ import matplotlib.pyplot as plt
 import pandas as pd
 
 from harness.io import atomic_path, save_text, start_log
+from harness.settings import check_block_fresh
 from harness.svm_experiment import NOTIONS
+from harness.tables import collect
 
 start_log(snakemake.log[0])
 cfg = snakemake.config["svm"]
-runs = pd.concat([pd.read_csv(p) for p in snakemake.input.runs], ignore_index=True)
+runs = collect(snakemake.input.runs)
+check_block_fresh(runs, snakemake.params.run_settings, "svm runs", "svm_run")
 wanted = list(cfg["figure2"]["notions"])
 notions = [n for n in wanted if n in set(runs.notion)]
 missing = [n for n in wanted if n not in notions]

@@ -13,11 +13,20 @@ import numpy as np
 import pandas as pd
 
 from harness.io import atomic_path, save_text, start_log
+from harness.settings import settings_hash
 from harness.svm_experiment import NOTIONS, classical_mds
 
 start_log(snakemake.log[0])
 a = np.load(snakemake.input.topic, allow_pickle=False)
 c = np.load(snakemake.input.topic_c, allow_pickle=False)
+want = settings_hash(snakemake.params.run_settings)  # harness.settings: refuse stale runs
+for path, d in ((snakemake.input.topic, a), (snakemake.input.topic_c, c)):
+    got = str(d["settings_hash"]) if "settings_hash" in d.files else "none"
+    if got != want:
+        raise ValueError(
+            f"{path} was made under other svm settings ({got}) than the config's ({want}); "
+            "rerun rule svm_run (Snakemake's default rerun triggers do)"
+        )
 if not np.array_equal(a["mds_items"], c["mds_items"]):
     raise ValueError("the two MDS runs hold different test items (different splits or subsets)")
 labels = a["mds_labels"].astype(str)

@@ -9,13 +9,16 @@ import numpy as np
 import pandas as pd
 
 from harness.io import save_csv, save_text, start_log
+from harness.settings import check_block_fresh
 from harness.svm_experiment import NOTIONS, percent
-from harness.tables import latex_table, latex_text, settings_caption, settings_table
+from harness.tables import collect, latex_table, latex_text, settings_caption, settings_table
 
 start_log(snakemake.log[0])
 cfg = snakemake.config["svm"]
 route = snakemake.params.route
-runs = pd.concat([pd.read_csv(p) for p in snakemake.input.runs], ignore_index=True)
+runs = collect(snakemake.input.runs)
+# rows made under other svm settings than the config's are refused (harness.settings)
+check_block_fresh(runs, snakemake.params.run_settings, "svm runs", "svm_run")
 save_csv(snakemake.output.runs, runs)
 notions = list(cfg["text_notions"]) + list(cfg["datasets"])
 methods = ["SVM-relative", "SVM-relative-RBF", "Binary", "TFIDF", "Eucl"]
