@@ -147,3 +147,28 @@ def test_settings_provenance_notes_are_validated_and_tabulated():
     methods["Eucl"]["notes"]["protocol"] = "mine"
     with pytest.raises(Exception, match="mine"):
         validate(cfg, str(SCHEMA))
+
+
+@pytest.mark.parametrize("name", ["default", "paper", "ci"])
+def test_every_method_row_of_the_shipped_configs_says_where_its_settings_come_from(name):
+    """Every row of every ``methods:`` block (SDCA Table 2, the image experiment, each OAHU
+    table and figure) and every row of ``svm.notes`` carries ``notes`` with a protocol of
+    ``harness.tables.PROTOCOLS``; an "ours" or "not-in-paper" row says what we chose."""
+    from harness.config import method_blocks
+    from harness.tables import PROTOCOLS
+
+    cfg = yaml.safe_load((ROOT / f"config/{name}.yaml").read_text())
+    rows = [(place, m, mcfg) for place, methods, _ in method_blocks(cfg)
+            for m, mcfg in methods.items()]
+    rows += [("svm.notes", m, {"notes": n}) for m, n in (cfg["svm"].get("notes") or {}).items()]
+    places = {place for place, _, _ in rows}
+    assert {"sdca_table2", "oahu.table3", "oahu.figure4", "oahu.figure5", "oahu.figure7",
+            "svm.notes"} <= places
+    if cfg.get("images", {}).get("methods"):
+        assert "images" in places
+    for place, m, mcfg in rows:
+        notes = (mcfg or {}).get("notes")
+        assert notes, f"{name}: {place}.{m} has no notes"
+        assert notes.get("protocol") in PROTOCOLS, f"{name}: {place}.{m}: {notes}"
+        if notes["protocol"] in ("ours", "not-in-paper"):  # our variant or row: say what it is
+            assert notes.get("ours"), f"{name}: {place}.{m}"
