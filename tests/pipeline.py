@@ -29,3 +29,18 @@ def run_targets(targets, out, configfile="config/ci.yaml", extra=(), timeout=600
         cmd, check=False, cwd=ROOT, capture_output=True, text=True, timeout=timeout
     )
     assert res.returncode == 0, f"pipeline failed:\n{(res.stdout + res.stderr)[-6000:]}"
+
+
+def issue_mentions(out):
+    """Lines of the captions (.md) and LaTeX tables (.tex) under ``out`` that mention an issue
+    (our tracker's numbering means nothing to a reader of the results): "path:line: text"."""
+    import re
+
+    found = []
+    for path in sorted(Path(out).rglob("*")):
+        if path.suffix not in (".md", ".tex") or not path.is_file():
+            continue
+        for i, line in enumerate(path.read_text(errors="replace").splitlines(), 1):
+            if re.search(r"\bissues?\b", line, re.I):
+                found.append(f"{path.relative_to(out)}:{i}: {line.strip()[:120]}")
+    return found

@@ -8,7 +8,7 @@ import pandas as pd
 import pytest
 
 from harness.regression import compare
-from tests.pipeline import run_targets
+from tests.pipeline import issue_mentions, run_targets
 
 
 NEEDS_APT = pytest.mark.skipif(
@@ -87,6 +87,17 @@ def test_ci_config_reproduces_the_stored_numbers(ci_run):
     assert {"avg_cumulative_hinge", "avg_cumulative_squared_hinge"} <= set(curves.metric)
     perf = pd.read_csv(tmp_path / "tables/performance.csv")
     assert len(perf) == 6 and (perf.max_rel_diff < 1e-9).all()
+    assert (perf.protocol == "not-in-paper").all() and perf.our_settings.str.contains("C 0.1").any()
+    others = pd.read_csv(tmp_path / "tables/performance_other_learners.csv").set_index("learner")
+    assert others.loc["ITML-online", "protocol"] == table.set_index("algorithm").loc[
+        "ITML-online", "protocol"
+    ].iloc[0]  # the SDCA Table 2 row's notes
+
+
+@NEEDS_APT
+def test_no_caption_or_table_of_the_ci_run_mentions_an_issue(ci_run):
+    assert issue_mentions(ci_run) == []
+    assert list(ci_run.rglob("*.md")) and list(ci_run.rglob("*.tex"))  # something was checked
 
 
 def _planned_jobs(out, configfile, targets=("table_sdca_2",)):

@@ -6,7 +6,7 @@ import shutil
 import pandas as pd
 import pytest
 
-from tests.pipeline import run_targets
+from tests.pipeline import issue_mentions, run_targets
 
 
 @pytest.mark.skipif(shutil.which("apt-get") is None, reason="the embedded route needs Debian's apt")
@@ -47,6 +47,7 @@ def test_oahu_targets_on_the_ci_config(tmp_path):
     assert {"recall@1", "recall@4", "val_error:tau=0.2"} <= set(runs.metric)
     for ext in ("md", "tex"):
         assert (tmp_path / f"tables/oahu_table3.{ext}").stat().st_size > 0
+    assert issue_mentions(tmp_path) == []  # captions speak to readers, not to our tracker
     for fig in (4, 5, 7):
         for ext in ("png", "pdf", "md"):
             assert (tmp_path / f"figures/figure_oahu_{fig}.{ext}").stat().st_size > 0

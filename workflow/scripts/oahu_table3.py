@@ -8,7 +8,14 @@ from evaluation.classification import paired_ttest
 from harness.io import save_csv, save_text, start_log
 from harness.oahu_experiment import OAHU_CHOICES
 from harness.settings import check_fresh
-from harness.tables import collect, settings_caption, settings_table
+from harness.tables import (
+    collect,
+    latex_table,
+    latex_text,
+    mean_std,
+    settings_caption,
+    settings_table,
+)
 
 start_log(snakemake.log[0])
 cfg = snakemake.config["oahu"]["table3"]
@@ -58,7 +65,7 @@ for d in datasets:
                     "status": "ok",
                     "n_runs": len(v),
                     "mean": v.value.mean(),
-                    "std": v.value.std(ddof=1) if len(v) > 1 else 0.0,
+                    "std": v.value.std(ddof=1) if len(v) > 1 else np.nan,  # one run: n/a
                     "diff": v.value.mean() - paper,
                     "p_vs_OAHU": pval,
                     "vs_OAHU": outcome,
@@ -75,7 +82,7 @@ def cell(r):
     if pd.isna(r["mean"]):  # e.g. U of the Euclidean baseline, which learns nothing
         return "n/a"
     mark = {"win": " (win)", "loss": " (loss)", "tie": " (tie)"}.get(r.vs_OAHU, "")
-    return f"{r['mean']:.3f} ± {r['std']:.3f}{mark}"
+    return mean_std(r["mean"], r["std"], r["n_runs"], 3) + mark  # one run: "± n/a"
 
 
 def paper_cell(r):
@@ -83,7 +90,7 @@ def paper_cell(r):
 
 
 blocks = []
-latex = []
+tabs = {}
 for metric in METRICS:
     s = summary[summary.metric == metric].set_index(["algorithm", "dataset"])
     tab = pd.DataFrame(index=pd.Index(methods, name="method"))
@@ -91,7 +98,7 @@ for metric in METRICS:
         tab[f"{d} (ours)"] = [cell(s.loc[(m, d)]) for m in methods]
         tab[f"{d} (paper)"] = [paper_cell(s.loc[(m, d)]) for m in methods]
     blocks += [f"## {metric}", "", tab.to_markdown(), ""]
-    latex.append(tab.to_latex().replace("±", r"$\pm$"))
+    tabs[metric] = tab
 wtl = summary[summary.vs_OAHU.isin(["win", "tie", "loss"])]
 counts = wtl.groupby(["algorithm", "vs_OAHU"]).size().unstack(fill_value=0)
 for k in ("win", "tie", "loss"):
@@ -228,6 +235,16 @@ md = [
     "",
 ]
 save_text(snakemake.output.md, "\n".join(md))
-settings = " ".join(settings_caption(cfg["methods"])[2:])
-save_text(snakemake.output.tex, "\n".join(latex) + "\n% " + " ".join(caption) + " " + settings + "\n")
+# one LaTeX float per metric (harness.tables.latex_table); the first carries the whole caption
+full = latex_text(" ".join(caption + settings_caption(cfg["methods"])[:1]
+                           + settings_caption(cfg["methods"])[2:]))
+latex = [
+    latex_table(
+        tab,
+        latex_text(f"OAHU paper, Table 3: {metric.replace('_', ' ')}.")
+        + (" " + full if i == 0 else " Caption: see the first table."),
+    )
+    for i, (metric, tab) in enumerate(tabs.items())
+]
+save_text(snakemake.output.tex, "\n".join(latex))
 print(summary.to_string())

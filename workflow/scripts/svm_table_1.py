@@ -11,7 +11,14 @@ import pandas as pd
 from harness.io import save_csv, save_text, start_log
 from harness.settings import check_block_fresh
 from harness.svm_experiment import NOTIONS, percent
-from harness.tables import collect, latex_table, latex_text, settings_caption, settings_table
+from harness.tables import (
+    collect,
+    latex_table,
+    latex_text,
+    mean_std,
+    settings_caption,
+    settings_table,
+)
 
 start_log(snakemake.log[0])
 cfg = snakemake.config["svm"]
@@ -84,8 +91,7 @@ save_csv(snakemake.output.csv, summary)
 def cell(r):
     if r.status != "ok":
         return r.status
-    spread = "n/a" if pd.isna(r["std"]) else f"{100 * r['std']:.2f}"
-    return f"{100 * r['mean']:.2f} ± {spread}"
+    return mean_std(100 * r["mean"], 100 * r["std"], r["n_seeds"], 2)  # one seed: "± n/a"
 
 
 wide = {}

@@ -1,0 +1,154 @@
+"""Result scripts on small hand-made inputs, run in-process: the OAHU and Schultz & Joachims
+figure scripts draw each method in its harness.plots colour and marker (the same in every figure)
+and clip error bars to the metric's range (a rate in [0, 1], a percentage in [0, 100]; the figure
+is read back just before the script closes it); OAHU's Table 3 shows no spread for one run."""
+
+from __future__ import annotations
+
+import runpy
+import types
+from pathlib import Path
+
+import matplotlib
+import numpy as np
+import pandas as pd
+import pytest
+import yaml
+from matplotlib.colors import to_rgba
+from snakemake.utils import validate
+
+from harness.plots import method_style
+from harness.settings import expected_hashes, settings_hash
+
+ROOT = Path(__file__).resolve().parents[1]
+
+
+class _Named(list):
+    def __init__(self, items=(), **named):
+        super().__init__(items)
+        self.__dict__.update(named)
+
+
+def _config():
+    cfg = yaml.safe_load((ROOT / "config/ci.yaml").read_text())
+    validate(cfg, str(ROOT / "workflow/schemas/config.schema.yaml"))
+    return cfg
+
+
+def _run(script, monkeypatch, **snakemake):
+    """Run ``workflow/scripts/<script>`` with a stand-in ``snakemake`` object; returns the
+    figures it closed."""
+    import matplotlib.pyplot as plt
+
+    closed = []
+    real_close = plt.close
+    monkeypatch.setattr(plt, "close", lambda fig=None: closed.append(fig) or real_close(fig))
+    monkeypatch.setattr("harness.io.start_log", lambda path: None)  # keep pytest's capture
+    sm = types.SimpleNamespace(**snakemake)
+    runpy.run_path(str(ROOT / "workflow/scripts" / script), init_globals={"snakemake": sm})
+    return [f for f in closed if isinstance(f, matplotlib.figure.Figure)]
+
+
+def _outputs(tmp_path, names):
+    return _Named(**{n: str(tmp_path / f"out.{n}") for n in names})
+
+
+def _same_colour(a, b):
+    return np.allclose(to_rgba(a), to_rgba(b))
+
+
+def test_oahu_figure_4_draws_each_method_in_its_style_with_bars_inside_0_1(tmp_path, monkeypatch):
+    cfg = _config()
+    fig4 = cfg["oahu"]["figure4"]
+    good = expected_hashes(cfg, "oahu.figure4", "workflow/scripts/oahu_fig4_cell.py")
+    cells = []
+    for m in fig4["methods"]:
+        for n in fig4["n_constraints"]:
+            for seed, err in ((0, 0.02), (1, 0.30)):  # mean 0.16, std 0.2: bar to -0.04
+                path = tmp_path / f"{m}_{n}_{seed}.csv"
+                pd.DataFrame([{"dataset": fig4["dataset"], "seed": seed, "algorithm": m,
+                               "n_constraints": n, "error_rate": err,
+                               "settings_hash": good[m]}]).to_csv(path, index=False)
+                cells.append(str(path))
+    alpha = tmp_path / "alpha.csv"
+    pd.DataFrame({"seed": 0, "step": [1, 1, 10, 10], "layer": [0, 1, 0, 1],
+                  "alpha": [0.5, 0.5, 0.3, 0.7]}).to_csv(alpha, index=False)
+    figs = _run(
+        "oahu_figures.py", monkeypatch, config=cfg, rule="figure_oahu_4",
+        input=_Named(cells=cells, alpha=[str(alpha)]), log=[str(tmp_path / "log")],
+        output=_outputs(tmp_path, ["png", "pdf", "md", "csv"]),
+        params=types.SimpleNamespace(),
+    )
+    ax = figs[-1].axes[0]
+    assert len(ax.containers) == len(fig4["methods"])
+    for bars in ax.containers:
+        line, _, (segments,) = bars.lines
+        m = bars.get_label()
+        assert _same_colour(line.get_color(), method_style(m)["color"]), m
+        assert line.get_marker() == method_style(m)["marker"], m
+        ends = np.concatenate([s[:, 1] for s in segments.get_segments()])
+        assert ends.min() == pytest.approx(0.0) and ends.max() <= 1.0  # clipped, not -0.04
+
+
+def test_svm_figure_2_draws_svm_relative_and_baselines_in_their_styles(tmp_path, monkeypatch):
+    cfg = _config()
+    notion = cfg["svm"]["datasets"][0]
+    cfg["svm"]["figure2"] = {"notions": [notion]}
+    run_settings = {"svm": {"C": 1.0}}
+    rows = []
+    for seed, acc in ((0, 0.90), (1, 0.999)):  # mean 94.95 %, std 7.0: the bar would pass 100 %
+        for n in (30, 100):
+            rows.append({"notion": notion, "method": "SVM-relative", "variant": "none",
+                         "n_train_triplets": n, "triplet_accuracy": acc, "seed": seed})
+        rows.append({"notion": notion, "method": "Eucl", "variant": "scaled",
+                     "n_train_triplets": 0, "triplet_accuracy": 0.7, "seed": seed})
+    runs = pd.DataFrame(rows).assign(n_test_triplets=500,
+                                     settings_hash=settings_hash(run_settings))
+    runs.to_csv(tmp_path / "runs.csv", index=False)
+    figs = _run(
+        "svm_figure_2.py", monkeypatch, config=cfg, input=_Named(runs=[str(tmp_path / "runs.csv")]),
+        log=[str(tmp_path / "log")], output=_outputs(tmp_path, ["png", "pdf", "md"]),
+        params=types.SimpleNamespace(run_settings=run_settings, route="embedded"),
+    )
+    ax = figs[-1].axes[0]
+    (bars,) = ax.containers
+    line, _, (segments,) = bars.lines
+    assert _same_colour(line.get_color(), method_style("SVM-relative")["color"])
+    assert line.get_marker() == method_style("SVM-relative")["marker"]
+    ends = np.concatenate([s[:, 1] for s in segments.get_segments()])
+    assert ends.max() == pytest.approx(100.0)  # clipped at 100 %
+    eucl = [x for x in ax.lines if x.get_label().startswith("Eucl")]
+    assert len(eucl) == 1 and _same_colour(eucl[0].get_color(), method_style("Eucl")["color"])
+
+
+def test_oahu_table_3_gives_no_spread_for_a_single_run(tmp_path, monkeypatch):
+    """One seed: the CSV's std is NaN and the Markdown and LaTeX cells read "± n/a"
+    (harness.tables.mean_std), never "± 0.000"; the CSV carries the settings provenance
+    columns and the LaTeX is one captioned float per metric (harness.tables.latex_table)."""
+    cfg = _config()
+    t3 = cfg["oahu"]["table3"]
+    t3["seeds"] = [0]
+    good = expected_hashes(cfg, "oahu.table3", "workflow/scripts/oahu_cell.py")
+    rows = [
+        {"experiment": "table3", "dataset": "vehicle", "seed": 0, "algorithm": m,
+         "params_label": "tau=0.2" if m == "OAHU" else "", "metric": metric, "value": value,
+         "settings_hash": good[m]}
+        for m in t3["methods"]
+        for metric, value in (("error_rate", 0.3), ("macro_f1", 0.6),
+                              ("constraint_utilization", 1.0))
+    ]
+    pd.DataFrame(rows).to_csv(tmp_path / "runs.csv", index=False)
+    _run(
+        "oahu_table3.py", monkeypatch, config=cfg, input=_Named(runs=[str(tmp_path / "runs.csv")]),
+        log=[str(tmp_path / "log")], output=_outputs(tmp_path, ["runs", "csv", "md", "tex"]),
+        params=types.SimpleNamespace(paper_results=str(ROOT / "config/paper_results.csv"),
+                                     missing=["emnist"]),
+    )
+    table = pd.read_csv(tmp_path / "out.csv")
+    ok = table[table.status == "ok"]
+    assert len(ok) == 3 * len(t3["methods"]) and ok["std"].isna().all() and (ok.n_runs == 1).all()
+    assert {"protocol", "paper_settings", "our_settings"} <= set(table.columns)
+    md, tex = (tmp_path / "out.md").read_text(), (tmp_path / "out.tex").read_text()
+    assert "0.300 ± n/a" in md and "± 0.000" not in md
+    assert r"0.300 $\pm$ n/a" in tex and tex.count(r"\begin{table}") == 3
+    assert tex.count(r"\caption{") == 3 and "Settings per row" in tex
