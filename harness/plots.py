@@ -25,7 +25,7 @@ _STYLE_ORDER = [
     "OASIS", "SDCA", "LEGO", "OAHU", "ITML", "LMNN", "RCA", "Eucl", "OPML", "RDML", "COMET",
     "SparseCOMET", "ITML-online", "OASIS-authors-C", "OASIS-sym", "OASIS-psd-1000",
     "OASIS-psd-end", "Dissim-OASIS", "SDCA-random", "OAHU-init", "OAHU-combined", "SVM-relative",
-    "SVM-relative-rbf", "Binary", "TFIDF",
+    "SVM-relative-RBF", "Binary", "TFIDF",
 ]
 
 

@@ -12,6 +12,7 @@ import pandas as pd
 
 from harness.io import atomic_path, save_csv, save_text, start_log
 from harness.oahu_experiment import OAHU_CHOICES
+from harness.plots import clipped_band, method_style
 from harness.settings import check_fresh
 from harness.tables import collect
 
@@ -45,6 +46,16 @@ def mean_std(df, keys, col):
     return s
 
 
+def errorbars(ax, x, g, label, limits=(0.0, 1.0)):
+    """Mean with error bars of +- one std clipped to the metric's range (harness.plots), in the
+    method's colour and marker (the same in every figure)."""
+    low, high = clipped_band(g["mean"], g["std"], limits)
+    ax.errorbar(
+        x, g["mean"], yerr=[g["mean"] - low, high - g["mean"]], ms=3, capsize=3, label=label,
+        **method_style(label),
+    )
+
+
 if name == "figure_oahu_4":
     c = cfg["figure4"]
     rows = collect(snakemake.input.cells)
@@ -58,9 +69,7 @@ if name == "figure_oahu_4":
     save_csv(out.csv, s)
     fig, (ax1, ax2) = plt.subplots(1, 2, figsize=(10, 3.8), dpi=150)
     for m, g in s.groupby("algorithm", sort=False):
-        ax1.errorbar(
-            g.n_constraints, g["mean"], yerr=g["std"], marker="o", ms=3, capsize=3, label=m
-        )
+        errorbars(ax1, g.n_constraints, g, m)
     ax1.set_xscale("log")
     ax1.set_xlabel("number of constraints (uniform subsample of the stream)")
     ax1.set_ylabel(f"kNN (k = {c['k']}) test error rate")
@@ -139,15 +148,12 @@ elif name == "figure_oahu_5":
         curves = [np.interp(grid, g.fpr, g.tpr) for _, g in r.groupby(["seed", "fold"])]
         mu, sd = np.mean(curves, axis=0), np.std(curves, axis=0)
         row = s[s.algorithm == m].iloc[0]
-        (line,) = ax.plot(grid, mu, lw=1.4, label=f"{m} (AUC {row['mean']:.3f} ± {row['std']:.3f})")
-        ax.fill_between(
-            grid,
-            np.clip(mu - sd, 0, 1),
-            np.clip(mu + sd, 0, 1),
-            alpha=0.15,
-            color=line.get_color(),
-            lw=0,
+        (line,) = ax.plot(
+            grid, mu, lw=1.4, ms=3, markevery=10,
+            label=f"{m} (AUC {row['mean']:.3f} ± {row['std']:.3f})", **method_style(m),
         )
+        low, high = clipped_band(mu, sd, (0.0, 1.0))
+        ax.fill_between(grid, low, high, alpha=0.15, color=line.get_color(), lw=0)
     ax.plot([0, 1], [0, 1], ls=":", color="grey", lw=0.8)
     ax.set_xlabel("false positive rate")
     ax.set_ylabel("true positive rate")
@@ -202,7 +208,7 @@ else:  # figure_oahu_7
     )
     for ax, d in zip(axes[0], datasets):
         for m, g in s[s.dataset == d].groupby("algorithm", sort=False):
-            ax.errorbar(g.K, g["mean"], yerr=g["std"], marker="o", ms=3, capsize=2, label=m)
+            errorbars(ax, g.K, g, m)
         ax.set_xscale("log", base=2)
         ax.set_xticks(c["ks"], [str(k) for k in c["ks"]])
         ax.set_xlabel("K")

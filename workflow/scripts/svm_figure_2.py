@@ -13,6 +13,7 @@ import matplotlib.pyplot as plt
 import pandas as pd
 
 from harness.io import atomic_path, save_text, start_log
+from harness.plots import clipped_band, method_style
 from harness.settings import check_block_fresh
 from harness.svm_experiment import NOTIONS
 from harness.tables import collect
@@ -38,20 +39,22 @@ fig, axes = plt.subplots(1, n, figsize=(4.2 * n, 3.3), dpi=150, squeeze=False)
 styles = {"Binary": "--", "TFIDF": ":", "Eucl": "-."}
 for ax, notion in zip(axes.ravel(), notions):
     c = curve[curve.notion == notion]
+    mean = 100 * c["mean"]
+    low, high = clipped_band(mean, 100 * c["std"].fillna(0.0), (0.0, 100.0))  # a percentage
     ax.errorbar(
         c.n_train_triplets,
-        100 * c["mean"],
-        yerr=100 * c["std"].fillna(0.0),
-        marker="o",
+        mean,
+        yerr=[mean - low, high - mean],
         ms=3,
         capsize=2,
         label="SVM-relative (learned, A = I)",
+        **method_style("SVM-relative"),
     )
     for r in best[best.notion == notion].itertuples():
         ax.axhline(
             100 * r.mean,
             ls=styles.get(r.method, "-"),
-            color="gray",
+            color=method_style(r.method)["color"],
             lw=1.2,
             label=f"{r.method} [{r.variant}] (static)",
         )
