@@ -315,6 +315,7 @@ PREPARED_READERS = {
     "oahu_fig5_cell": {"dataset": "vehicle", "seed": "0", "method": "LEGO"},
     "svm_run": {"notion": "vehicle", "seed": "0"},
     "images_features": {"dataset": "fashion_mnist_pixels", "seed": "0"},
+    "oahu_sensitivity": {},
 }
 
 _RUN_SCRIPTS = """

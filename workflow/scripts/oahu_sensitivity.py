@@ -16,6 +16,7 @@ import numpy as np
 import pandas as pd
 import torch
 
+from datasets.base import load_prepared
 from harness.experiment import fit_learner
 from harness.io import now, save_csv, save_text, start_log
 from harness.oahu_experiment import OAHU_CHOICES, constraint_stream, dev_test_split, knn_scores
@@ -66,7 +67,7 @@ for factor in ("eta", "n_epochs", "momentum", "n_seeds", "reference"):
         if v != BASE[factor]:
             settings.append((factor, {**BASE, factor: v}))
 
-d = np.load(snakemake.input[0], allow_pickle=False)
+d = load_prepared(snakemake.input[0], ["X", "y"])  # refuses a corrupt file (sha256 sidecar)
 X, y = d["X"], d["y"]
 print(f"[{now()}] {dataset} {X.shape}: {len(settings)} settings, seeds {t3['seeds']}")
 
