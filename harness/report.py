@@ -150,6 +150,10 @@ def parse_pipe_table(lines: list[str]) -> pd.DataFrame:
     return pd.DataFrame(cells[2:], columns=cells[0])
 
 
+def _bold(text: str) -> str:
+    return re.sub(r"\*\*(\S(?:.*?\S)?)\*\*", r"<strong>\1</strong>", text)
+
+
 def md_to_html(md: str) -> str:
     """A Markdown caption as HTML: headings, paragraphs line by line (escaped), pipe tables as
     tables (as preformatted text when they do not parse)."""
@@ -167,7 +171,7 @@ def md_to_html(md: str) -> str:
                 level = min(len(text) - len(text.lstrip("#")), 4)
                 out.append(f"<h{level}>{html.escape(text.lstrip('#').strip())}</h{level}>")
             elif text:
-                out.append(f'<p class="caption">{html.escape(text)}</p>')
+                out.append(f'<p class="caption">{_bold(html.escape(text))}</p>')
     return "\n".join(out)
 
 
@@ -179,7 +183,7 @@ def table_page(md: str, csv: pd.DataFrame, csv_name: str) -> str:
         f"<style>{_CSS}</style></head><body>\n"
         + md_to_html(md)
         + f"\n<h3>All rows and columns ({html.escape(csv_name)})</h3>\n"
-        + csv.to_html(index=False, na_rep="n/a", escape=True)
+        + csv.to_html(index=False, na_rep="n/a", escape=True, float_format=_number)
         + "\n</body></html>\n"
     )
 
@@ -187,8 +191,8 @@ def table_page(md: str, csv: pd.DataFrame, csv_name: str) -> str:
 # --- paper vs ours ----------------------------------------------------------------------------
 
 PVO_COLUMNS = [
-    "paper", "artifact", "dataset", "method", "metric", "paper_value", "our_table",
-    "our_algorithm", "our_mean", "our_std", "n_seeds", "diff", "status", "protocol",
+    "paper", "artifact", "dataset", "method", "metric", "paper_value", "our_algorithm",
+    "our_mean", "our_std", "diff", "n_seeds", "status", "protocol", "our_table",
     "paper_settings", "our_settings",
 ]
 
@@ -242,6 +246,10 @@ def paper_vs_ours(paper_results: pd.DataFrame, tables: dict[str, pd.DataFrame]) 
 
 def _close(col: pd.Series, value: float) -> pd.Series:
     return (pd.to_numeric(col, errors="coerce") - float(value)).abs() <= 1e-9
+
+
+def _number(x: float) -> str:
+    return f"{x:.4g}"
 
 
 PVO_CAPTION = (

@@ -1,0 +1,254 @@
+"""The Snakemake report and cluster execution (issue 13 items 1-2).
+
+Unit checks of harness/report.py (captions survive Snakemake's Jinja + reStructuredText
+rendering as the same text; pipe tables parse back to their cells; the paper-vs-ours join), then
+one real `reproduce_all` of the CI config that two pipeline tests share: `snakemake --report`
+(HTML and zip) holds every table and figure of the run with its caption and category, and the
+CI config's Table 2 run through `snakemake-executor-plugin-cluster-generic` (each job a separate
+local process started by a submit script, no --cores) gives the numbers of the local run."""
+
+import json
+import re
+import shutil
+import subprocess
+import sys
+import textwrap
+import zipfile
+
+import numpy as np
+import pandas as pd
+import pytest
+
+from harness.report import ITEMS, md_to_rst, parse_pipe_table, paper_vs_ours, rst_escape
+from tests.pipeline import ROOT, run_targets
+
+NEEDS_APT = pytest.mark.skipif(
+    shutil.which("apt-get") is None, reason="the embedded route needs Debian's apt"
+)
+
+
+# --- captions and pages ----------------------------------------------------------------------
+
+
+def _render_caption(rst):
+    """As Snakemake renders a report caption: Jinja first, then docutils to HTML."""
+    from docutils.core import publish_parts
+    from jinja2 import Environment
+
+    text = Environment(trim_blocks=True, lstrip_blocks=True).from_string(rst).render()
+    return publish_parts(text, writer_name="html")["body"]
+
+
+def _text(html_body):
+    import html
+
+    return html.unescape(re.sub(r"<[^>]+>", "", html_body))
+
+
+def test_a_caption_reaches_the_report_as_its_own_text():
+    line = (
+        "figure_sdca_1_hinge.png: *not* a `role`, |sub|, [1]_, {{ x }}, {% raw %}, {# c #}, "
+        "a\\b, <tag>, mu: 0.5, ||x - y||^2"
+    )
+    md = f"# Title with under_scores\n\n{line}\nsecond line\n\n| a | b |\n|:--|--:|\n| 1 | x_y |\n"
+    body = _render_caption(md_to_rst(md))
+    assert "system-message" not in body and "System Message" not in body
+    text = _text(body)
+    assert "Title with under_scores" in text
+    assert line in text and "second line" in text
+    assert "| 1 | x_y |" in text  # the table as a literal block
+    assert "<strong>Title with under_scores</strong>" in body
+    # a table's caption leaves its table out (the page shows it)
+    assert "| 1 | x_y |" not in _text(_render_caption(md_to_rst(md, keep_tables=False)))
+
+
+def test_markdown_bold_stays_bold_and_nothing_else_is_markup():
+    assert rst_escape("**OAHU-combined** [not-in-paper") == "**OAHU-combined** \\[not-in-paper"
+    body = _render_caption(md_to_rst("**OAHU-combined** [not-in-paper, ours]: a_b"))
+    assert "<strong>OAHU-combined</strong>" in body
+    assert _text(body).strip() == "OAHU-combined [not-in-paper, ours]: a_b"
+
+
+def test_a_pipe_table_parses_back_to_its_cells():
+    df = pd.DataFrame({"method": ["OASIS", "SDCA"], "mean": [0.285451, 0.474334]})
+    back = parse_pipe_table(df.to_markdown(index=False).splitlines())
+    assert list(back.columns) == ["method", "mean"]
+    assert back["method"].tolist() == ["OASIS", "SDCA"]
+    assert np.allclose(back["mean"].astype(float), df["mean"])
+    with pytest.raises(ValueError):
+        parse_pipe_table(["| a | b |", "| 1 | 2 |"])
+
+
+def test_paper_vs_ours_sets_every_stated_number_beside_the_rows_that_carry_it():
+    ref = pd.DataFrame(
+        [
+            ["sdca_relative_similarity", "table2", "vehicle", "ITML", "mAP", 0.4142],
+            ["sdca_relative_similarity", "table2", "vowel", "SDCA", "mAP", 0.5],
+            ["sdca_relative_similarity", "figure1", "caltech256", "OASIS", "loss", 0.58],
+            ["oahu", "table3", "fashion_mnist", "OAHU", "error_rate", 0.2],
+        ],
+        columns=["paper", "artifact", "dataset", "method", "metric", "value"],
+    )
+    t2 = pd.DataFrame(
+        {
+            "dataset": ["vehicle", "vehicle", "vehicle"],
+            "algorithm": ["ITML", "ITML-online", "Eucl"],
+            "mean": [0.45, 0.40, 0.37],
+            "std": [0.01, 0.02, 0.0],
+            "n_seeds": [5, 5, 5],
+            "paper": [0.4142, 0.4142, 0.3697],
+            "status": ["ok", "ok", "ok"],
+            "protocol": ["ours", "paper", "paper"],
+        }
+    )
+    out = paper_vs_ours(ref, {"sdca_table2": t2})
+    itml = out[out.method == "ITML"].set_index("our_algorithm")
+    assert set(itml.index) == {"ITML", "ITML-online"}  # two rows carry the one number
+    assert itml.loc["ITML", "diff"] == pytest.approx(0.45 - 0.4142)
+    assert itml.loc["ITML-online", "diff"] == pytest.approx(0.40 - 0.4142)
+    assert itml.loc["ITML-online", "protocol"] == "paper"
+    status = out.set_index("method").status
+    assert status["SDCA"] == "no row of ours carries it"
+    assert status["OASIS"] == "no table of ours compares with it"
+    assert status["OAHU"] == "table not built in this run"
+    assert len(out) == 5
+
+
+# --- one CI run shared by the report and cluster tests ----------------------------------------
+
+
+@pytest.fixture(scope="module")
+def ci_all(tmp_path_factory):
+    """`reproduce_all` of the CI config (every table and figure it builds, and the report pages)."""
+    out = tmp_path_factory.mktemp("ci_all")
+    run_targets(["reproduce_all"], out, timeout=1500)
+    return out
+
+
+def _report(out, target, *extra):
+    res = subprocess.run(
+        [
+            sys.executable, "-m", "snakemake", "reproduce_all", "--report", str(target),
+            "--configfile", "config/ci.yaml",
+            "--config", f"results_dir={out}", f"figures_dir={out}/figures", "--nolock", *extra,
+        ],
+        cwd=ROOT, capture_output=True, text=True, check=False, timeout=600,
+    )
+    assert res.returncode == 0, (res.stdout + res.stderr)[-6000:]
+
+
+def _embedded(html, name):
+    m = re.search(rf"^\s*var {name} = (\{{.*\}});\s*$", html, re.M)
+    assert m, f"no {name} in the report"
+    return json.loads(m.group(1))
+
+
+@NEEDS_APT
+def test_the_report_holds_every_table_and_figure_with_its_caption(ci_all, tmp_path):
+    """Without --cores (the issue: it used to fail), as HTML and as zip."""
+    _report(ci_all, tmp_path / "report.html")
+    html = (tmp_path / "report.html").read_text()
+    results = _embedded(html, "results")
+    by_name = {r["name"]: r for r in results.values()}
+    figures = {p.name for p in (ci_all / "figures").glob("*.png")}
+    pages = {f"{n}.html" for n, item in ITEMS.items() if item.kind == "table"}
+    # every figure the run made (the CI config builds all of them) and every table's page
+    assert len(figures) >= 11 and figures <= set(by_name)
+    assert pages <= set(by_name)
+    assert set(by_name) == figures | pages
+    for name, rec in by_name.items():
+        item = ITEMS[name.removesuffix(".png").removesuffix(".html").removesuffix("_hinge")]
+        assert rec["labels"]["item"].startswith(item.label)
+        assert len(_text(rec["caption"])) > 40, name  # the rule's caption, not a stub
+        assert "System Message" not in rec["caption"], name
+    # the caption is the figure rule's own Markdown text
+    md = (ci_all / "figures/figure_sdca_2.md").read_text().splitlines()[2]
+    assert md.strip()[:60] in _text(by_name["figure_sdca_2.png"]["caption"])
+    categories = _embedded(html, "categories")
+    assert {"Wu et al. 2014 (SDCA)", "Schultz & Joachims 2003", "Gao et al. 2019 (OAHU)",
+            "Chechik et al. 2010 (OASIS)", "Paper vs ours"} <= set(categories)
+    # the paper-vs-ours page: Table 2's vehicle numbers beside ours
+    pvo = pd.read_csv(ci_all / "report/paper_vs_ours.csv")
+    t2 = pd.read_csv(ci_all / "tables/sdca_table2.csv")
+    row = pvo[(pvo.our_table == "sdca_table2") & (pvo.our_algorithm == "OASIS-authors-C")]
+    mine = t2[(t2.dataset == "vehicle") & (t2.algorithm == "OASIS-authors-C")].iloc[0]
+    assert row.our_mean.iloc[0] == pytest.approx(mine["mean"])
+    assert row.paper_value.iloc[0] == pytest.approx(mine["paper"])
+    # the zip report: the same items as files
+    _report(ci_all, tmp_path / "report.zip")
+    names = zipfile.ZipFile(tmp_path / "report.zip").namelist()
+    assert any(n.endswith("report.html") for n in names)
+    for f in figures | pages:
+        assert any(n.endswith("/" + f) for n in names), f
+
+
+SUBMIT = textwrap.dedent('''\
+    """Submit script of the cluster-generic test: start the jobscript as a detached local process,
+    print a job id. The exit code lands in jobs/<id>.rc; the script itself is kept as jobs/<id>.sh."""
+    import os, shutil, subprocess, sys, uuid
+    here = os.path.dirname(os.path.abspath(__file__))
+    jid = uuid.uuid4().hex[:12]
+    jobs = os.path.join(here, "jobs")
+    os.makedirs(jobs, exist_ok=True)
+    shutil.copy(sys.argv[-1], os.path.join(jobs, jid + ".sh"))
+    rc = os.path.join(jobs, jid + ".rc")
+    subprocess.Popen(
+        ["bash", "-c", 'bash "$1" > "$2" 2>&1; echo $? > "$3.tmp"; mv "$3.tmp" "$3"', "_",
+         sys.argv[-1], os.path.join(jobs, jid + ".log"), rc],
+        start_new_session=True, stdin=subprocess.DEVNULL, stdout=subprocess.DEVNULL,
+        stderr=subprocess.DEVNULL,
+    )
+    print(jid)
+''')
+
+STATUS = textwrap.dedent('''\
+    import os, sys
+    rc = os.path.join(os.path.dirname(os.path.abspath(__file__)), "jobs", sys.argv[1] + ".rc")
+    if not os.path.exists(rc):
+        print("running")
+    else:
+        print("success" if open(rc).read().strip() == "0" else "failed")
+''')
+
+
+@NEEDS_APT
+def test_cluster_generic_run_gives_the_local_numbers(ci_all, tmp_path):
+    """Table 2 of the CI config through the cluster-generic executor: the fit cells are grouped
+    (group "cells", --group-components), the local rules (data, table) stay in the main process,
+    no --cores is given; the table equals the local run's (its timing column aside)."""
+    prof = tmp_path / "profile"
+    prof.mkdir()
+    (prof / "submit.py").write_text(SUBMIT)
+    (prof / "status.py").write_text(STATUS)
+    (prof / "config.yaml").write_text(textwrap.dedent(f"""\
+        executor: cluster-generic
+        cluster-generic-submit-cmd: "{sys.executable} {prof}/submit.py"
+        cluster-generic-status-cmd: "{sys.executable} {prof}/status.py"
+        jobs: 2
+        local-cores: 1
+        latency-wait: 30
+        max-status-checks-per-second: 5
+        group-components:
+          - cells=4
+    """))
+    out = tmp_path / "run"
+    res = subprocess.run(
+        [
+            sys.executable, "-m", "snakemake", "table_sdca_2", "--profile", str(prof),
+            "--configfile", "config/ci.yaml",
+            "--config", f"results_dir={out}", f"figures_dir={out}/figures", "--nolock",
+        ],
+        cwd=ROOT, capture_output=True, text=True, check=False, timeout=900,
+    )
+    logs = "".join(p.read_text() for p in sorted((prof / "jobs").glob("*.log")))
+    assert res.returncode == 0, (res.stdout + res.stderr)[-6000:] + logs[-3000:]
+    scripts = [p.read_text() for p in (prof / "jobs").glob("*.sh")]
+    assert scripts, "no job was submitted"
+    assert any("fit_evaluate" in s for s in scripts)
+    assert not any(re.search(r"table_sdca_2|prepare_dataset", s) for s in scripts)
+    # grouped: fewer cluster jobs than fit cells
+    cells = len(list((out / "sdca_table2/runs").rglob("*.csv")))
+    assert 0 < len(scripts) < cells
+    local = pd.read_csv(ci_all / "tables/sdca_table2.csv").drop(columns="fit_wall_s")
+    cluster = pd.read_csv(out / "tables/sdca_table2.csv").drop(columns="fit_wall_s")
+    pd.testing.assert_frame_equal(cluster, local, check_exact=False, rtol=1e-12, atol=1e-12)
