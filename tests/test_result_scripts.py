@@ -71,14 +71,20 @@ def test_oahu_figure_4_draws_each_method_in_its_style_with_bars_inside_0_1(tmp_p
                                "settings_hash": good[m]}]).to_csv(path, index=False)
                 cells.append(str(path))
     alpha = tmp_path / "alpha.csv"
-    pd.DataFrame({"seed": 0, "step": [1, 1, 10, 10], "layer": [0, 1, 0, 1],
-                  "alpha": [0.5, 0.5, 0.3, 0.7]}).to_csv(alpha, index=False)
-    figs = _run(
-        "oahu_figures.py", monkeypatch, config=cfg, rule="figure_oahu_4",
-        input=_Named(cells=cells, alpha=[str(alpha)]), log=[str(tmp_path / "log")],
-        output=_outputs(tmp_path, ["png", "pdf", "md", "csv"]),
+    t3_hash = expected_hashes(cfg, "oahu.table3", "workflow/scripts/oahu_cell.py")["OAHU"]
+    trace = pd.DataFrame({"dataset": fig4["dataset"], "seed": 0, "algorithm": "OAHU",
+                          "settings_hash": t3_hash, "step": [1, 1, 10, 10], "layer": [0, 1, 0, 1],
+                          "alpha": [0.5, 0.5, 0.3, 0.7]})
+    trace.assign(settings_hash="s000000000000").to_csv(alpha, index=False)
+    run = dict(
+        config=cfg, rule="figure_oahu_4", input=_Named(cells=cells, alpha=[str(alpha)]),
+        log=[str(tmp_path / "log")], output=_outputs(tmp_path, ["png", "pdf", "md", "csv"]),
         params=types.SimpleNamespace(),
     )
+    with pytest.raises(ValueError, match="OAHU on vehicle, seed 0: settings s000000000000"):
+        _run("oahu_figures.py", monkeypatch, **run)  # a stale alpha trace is refused
+    trace.to_csv(alpha, index=False)
+    figs = _run("oahu_figures.py", monkeypatch, **run)
     ax = figs[-1].axes[0]
     assert len(ax.containers) == len(fig4["methods"])
     for bars in ax.containers:

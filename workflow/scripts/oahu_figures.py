@@ -64,7 +64,10 @@ if name == "figure_oahu_4":
         "oahu_fig4_cell",
     )
     s = mean_std(rows, ["algorithm", "n_constraints"], "error_rate")
-    alpha = pd.concat([pd.read_csv(p) for p in snakemake.input.alpha], ignore_index=True)
+    alpha = collect(snakemake.input.alpha)  # Figure 4c: OAHU's alpha from the Table 3 cells
+    check_fresh(
+        alpha, snakemake.config, "oahu.table3", "workflow/scripts/oahu_cell.py", "oahu_cell"
+    )
     a = mean_std(alpha, ["layer", "step"], "alpha")
     save_csv(out.csv, s)
     fig, (ax1, ax2) = plt.subplots(1, 2, figsize=(10, 3.8), dpi=150)
