@@ -128,7 +128,9 @@ def record_run_end(status):
     targets = " ".join(
         workflow.dag.targetrules and sorted(r.name for r in workflow.dag.targetrules) or []
     )
-    row = f"{stamp},{time.time() - started:.1f},{status},{targets},{workflow.cores}"
+    # --cores of a local run; empty under a cluster executor given no --cores
+    cores = workflow.global_resources["_cores"].value
+    row = f"{stamp},{time.time() - started:.1f},{status},{targets},{'' if cores is None else cores}"
     try:
         append_csv_row(
             Path(LOGS) / "run_walltime.csv", "started_utc,wall_s,status,targets,cores", row
@@ -165,7 +167,8 @@ def svm_notions():
 
 def svm_run_input(wc):
     if wc.notion in SVM_TEXT:
-        return []
+        # the corpus, fetched by the local rule fetch_raw (svm_run reads it from the cache)
+        return [f"{CACHE}/fetched/{SVM_TEXT[wc.notion].corpus}.sha256"]
     return [f"{CACHE}/prepared/{wc.notion}_{ROUTE}.npz"]
 
 

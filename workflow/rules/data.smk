@@ -1,11 +1,13 @@
 # get + prepare: fetch the raw files (download or embedded route), parse, check, scale; then the
-# per-seed split and the triplets. prepare_dataset downloads (or runs `apt-get download`): a local
-# rule, run on the submitting machine under a cluster executor; split and sample_triplets join
-# their cell's fits in group "cells".
+# per-seed split and the triplets. prepare_dataset downloads (or runs `apt-get download`), and so
+# does fetch_raw for the corpora that svm_run and oahu_fig5_cell parse themselves (Reuters, WebKB,
+# LFW): local rules, run on the submitting machine under a cluster executor, so that compute jobs
+# only read the cache; split and sample_triplets join their cell's fits in group "cells".
 
 
 localrules:
     prepare_dataset,
+    fetch_raw,
 
 
 rule prepare_dataset:
@@ -28,6 +30,22 @@ rule prepare_dataset:
         code=lambda wc: code_hash([f"datasets.{wc.dataset}", "datasets.preprocess"]),
     script:
         "../scripts/prepare_dataset.py"
+
+
+rule fetch_raw:
+    output:
+        f"{CACHE}/fetched/{{source}}.sha256",
+    log:
+        f"{LOGS}/fetch_raw/{{source}}.log",
+    wildcard_constraints:
+        source="reuters|webkb|lfw",
+    conda:
+        "../../environment.yml"
+    params:
+        cache_dir=lambda wildcards, output: str(Path(output[0]).parents[1]),
+        allow_unpinned=config["data"]["allow_unpinned_downloads"],
+    script:
+        "../scripts/fetch_raw.py"
 
 
 rule split:

@@ -76,7 +76,12 @@ rule oahu_fig4_cell:
 
 rule oahu_fig5_cell:
     input:
-        [] if FIG5_DATASET == "lfw" else f"{CACHE}/prepared/{FIG5_DATASET}_{ROUTE}.npz",
+        # LFW: fetched by the local rule fetch_raw, read from the cache
+        (
+            f"{CACHE}/fetched/lfw.sha256"
+            if FIG5_DATASET == "lfw"
+            else f"{CACHE}/prepared/{FIG5_DATASET}_{ROUTE}.npz"
+        ),
     output:
         auc=f"{RESULTS}/oahu/figure5/{{dataset}}/seed{{seed}}/{{method}}.auc.csv",
         roc=f"{RESULTS}/oahu/figure5/{{dataset}}/seed{{seed}}/{{method}}.roc.csv",
