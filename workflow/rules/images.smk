@@ -15,18 +15,36 @@ ruleorder: images_features > split
 
 
 localrules:
+    images_caltech256_extract,
     images_caltech256,
     table_sdca_3,
     figure_oasis_2,
     table_oasis_2,
 
 
-rule images_caltech256:
+rule images_caltech256_extract:
     output:
-        images=CALTECH_LIST,
-        # datasets.caltech256.fetch_images extracts the archive here (a declared output, so
-        # that Snakemake knows and cleans it)
-        extracted=directory(f"{CACHE}/download/caltech256/extracted"),
+        # datasets.caltech256.fetch_images downloads (md5-pinned) and extracts the archive here
+        directory(f"{CACHE}/download/caltech256/extracted"),
+    log:
+        f"{LOGS}/images/caltech256_extract.log",
+    resources:
+        mem_mb=MEM_MB["images_caltech256"],
+        runtime=RUNTIME_MIN["images_caltech256"],
+    params:
+        # the data cache: output = {cache}/download/caltech256/extracted
+        cache=lambda wildcards, output: str(Path(output[0]).parents[2]),
+    run:
+        from datasets.caltech256 import fetch_images
+
+        fetch_images(params.cache, progressbar=False)
+
+
+rule images_caltech256:
+    input:
+        f"{CACHE}/download/caltech256/extracted",
+    output:
+        CALTECH_LIST,
     log:
         f"{LOGS}/images/caltech256.log",
     benchmark:
@@ -37,8 +55,8 @@ rule images_caltech256:
         mem_mb=MEM_MB["images_caltech256"],
         runtime=RUNTIME_MIN["images_caltech256"],
     params:
-        # the data cache, two levels above the extracted folder
-        cache=lambda wildcards, output: str(Path(output.extracted).parents[2]),
+        # the data cache: output = {cache}/download/caltech256/images.csv
+        cache=lambda wildcards, output: str(Path(output[0]).parents[2]),
     script:
         "../scripts/images_caltech256.py"
 
