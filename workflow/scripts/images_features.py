@@ -38,7 +38,7 @@ save_features(
     snakemake.output.features,
     X,
     y_sel,
-    classes=classes,
+    classes=np.asarray(classes, dtype=str),  # unicode, not object: readable without pickles
     source_index=selected,
     seed=seed,
     info=pd.Series(info).to_json(),
