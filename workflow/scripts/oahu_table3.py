@@ -167,6 +167,13 @@ def diagnosis(runs):
             f"from {a0:.3f} untrained to {a:.3f} trained: training does what the loss asks. Each "
             f"layer alone (E0..EL, eq. 23 with that layer's candidates): kNN error "
             f"{layers(d, 'OAHU-init')} untrained, {layers(d, 'OAHU')} trained.{dist}{why}"
+            + (
+                " Which factor explains the gap (learning rate, passes, momentum, stream size, "
+                "kNN reference set, network steps vs hedge weights) is measured by the target "
+                "oahu_sensitivity (results/tables/oahu_sensitivity.md), not part of this table."
+                if e > e0
+                else ""
+            )
         )
     return out
 
