@@ -98,6 +98,7 @@ the option existed.
 from __future__ import annotations
 
 import numpy as np
+from sklearn.utils.validation import validate_data
 
 from .base import BaseLearner, OnlineMixin
 
@@ -336,9 +337,10 @@ class OAHU(OnlineMixin, BaseLearner):
         return self._run(X, idx)
 
     def partial_fit(self, triplets):
-        """Continue the stream with more triplets (initialises on the first call)."""
+        """Continue the stream with more triplets (initialises on the first call, as ``fit``:
+        OAHU's own, also for ``OAHU_Supervised`` whose ``fit`` takes labelled points)."""
         if not hasattr(self, "params_"):
-            return self.fit(triplets)
+            return OAHU.fit(self, triplets)
         self._check_params()
         X, idx = self._points(triplets, 3, "triplets")
         if X.shape[1] != self.n_features_in_:
@@ -397,10 +399,11 @@ class OAHU(OnlineMixin, BaseLearner):
     def transform(self, X) -> np.ndarray:
         """The L+1 unit-norm embeddings of X (n, d): float64 array (L+1, n, embedding_dim).
         Raises ``NotFittedError`` before fit (every distance, score and deployment method goes
-        through here)."""
+        through here) and scikit-learn's ``ValueError`` for NaN/inf, a non-2-D X or another number
+        of features than at fit."""
         self._check_fitted()
         torch, dev, dt = self._torch()
-        X = np.asarray(X, dtype=np.float64)
+        X = validate_data(self, X, dtype=np.float64, reset=False)
         out = []
         with torch.no_grad():
             for lo in range(0, len(X), 4096):

@@ -46,6 +46,7 @@ import time
 
 import numpy as np
 import scipy.sparse as sp
+from sklearn.utils.validation import validate_data
 
 from .base import BaseLearner
 
@@ -704,8 +705,10 @@ class SVMRelative(BaseLearner):
     def transform(self, X) -> np.ndarray:
         """sqrt(w) * A^T x for each row: Euclidean distances there are the learned distances.
         X: (n, d) array or CSR; returns an array (CSR stays CSR for the linear case).
-        Raises ``NotFittedError`` before fit."""
+        Raises ``NotFittedError`` before fit and scikit-learn's ``ValueError`` for NaN/inf, a
+        non-2-D X or another number of features than at fit."""
         self._check_fitted()
+        X = validate_data(self, X, accept_sparse="csr", dtype=np.float64, reset=False)
         F = self._features(X)
         s = np.sqrt(self.w_)
         return sp.csr_matrix(F).multiply(s[None, :]).tocsr() if sp.issparse(F) else F * s

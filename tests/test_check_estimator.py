@@ -36,10 +36,6 @@ TRIPLET_API_CHECKS = (
     "check_fit_idempotent",
     "check_fit2d_predict1d",
 )
-UNCHECKED_TRANSFORM = (
-    "{} (a file outside this work) does not validate X (no NaN/inf check, no n_features_in_ "
-    "comparison, a 1-D X is not refused); fix listed in the issue 13 note"
-)
 OAHU_LAYERS = (
     "OAHU.transform returns one embedding per layer, shape (L+1, n, m), not (n, k): "
     "scikit-learn's transformer checks index its output by sample"
@@ -69,18 +65,10 @@ EXPECTED_FAILURES = {
     "LMNN": dict.fromkeys(TRIPLET_API_CHECKS, TRIPLET_API),
     "OPML": dict.fromkeys(TRIPLET_API_CHECKS, TRIPLET_API),
     "OAHU_Supervised": {
-        "check_n_features_in_after_fitting": UNCHECKED_TRANSFORM.format("OAHU.transform"),
-        "check_estimators_nan_inf": UNCHECKED_TRANSFORM.format("OAHU.transform"),
-        "check_fit2d_predict1d": UNCHECKED_TRANSFORM.format("OAHU.transform"),
         "check_transformer_data_not_an_array": OAHU_LAYERS,
         "check_transformer_general": OAHU_LAYERS,
         "check_methods_sample_order_invariance": OAHU_LAYERS,
         "check_methods_subset_invariance": OAHU_LAYERS,
-    },
-    "SVMRelative_Supervised": {
-        "check_n_features_in_after_fitting": UNCHECKED_TRANSFORM.format("SVMRelative.transform"),
-        "check_estimators_nan_inf": UNCHECKED_TRANSFORM.format("SVMRelative.transform"),
-        "check_fit2d_predict1d": UNCHECKED_TRANSFORM.format("SVMRelative.transform"),
     },
 }
 
