@@ -78,6 +78,15 @@ class ImageSet:
         return route == "download" if self.source == "caltech256" else True
 
 
+def is_image_set_name(name: str) -> bool:
+    """True if ``name`` is an image-set name that :func:`image_set` accepts."""
+    try:
+        image_set(name)
+    except DataError:
+        return False
+    return True
+
+
 def image_set(name: str) -> ImageSet:
     """Parse an image-set name; raises :class:`DataError` listing the accepted forms."""
     if name in ("fashion_mnist_pixels", "fashion_mnist_bovw"):

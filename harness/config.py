@@ -47,7 +47,8 @@ def check_config(config: dict) -> None:
       ``figures.oasis_C`` and ``figures.oasis_variants`` (OASIS), ``figures.sdca_lam`` (SDCA);
     * ``svm.mds.notion``, ``svm.mds.notion_c``, ``svm.figure2.notions``: text notions or datasets;
     * ``results_dir``, ``figures_dir`` and ``data.cache_dir``: not empty, not the filesystem root;
-    * every dataset name is looked up (an unknown one raises :class:`~datasets.base.DataError`).
+    * every dataset name is looked up (an unknown one raises :class:`~datasets.base.DataError`);
+      ``figures.dataset`` (a dataset or an image set) must also be buildable on ``data.route``.
     """
     _check_folders(config)
     for place, methods, datasets in method_blocks(config):
@@ -63,6 +64,8 @@ def check_config(config: dict) -> None:
             check_learner(f"figures.{key}", algorithm, {param: figures[key]})
     for name, kwargs in (figures.get("oasis_variants") or {}).items():
         check_method(f"figures.oasis_variants.{name}", "OASIS", {"fixed": kwargs}, bare=True)
+    if figures.get("dataset"):
+        _figures_dataset(figures["dataset"], (config.get("data") or {}).get("route"))
     from .svm_experiment import TEXT_NOTIONS as SVM_TEXT_NOTIONS
 
     svm = config.get("svm") or {}
@@ -192,6 +195,23 @@ def _dataset(experiment: str, name: str):
 
         return image_set(name)
     return get_dataset(name)
+
+
+def _figures_dataset(name: str, route: str | None) -> None:
+    """Check ``figures.dataset``: a dataset or an image set (its per-seed image features) that
+    the run's route can build; raises :class:`ConfigError` naming the key."""
+    from datasets.caltech256 import is_image_set_name
+
+    try:
+        spec = _dataset("images" if is_image_set_name(name) else "figures", name)
+    except DataError as err:
+        raise ConfigError(f"config figures.dataset: {err}") from None
+    if route and not spec.has_route(route):
+        raise ConfigError(
+            f"config figures.dataset: {name!r} cannot be built on the {route!r} route (it needs "
+            "a download: data.route: download); the convergence figures have no 'needs download' "
+            "cell to show instead"
+        )
 
 
 def available_datasets(config: dict, experiment: str, route: str) -> tuple[list[str], list[str]]:

@@ -121,11 +121,19 @@ def curves(
         "",
         "Values at the last step (mean ± std over seeds):",
         "",
-        last[["method", "step", "mean", "std", "n_seeds"]].to_markdown(index=False),
+        one_seed_na(last[["method", "step", "mean", "std", "n_seeds"]]).to_markdown(index=False),
         "",
     ]
     save_text(out_md, "\n".join(lines))
     return summary
+
+
+def one_seed_na(summary: pd.DataFrame) -> pd.DataFrame:
+    """A copy of ``summary`` for printing, its ``std`` "n/a" where ``n_seeds`` < 2 (a spread over
+    one seed is not zero, it is not measured)."""
+    out = summary.astype({"std": object})
+    out.loc[out["n_seeds"] < 2, "std"] = "n/a"
+    return out
 
 
 def scaling(rows: pd.DataFrame, out_png, out_pdf, out_md, caption: str) -> pd.DataFrame:
@@ -173,7 +181,7 @@ def scaling(rows: pd.DataFrame, out_png, out_pdf, out_md, caption: str) -> pd.Da
                 "",
                 caption,
                 "",
-                summary.to_markdown(index=False, floatfmt=".3g"),
+                one_seed_na(summary).to_markdown(index=False, floatfmt=".3g"),
                 "",
             ]
         ),

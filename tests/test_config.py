@@ -172,3 +172,19 @@ def test_every_method_row_of_the_shipped_configs_says_where_its_settings_come_fr
         assert notes.get("protocol") in PROTOCOLS, f"{name}: {place}.{m}: {notes}"
         if notes["protocol"] in ("ours", "not-in-paper"):  # our variant or row: say what it is
             assert notes.get("ours"), f"{name}: {place}.{m}"
+
+
+def test_the_figures_dataset_may_be_an_image_set_the_route_can_build():
+    """figures.dataset: a dataset or an image set (the SDCA paper's Figures 1-2 ran on Caltech-256
+    with 50 classes); one that the run's route cannot build is refused before any job."""
+    cfg = default()
+    cfg["figures"]["dataset"] = "fashion_mnist_pixels"
+    check_config(cfg)
+    cfg["figures"]["dataset"] = "caltech256_50"
+    with pytest.raises(ConfigError, match=r"figures\.dataset: 'caltech256_50' cannot be built on"):
+        check_config(cfg)
+    cfg["data"]["route"] = "download"
+    check_config(cfg)
+    cfg["figures"]["dataset"] = "caltech256_999"
+    with pytest.raises(ConfigError, match=r"figures\.dataset: unknown dataset .caltech256_999"):
+        check_config(cfg)

@@ -83,10 +83,18 @@ def test_caltech_route_on_a_tiny_image_folder(tmp_path):
             "SDCA": {"fixed": {"lam": 0.005, "n_epochs": 1, "trace_gap": False}},
         },
     }
+    # the SDCA paper's Figure 1 on the Caltech image features (config/paper.yaml: caltech256_50)
+    cfg["figures"].update({"dataset": "caltech256_3", "seeds": [0], "n_triplets": 200})
     configfile = tmp_path / "caltech.yaml"
     configfile.write_text(yaml.safe_dump(cfg))
     out = tmp_path / "res"
     _run(configfile, out)
+    run_targets(["figure_sdca_1"], out, configfile)
+    curve_log = (out / "logs/figures/sdca_1_seed0.log").read_text()
+    assert "caltech256_3 (18 samples" in curve_log  # the seed's features, not a prepared set
+    caption = (out / "figures/figure_sdca_1.md").read_text()
+    assert "Caltech-256, 3 classes" in caption and "stands in" not in caption
+    assert "| n/a   |" in caption  # one seed: no spread shown, not a zero
     _check_outputs(out, ["caltech256_3"], cfg["images"]["methods"])
     listing = pd.read_csv(cache / "download/caltech256/images.csv")
     assert len(listing) == 21 and "257.clutter" not in set(listing["class"])  # 3 x (6 + 1)

@@ -145,6 +145,13 @@ def record_run_end(status):
 # --- functions of data.smk (split, triplets, fit cells); they read that file's settings when called ---
 
 
+def is_image_set(name):
+    """True for an image-set name of the images experiment (datasets.caltech256.image_set)."""
+    from datasets.caltech256 import is_image_set_name
+
+    return is_image_set_name(name)
+
+
 def cell_data(wildcards):
     """The feature file of a cell: the prepared dataset, or for the image experiment the per-seed
     features (bag of words from that seed's training images; rule images_features)."""

@@ -1,16 +1,20 @@
 """Rule curves: training curves of one seed for a convergence figure (harness.curves)."""
 
+import numpy as np
 import pandas as pd
+import scipy.sparse as sp
 
 from datasets.base import load_prepared
+from datasets.bovw import load_features
 from harness.curves import oasis_variants, sdca_convergence
 from harness.io import save_csv, start_log
 
 start_log(snakemake.log[0])
 cfg = snakemake.config["figures"]
 seed, which = int(snakemake.wildcards.seed), snakemake.wildcards.curves
-data = load_prepared(snakemake.input[0], ["X", "y"])
-X, y = data["X"], data["y"]
+data = load_prepared(snakemake.input[0])  # a prepared dataset, or an image set's features
+X, y = load_features(data), data["y"]
+X = np.asarray(X.toarray() if sp.issparse(X) else X, dtype=np.float64)
 norm = cfg.get("normalize", "l2")
 print(
     f"{which}, seed {seed}: {cfg['dataset']} ({len(y)} samples, normalize={norm}), "
