@@ -193,6 +193,47 @@ def test_a_changed_oahu_or_svm_setting_reruns_exactly_the_cells_it_changes(ci_ru
     assert plan(lambda c: c["svm"].update(figure2={"notions": ["vehicle"]})) == set()
 
 
+@NEEDS_APT
+def test_a_convergence_figure_follows_its_curves_and_refuses_stale_ones(ci_run, tmp_path):
+    """The curve and timing rows carry their settings_hash: a changed figures.n_triplets plans
+    the curve jobs and the figures only (the plots read the whole figures block for their
+    captions; not the timing jobs, not Table 2); a figure
+    given curve rows made under other settings (its curve jobs not allowed to rerun) refuses
+    them, naming the rule that remakes them."""
+    import copy
+    import subprocess
+    import sys
+
+    import yaml
+
+    from tests.pipeline import ROOT
+
+    base = yaml.safe_load((ROOT / "config/ci.yaml").read_text())
+    assert pd.read_csv(ci_run / "curves/scaling/seed0.csv").settings_hash.str.startswith("s").all()
+    cfg = copy.deepcopy(base)
+    cfg["figures"]["n_triplets"] = base["figures"]["n_triplets"] + 500
+    path = tmp_path / "cfg.yaml"
+    path.write_text(yaml.safe_dump(cfg, sort_keys=False))
+    targets = ("figure_sdca_1", "figure_sdca_2", "figure_oasis_3", "figure_scaling", "table_sdca_2")
+    jobs = _planned_jobs(ci_run, path, targets)
+    seeds = base["figures"]["seeds"]
+    assert jobs == {("curves", f"curves/{c}/seed{s}.csv") for c in ("sdca_1", "oasis_3")
+                    for s in seeds} | {(f, f"figures/{f}.png")
+                                       for f in ("figure_sdca_1", "figure_sdca_2", "figure_oasis_3",
+                                                 "figure_scaling")}
+    out = tmp_path / "res"  # a copy of the curves, so that the shared run stays intact
+    shutil.copytree(ci_run / "curves", out / "curves")
+    res = subprocess.run(
+        [sys.executable, "-m", "snakemake", "figure_sdca_2", "--configfile", str(path),
+         "--config", f"results_dir={out}", f"figures_dir={out}/figures", "--cores", "1",
+         "--nolock", "--allowed-rules", "figure_sdca_2"],
+        cwd=ROOT, capture_output=True, text=True, check=False, timeout=300,
+    )
+    log = res.stdout + res.stderr + "".join(p.read_text() for p in out.glob("logs/**/*.log"))
+    assert res.returncode != 0 and "computed under other settings" in log, log[-3000:]
+    assert "Rerun rule curves" in log
+
+
 def test_oahu_and_svm_tables_refuse_rows_made_under_other_settings():
     import yaml
 

@@ -9,6 +9,39 @@ localrules:
     figure_scaling,
 
 
+# The settings each curve / timing row is made under (harness.settings): the producing job's
+# params (so a change reruns it) and the plot's (which refuses rows made under other settings).
+CURVES_SETTINGS = block_settings(
+    config,
+    "figures",
+    [
+        "dataset",
+        "n_triplets",
+        "oasis_C",
+        "sdca_lam",
+        "normalize",
+        "oasis_variants",
+        "n_queries",
+        "n_database",
+    ],
+    "workflow/scripts/curves.py",
+)
+SCALING_SETTINGS = block_settings(
+    config,
+    "figures",
+    [
+        "scaling_dataset",
+        "scaling_n_triplets",
+        "scaling_n_samples",
+        "scaling_triplets_per_sample",
+        "scaling_lmnn",
+        "oasis_C",
+        "sdca_lam",
+    ],
+    "workflow/scripts/scaling.py",
+)
+
+
 def fig_data(wildcards):
     """The feature file of a convergence-curve seed: the prepared dataset, or for an image set
     (``caltech256_<k>``, ``fashion_mnist_pixels|bovw``: the SDCA paper's Figures 1-2 used
@@ -36,21 +69,7 @@ rule curves:
         mem_mb=MEM_MB["curves"],
         runtime=RUNTIME_MIN["curves"],
     params:
-        settings=block_settings(
-            config,
-            "figures",
-            [
-                "dataset",
-                "n_triplets",
-                "oasis_C",
-                "sdca_lam",
-                "normalize",
-                "oasis_variants",
-                "n_queries",
-                "n_database",
-            ],
-            "workflow/scripts/curves.py",
-        ),
+        settings=CURVES_SETTINGS,
     script:
         "../scripts/curves.py"
 
@@ -74,6 +93,8 @@ rule figure_sdca_1:  # squared hinge (eq. 3) and hinge, both in the Markdown
     params:
         metric="avg_cumulative_loss",
         block=config["figures"],  # captions follow the config
+        settings=CURVES_SETTINGS,
+        producer="curves",
     script:
         "../scripts/plot_figure.py"
 
@@ -88,6 +109,8 @@ use rule figure_sdca_1 as figure_sdca_2 with:
     params:
         metric="mistake_rate",
         block=config["figures"],
+        settings=CURVES_SETTINGS,
+        producer="curves",
 
 
 use rule figure_sdca_1 as figure_oasis_3 with:
@@ -102,6 +125,8 @@ use rule figure_sdca_1 as figure_oasis_3 with:
     params:
         metric="mAP",
         block=config["figures"],
+        settings=CURVES_SETTINGS,
+        producer="curves",
 
 
 rule scaling_times:
@@ -121,20 +146,7 @@ rule scaling_times:
         runtime=RUNTIME_MIN["scaling_times"],
         whole_node=1,
     params:
-        settings=block_settings(
-            config,
-            "figures",
-            [
-                "scaling_dataset",
-                "scaling_n_triplets",
-                "scaling_n_samples",
-                "scaling_triplets_per_sample",
-                "scaling_lmnn",
-                "oasis_C",
-                "sdca_lam",
-            ],
-            "workflow/scripts/scaling.py",
-        ),
+        settings=SCALING_SETTINGS,
     script:
         "../scripts/scaling.py"
 
@@ -151,3 +163,5 @@ use rule figure_sdca_1 as figure_scaling with:
     params:
         metric="fit_wall_s",
         block=config["figures"],
+        settings=SCALING_SETTINGS,
+        producer="scaling_times",

@@ -8,6 +8,7 @@ from datasets.base import load_prepared
 from datasets.bovw import load_features
 from harness.curves import oasis_variants, sdca_convergence
 from harness.io import save_csv, start_log
+from harness.settings import settings_hash
 
 start_log(snakemake.log[0])
 cfg = snakemake.config["figures"]
@@ -36,4 +37,6 @@ else:
         cfg["n_database"],
         normalize=norm,
     )
-save_csv(snakemake.output[0], pd.DataFrame(rows))
+rows = pd.DataFrame(rows)
+rows["settings_hash"] = settings_hash(snakemake.params.settings)  # plots refuse stale rows
+save_csv(snakemake.output[0], rows)

@@ -4,12 +4,17 @@ import pandas as pd
 
 from harness.io import start_log
 from harness.plots import curves, one_seed_na, scaling
+from harness.settings import check_block_fresh
 
 start_log(snakemake.log[0])
 cfg = snakemake.config["figures"]
 route = snakemake.config["data"]["route"]
-rows = pd.concat([pd.read_csv(p) for p in snakemake.input], ignore_index=True)
+rows = pd.concat(
+    [pd.read_csv(p, dtype={"settings_hash": str}) for p in snakemake.input], ignore_index=True
+)
 name = snakemake.rule
+# rows made under other settings than the config's are refused (harness.settings)
+check_block_fresh(rows, snakemake.params.settings, f"{name}", snakemake.params.producer)
 seeds = sorted(int(s) for s in rows.seed.unique())
 data = f"{cfg['dataset']} ({route} route)"
 if "metric" not in rows:  # the scaling rows are not curves

@@ -5,6 +5,7 @@ import pandas as pd
 from datasets.base import load_prepared
 from harness.curves import scaling
 from harness.io import save_csv, start_log
+from harness.settings import settings_hash
 
 start_log(snakemake.log[0])
 cfg = snakemake.config["figures"]
@@ -20,4 +21,6 @@ rows = scaling(
     cfg["oasis_C"],
     cfg["sdca_lam"],
 )
-save_csv(snakemake.output[0], pd.DataFrame(rows))
+rows = pd.DataFrame(rows)
+rows["settings_hash"] = settings_hash(snakemake.params.settings)  # plots refuse stale rows
+save_csv(snakemake.output[0], rows)
