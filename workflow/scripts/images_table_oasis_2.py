@@ -11,7 +11,7 @@ import pandas as pd
 from harness.config import available_datasets
 from harness.experiment import test_rows
 from harness.io import save_csv, save_text, start_log
-from harness.tables import settings_caption, settings_table
+from harness.tables import mean_std, settings_caption, settings_table
 
 start_log(snakemake.log[0])
 cfg = snakemake.config["images"]
@@ -60,7 +60,7 @@ def cell(d, m):
         return "–"
     r = r.iloc[0]
     fit_s = "failed" if np.isnan(r.fit_cpu_s) else f"{r.fit_cpu_s:.2f}"
-    return f"{fit_s} ({r.job_cpu_s:.1f} ± {r.job_cpu_std:.1f})"
+    return f"{fit_s} ({mean_std(r.job_cpu_s, r.job_cpu_std, r.n_seeds, digits=1)})"
 
 
 table = pd.DataFrame(
