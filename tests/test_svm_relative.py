@@ -453,3 +453,42 @@ def test_dcd_errors():
         SVMRelative(
             solver="dcd", preprocessor=X, solver_options={"max_epochs": 1, "tol": 1e-15}
         ).fit(t)
+
+
+def test_face_cg_step_increases_the_dual_and_lands_on_the_face_maximiser():
+    from algorithms.svm_relative import _compiled, _face_cg_step, dual_certificate
+
+    # on a random sparse problem after a few epochs: every step keeps alpha in the box,
+    # keeps u = D^T alpha and does not decrease the dual
+    X, t = _random_problem(11, n_triplets=200)
+    D = sp.csr_matrix(constraint_matrix(X[t[:, 0]], X[t[:, 1]], X[t[:, 2]]))
+    D.sort_indices()
+    n, m = D.shape
+    alpha, u, grad = np.zeros(n), np.zeros(m), np.zeros(n)
+    order = np.random.default_rng(0).permutation(n)
+    steps = 0
+    for _ in range(20):
+        _compiled()(
+            D.indptr, D.indices, D.data, alpha, u, order, 1.0, np.empty(m), np.empty(m), grad
+        )
+        before = dual_certificate(D, alpha, 1.0)["dual"]
+        s, its = _face_cg_step(D, alpha, u, order, 1.0, 50)
+        assert np.all(alpha >= 0) and np.all(alpha <= 1.0)
+        np.testing.assert_allclose(u, D.T @ alpha, atol=1e-10)
+        assert dual_certificate(D, alpha, 1.0)["dual"] >= before - 1e-12
+        steps += s > 0
+    assert steps > 0
+    # all u > 0 and no bound reached: g is the quadratic sum alpha - 1/2 alpha^T D D^T alpha on
+    # the face, and without the ridge the CG step lands on its maximiser (D D^T)^{-1} 1
+    rng = np.random.default_rng(12)
+    k = 8
+    Dd = np.hstack([2.0 * np.eye(k), 0.1 * rng.random((k, 4))])
+    best = np.linalg.solve(Dd @ Dd.T, np.ones(k))
+    assert np.all(best > 0)
+    D = sp.csr_matrix(Dd)
+    alpha = np.full(k, 0.01)
+    u = D.T @ alpha
+    s, its = _face_cg_step(D, alpha, u, np.arange(k), 10.0, 100, ridge=0.0)
+    assert s == 1.0
+    np.testing.assert_allclose(alpha, best, rtol=1e-9)
+    np.testing.assert_allclose(u, D.T @ alpha, atol=1e-12)
