@@ -152,6 +152,16 @@ def is_image_set(name):
     return is_image_set_name(name)
 
 
+def fig_data(wildcards):
+    """The feature file of a convergence-curve seed: the prepared dataset, or for an image set
+    (``caltech256_<k>``, ``fashion_mnist_pixels|bovw``: the SDCA paper's Figures 1-2 used
+    Caltech-256 with 50 classes) that seed's image features (rule images_features)."""
+    name = config["figures"]["dataset"]
+    if is_image_set(name):
+        return f"{RESULTS}/images/features/{name}/seed{wildcards.seed}.npz"
+    return f"{CACHE}/prepared/{name}_{ROUTE}.npz"
+
+
 def cell_data(wildcards):
     """The feature file of a cell: the prepared dataset, or for the image experiment the per-seed
     features (bag of words from that seed's training images; rule images_features)."""

@@ -42,16 +42,6 @@ SCALING_SETTINGS = block_settings(
 )
 
 
-def fig_data(wildcards):
-    """The feature file of a convergence-curve seed: the prepared dataset, or for an image set
-    (``caltech256_<k>``, ``fashion_mnist_pixels|bovw``: the SDCA paper's Figures 1-2 used
-    Caltech-256 with 50 classes) that seed's image features (rule images_features)."""
-    name = config["figures"]["dataset"]
-    if is_image_set(name):
-        return f"{RESULTS}/images/features/{name}/seed{wildcards.seed}.npz"
-    return f"{CACHE}/prepared/{name}_{ROUTE}.npz"
-
-
 rule curves:
     input:
         fig_data,
