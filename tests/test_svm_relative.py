@@ -2,6 +2,7 @@
 against an independent solution (the dual, by L-BFGS-B; the kernel case's primal by SLSQP),
 KKT conditions and invariants, sparse = dense, the API, and triplet accuracy."""
 
+import shutil
 from pathlib import Path
 
 import numpy as np
@@ -429,8 +430,13 @@ def test_dcd_reaches_clarabels_optimum_with_a_kkt_certificate(C, sparse):
     assert np.sum(u < -1e-6) > 0
 
 
-@pytest.mark.skipif(not has_reuters_cache(), reason="the Reuters stand-in is not in data_cache")
+@pytest.mark.skipif(
+    not has_reuters_cache() and shutil.which("apt-get") is None,
+    reason="the Reuters stand-in is not in data_cache and apt-get cannot fetch it",
+)
 def test_dcd_matches_clarabel_on_reuters_triplets():
+    """On real text (the Reuters stand-in, fetched into data_cache by ``apt-get download weka``
+    when missing, as the pipeline does)."""
     X, groups = reuters_training_matrix()
     t = sample_class_triplets(groups, 300, np.random.default_rng(0))
     ref = SVMRelative(preprocessor=X, solver_options={"tol_gap_rel": 1e-10}).fit(t)
