@@ -34,6 +34,16 @@ def side_by_side(df: pd.DataFrame) -> pd.DataFrame:
     return out
 
 
+def counts_as_text(df: pd.DataFrame) -> pd.DataFrame:
+    """A copy for printing: the count columns as integers with thousands separators (blank
+    where missing), so that the Markdown's float format does not print 2e+05."""
+    out = df.copy()
+    for col in ("n_triplets", "n_features", "n_active_features", "epochs"):
+        if col in out:
+            out[col] = out[col].map(lambda v: "" if pd.isna(v) else f"{int(v):,}")
+    return out
+
+
 if __name__ == "__main__":
     start_log(snakemake.log[0])
     cfg = snakemake.config["svm"]
@@ -92,11 +102,11 @@ if __name__ == "__main__":
         "",
         "## Side by side (time_ratio = CLARABEL / dcd solve time)",
         "",
-        wide.to_markdown(index=False, floatfmt=".4g"),
+        counts_as_text(wide).to_markdown(index=False, floatfmt=".4g"),
         "",
         "## All solves",
         "",
-        df.to_markdown(index=False, floatfmt=".4g"),
+        counts_as_text(df).to_markdown(index=False, floatfmt=".4g"),
         "",
     ]
     save_text(snakemake.output.md, "\n".join(lines))
