@@ -29,10 +29,10 @@ free multipliers and conjugate-gradient steps on them, described there. Otherwis
 solved by cvxpy with an explicitly chosen solver, CLARABEL (interior point, default, and the
 reference for "dcd") or SCS; cvxpy's automatic choice is never used (OSQP stopped "inaccurate"
 and HIGHS did not finish on a 20,000 x 64 instance here). The constraint matrix
-Delta_ik - Delta_ij is built sparse when the points are sparse (binary bag-of-words: a row is non-zero only on the words in
-which the documents differ). For L = I, a feature whose column of Delta is all zero only enters
-the objective through w_j^2/2, so its optimum is w_j = 0 exactly: such columns are removed
-before the solve (an exact reduction, not an approximation).
+Delta_ik - Delta_ij is built sparse when the points are sparse (binary bag-of-words: a row is
+non-zero only on the words in which the documents differ). For L = I, a feature whose column of
+Delta is all zero only enters the objective through w_j^2/2, so its optimum is w_j = 0 exactly:
+such columns are removed before the solve (an exact reduction, not an approximation).
 
 Deviations, stated: the paper solved eq. 8 by "adapting standard methods for SVM training"
 (its abstract) without naming the method; we use a generic conic solver or our dual solver (same
@@ -444,8 +444,18 @@ def _anderson(history, C):
 
 
 def solve_eq8_dual(
-    D, C=1.0, tol=1e-9, max_epochs=200000, max_free=5000, anderson=5, seed=0, log=None,
-    cg_every=5, cg_iter=50, cg_gap=1e-4, cg_max_free=2000,
+    D,
+    C=1.0,
+    tol=1e-9,
+    max_epochs=200000,
+    max_free=5000,
+    anderson=5,
+    seed=0,
+    log=None,
+    cg_every=5,
+    cg_iter=50,
+    cg_gap=1e-4,
+    cg_max_free=2000,
 ):
     """Solve eq. 8 with L = I (A = I: min 1/2 ||w||^2 + C sum xi, w^T d_t >= 1 - xi_t, xi >= 0,
     w >= 0) through its dual (see the comment above :func:`_breakpoint_walk`). Our method; the

@@ -145,19 +145,14 @@ def record_run_end(status):
 # --- functions of data.smk (split, triplets, fit cells); they read that file's settings when called ---
 
 
-def is_image_set(name):
-    """True for an image-set name of the images experiment (datasets.caltech256.image_set)."""
-    from datasets.caltech256 import is_image_set_name
-
-    return is_image_set_name(name)
-
-
 def fig_data(wildcards):
     """The feature file of a convergence-curve seed: the prepared dataset, or for an image set
     (``caltech256_<k>``, ``fashion_mnist_pixels|bovw``: the SDCA paper's Figures 1-2 used
     Caltech-256 with 50 classes) that seed's image features (rule images_features)."""
+    from datasets.caltech256 import is_image_set_name
+
     name = config["figures"]["dataset"]
-    if is_image_set(name):
+    if is_image_set_name(name):
         return f"{RESULTS}/images/features/{name}/seed{wildcards.seed}.npz"
     return f"{CACHE}/prepared/{name}_{ROUTE}.npz"
 

@@ -14,7 +14,7 @@ rows = pd.concat(
 )
 name = snakemake.rule
 # rows made under other settings than the config's are refused (harness.settings)
-check_block_fresh(rows, snakemake.params.settings, f"{name}", snakemake.params.producer)
+check_block_fresh(rows, snakemake.params.settings, name, snakemake.params.producer)
 seeds = sorted(int(s) for s in rows.seed.unique())
 data = f"{cfg['dataset']} ({route} route)"
 if "metric" not in rows:  # the scaling rows are not curves
