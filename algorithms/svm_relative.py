@@ -293,12 +293,14 @@ def _newton_step(D, alpha, u, margins, C, max_free, qp_iter=10, ridge=1e-10):
     P = {u > 0} of positive weights held fixed, then an exact line search on g.
 
     With P fixed, g is quadratic in alpha_F with gradient r = 1 - margins_F and Hessian
-    -D_FP D_FP^T; the step maximises that model over the box 0 <= alpha_F <= C
-    (:func:`_box_qp_active_set`, a tiny ridge 1e-10 max diag keeps the matrix definite), then
+    -D_FP D_FP^T; the step maximises that model minus ``ridge`` max diag(H) / 2 ||step||^2 (a
+    proximal term: the matrix is singular when free rows are linearly dependent, as triplets
+    sharing documents are) over the box 0 <= alpha_F <= C (:func:`_box_qp_active_set`), then
     s in [0, 1] maximises the true g along alpha + s step (g' is piecewise linear in s; the segment
-    stays in the box). When F and P are those of the optimum, s = 1 lands on it. Skipped (returns
-    None) when |F| > ``max_free`` (dense |F| x |F| matrix) or the pivoting has not finished after
-    ``qp_iter`` solves; else returns the step length s, alpha and u updated in place."""
+    stays in the box). When F and P are those of the optimum and the ridge is small, s = 1 lands
+    on it. Returns -1.0 (nothing done) when |F| > ``max_free`` (dense |F| x |F| matrix), None when
+    the pivoting has not finished after ``qp_iter`` solves, else the step length s, with alpha and
+    u updated in place."""
     from scipy.optimize import brentq
 
     grad = 1.0 - margins
@@ -561,9 +563,10 @@ def solve_eq8_dual(
       recomputed and the certificate (:func:`dual_certificate`: two products with D) is taken on
       all rows; the solver stops if the duality gap is <= ``tol`` times the primal value, else it
       tries Newton steps on the rows not held at a bound (:func:`_newton_step`, when at most
-      ``max_free`` of them; they land on the optimum once the sets are right) until one fails
-      (at most one failed attempt per check), then all rows and columns come back and eps is
-      divided by 10.
+      ``max_free`` of them; they land on the optimum once the sets are right), at most
+      ``newton_steps`` per check, with a Levenberg-Marquardt ridge: 1e-4 at first, divided by
+      10 after a full step (s = 1), multiplied by 100 after a failed one (the second failure ends
+      the check's attempts); then all rows and columns come back and eps is divided by 10.
 
     Every accepted step increases the dual (with held columns: the dual in which they are held
     at w_j = 0, which is the dual itself while they stay <= 0); coordinate ascent alone converges
@@ -575,7 +578,8 @@ def solve_eq8_dual(
     returned primal value); ``max_epochs``: epochs, each over the rows not shrunk at the time;
     ``seed``: the coordinate order; ``log``: None or a callable given one line per check;
     ``cg_every``, ``cg_iter``, ``cg_gap``, ``cg_max_free``: the CG steps above; ``look_every``,
-    ``col_every``, ``tau``: the looks and the column restriction above.
+    ``col_every``, ``tau``: the looks and the column restriction above; ``newton_steps``: the
+    Newton steps above.
     Returns a dict: w (m,) float64 >= 0, alpha (n,) in [0, C], xi (n,), objective (the primal
     value, eq. 8), dual, rel_gap, kkt_margin_residual, epochs, nnz_epochs (the work in passes
     over all of D), rounds (checks), looks, newton_steps, extrapolations (accepted), converged,

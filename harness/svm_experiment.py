@@ -473,12 +473,15 @@ def classical_mds(D2: np.ndarray, k: int = 2):
 
 
 def measure_solve(X, groups, n_triplets: int, seed: int, C: float, solver: str) -> dict:
-    """One solve of eq. 8 on ``n_triplets`` rule triplets over all rows of X with ``solver``
-    ("CLARABEL", "SCS" or "dcd"); run this in a fresh process (:func:`measure_in_subprocess`) so
+    """One solve of eq. 8 on ``n_triplets`` class triplets of ``groups`` over the rows of X, by
+    ``solver`` ("CLARABEL", "SCS" or "dcd"); run this in a fresh process (:func:`measure_in_subprocess`) so
     that its peak RSS is its own. Imports and "dcd"'s one-off numba compilation happen before the
-    timing. For "dcd" the row also has the certificate (rel_gap, kkt_margin_residual, epochs)."""
+    timing; the fit runs with every BLAS/OpenMP pool at one thread (threadpoolctl). For "dcd" the
+    row also has the certificate (rel_gap, kkt_margin_residual, epochs)."""
     import resource
     import tracemalloc
+
+    from threadpoolctl import threadpool_limits
 
     if solver == "dcd":  # compile (or load numba's cache) on a one-triplet problem first
         SVMRelative(solver="dcd").fit(np.array([[[0.0], [1.0], [2.0]]]))
@@ -489,7 +492,8 @@ def measure_solve(X, groups, n_triplets: int, seed: int, C: float, solver: str) 
     tracemalloc.start()
     m = SVMRelative(C=C, solver=solver, preprocessor=X)
     t0 = time.perf_counter()
-    m.fit(t)
+    with threadpool_limits(limits=1):  # one core, whatever OMP_NUM_THREADS the job was given
+        m.fit(t)
     wall = time.perf_counter() - t0
     _, py_peak = tracemalloc.get_traced_memory()
     tracemalloc.stop()
@@ -510,6 +514,18 @@ def measure_solve(X, groups, n_triplets: int, seed: int, C: float, solver: str) 
         "peak_rss_mb": resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024.0,
         "python_peak_mb": py_peak / 2**20,
     }
+
+
+def predicted_seconds(done: list[dict], n: int) -> float:
+    """A solver's fit time at ``n`` triplets extrapolated from its last two solved sizes
+    (rows of ``done``, in increasing size) by the power law through them, the exponent clipped
+    to [1, 3]; 0 when fewer than two sizes were solved (nothing to go on: the size is run)."""
+    ok = [r for r in done if r.get("status") == "optimal"]
+    if len(ok) < 2:
+        return 0.0
+    (n1, t1), (n2, t2) = ((r["n_triplets"], r["fit_wall_s"]) for r in ok[-2:])
+    p = float(np.clip(np.log(t2 / t1) / np.log(n2 / n1), 1.0, 3.0))
+    return t2 * (n / n2) ** p
 
 
 def measure_in_subprocess(X, groups, n_triplets, seed, C, solver, timeout_s):

@@ -548,3 +548,22 @@ def test_dcd_with_held_out_columns_turning_positive_still_reaches_the_optimum():
     assert held["objective"] == pytest.approx(plain["objective"], rel=1e-9)
     np.testing.assert_allclose(held["w"], plain["w"], atol=1e-6)
     assert held["rel_gap"] <= 1e-9
+
+
+def test_predicted_seconds_follows_the_power_law_through_the_last_two_solves():
+    from harness.svm_experiment import predicted_seconds
+
+    def row(n, s, status="optimal"):
+        return {"n_triplets": n, "fit_wall_s": s, "status": status}
+
+    assert predicted_seconds([], 100) == 0.0  # nothing to go on: run it
+    assert predicted_seconds([row(10, 1.0)], 100) == 0.0
+    # quadratic growth 2,000 -> 5,000 (5 s -> 31.25 s) predicts 500 s at 20,000
+    done = [row(1000, 0.1), row(2000, 5.0), row(5000, 31.25)]
+    assert predicted_seconds(done, 20000) == pytest.approx(500.0)
+    # the exponent is clipped to [1, 3]; failed or timed-out sizes are not used
+    assert predicted_seconds([row(10, 1.0), row(20, 1.0)], 40) == pytest.approx(2.0)
+    assert predicted_seconds([row(10, 1.0), row(20, 64.0)], 40) == pytest.approx(512.0)
+    assert predicted_seconds(done + [row(20000, None, "timeout (> 180 s)")], 40000) == (
+        pytest.approx(31.25 * 8**2)
+    )
