@@ -474,10 +474,11 @@ def classical_mds(D2: np.ndarray, k: int = 2):
 
 def measure_solve(X, groups, n_triplets: int, seed: int, C: float, solver: str) -> dict:
     """One solve of eq. 8 on ``n_triplets`` class triplets of ``groups`` over the rows of X, by
-    ``solver`` ("CLARABEL", "SCS" or "dcd"); run this in a fresh process (:func:`measure_in_subprocess`) so
-    that its peak RSS is its own. Imports and "dcd"'s one-off numba compilation happen before the
-    timing; the fit runs with every BLAS/OpenMP pool at one thread (threadpoolctl). For "dcd" the
-    row also has the certificate (rel_gap, kkt_margin_residual, epochs)."""
+    ``solver`` ("CLARABEL", "SCS" or "dcd"); run this in a fresh process
+    (:func:`measure_in_subprocess`) so that its peak RSS is its own. Imports and "dcd"'s one-off
+    numba compilation happen before the timing; the fit runs with every BLAS/OpenMP pool at one
+    thread (threadpoolctl). For "dcd" the row also has the certificate (rel_gap,
+    kkt_margin_residual, epochs)."""
     import resource
     import tracemalloc
 
