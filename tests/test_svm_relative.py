@@ -550,6 +550,24 @@ def test_dcd_with_held_out_columns_turning_positive_still_reaches_the_optimum():
     assert held["rel_gap"] <= 1e-9
 
 
+def test_a_stalled_look_starts_a_check_and_the_solve_still_ends_on_the_optimum():
+    """A look every pass: on this problem a look's gap (below newton_gap) has not halved since
+    the previous look, so a check with Newton steps starts at once (counted in stalls); the
+    certified optimum is the one reached with the stall rule off (look_stall=0: no stalls)."""
+    from algorithms.svm_relative import solve_eq8_dual
+
+    X, t = _random_problem(14, n_points=80, d=60, n_triplets=400)
+    D = sp.csr_matrix(constraint_matrix(X[t[:, 0]], X[t[:, 1]], X[t[:, 2]]))
+    off = solve_eq8_dual(D, 1.0, look_every=1, look_stall=0)
+    on = solve_eq8_dual(D, 1.0, look_every=1, look_stall=0.5)
+    assert off["converged"] and on["converged"]
+    assert off["stalls"] == 0 and on["stalls"] >= 1
+    assert on["rounds"] >= on["stalls"]
+    assert on["objective"] == pytest.approx(off["objective"], rel=1e-9)
+    np.testing.assert_allclose(on["w"], off["w"], atol=1e-6)
+    assert on["rel_gap"] <= 1e-9
+
+
 def test_predicted_seconds_follows_the_power_law_through_the_last_two_solves():
     from harness.svm_experiment import predicted_seconds
 
