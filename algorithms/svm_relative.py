@@ -912,8 +912,10 @@ class SVMRelative(BaseLearner):
             D, float(self.C), seed=seed, log=print if self.verbose else None, **opts
         )
         self.solve_seconds_ = time.perf_counter() - t1
-        keys = ("rel_gap", "kkt_margin_residual", "epochs", "nnz_epochs", "rounds", "looks")
-        keys += ("stalls", "newton_steps")
+        keys = (
+            "rel_gap", "kkt_margin_residual", "epochs", "nnz_epochs", "rounds", "looks", "stalls",
+            "newton_steps",
+        )  # fmt: skip
         self.certificate_ = {k: res[k] for k in keys}
         if not res["converged"]:
             self.solver_status_ = "max_epochs"
