@@ -26,6 +26,10 @@ def test_svm_targets_on_the_ci_config(tmp_path):
             assert 0.0 <= ok.loc[(d, m), "mean"] <= 1.0 and ok.loc[(d, m), "n_seeds"] == 2
     assert ok.loc[("reuters_topic", "Binary"), "variant"] in ("none", "stem+stop")
     assert ok.loc[("reuters_topic", "SVM-relative"), "protocol"] == "ours"
+    # the sizes in the "ours" settings come from the config (svm.n_train_triplets, kernel size)
+    ours = ok.loc[("reuters_topic", "SVM-relative"), "our_settings"]
+    assert ours.startswith("100 training triplets for Table 1 (the paper states no size; bounded")
+    assert ok.loc[("reuters_topic", "SVM-relative-RBF"), "our_settings"].startswith("30 training")
     runs = pd.read_csv(tmp_path / "svm/all_runs.csv")
     svm = runs[runs.method == "SVM-relative"]
     assert (svm.solver_status == "optimal").all() and (svm.solver == "dcd").all()  # svm.solver
