@@ -195,10 +195,16 @@ def _distinct_triples(m: int, size: int, rng: np.random.Generator):
     return i, j, k
 
 
+_BATCH_KEPT = 32_768  # rule triplets expected per batch of candidates (sample_rule_triplets)
+
+
 def sample_rule_triplets(notion: Notion, g: np.ndarray, n: int, rng: np.random.Generator):
     """The paper's draw (section 5): three distinct items uniformly at random, kept when
     ``notion``'s rule holds (:func:`rule_holds`), until ``n`` distinct triples are kept, in the
-    order drawn (a triple drawn again is dropped: P is a set).
+    order drawn (a triple drawn again is dropped: P is a set). Candidates come in batches whose
+    size depends on the rule's fraction only, not on ``n``, so the first n' triples are the same
+    for every n >= n' (one ``rng`` state): a size's training set does not depend on the largest
+    size of the configuration.
 
     ``g``: (m,) labels of the items. Returns (int64 (n, 3) indices into ``g``, the fraction of
     ordered distinct triples that satisfy the rule). Raises :class:`DataError` when fewer than
@@ -216,7 +222,7 @@ def sample_rule_triplets(notion: Notion, g: np.ndarray, n: int, rng: np.random.G
     rate = n_valid / (m * (m - 1) * (m - 2))
     kept = np.empty(0, dtype=np.int64)  # codes (i m + j) m + k, in draw order
     while len(kept) < n:
-        size = int(min(max(1.3 * (n - len(kept)) / rate, 1024), 4_000_000))
+        size = int(min(max(min(_BATCH_KEPT, n_valid) / rate, 1024), 4_000_000))  # not of n
         i, j, k = _distinct_triples(m, size, rng)
         ok = rule_holds(notion, g, i, j, k)
         codes = np.concatenate([kept, (i[ok] * m + j[ok]) * m + k[ok]])

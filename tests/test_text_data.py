@@ -281,6 +281,18 @@ def test_random_triple_draw_is_uniform_over_the_rules_triplets():
     assert chisquare(list(counts.values())).pvalue > 1e-3
 
 
+def test_a_smaller_draw_is_the_start_of_a_larger_one():
+    # nested training sets: a size's triplets must not depend on the largest size configured
+    # (the larger draw below needs more than one batch of candidates)
+    g = np.repeat(["a", "b", "c"], 100)
+    notion = NOTIONS["webkb_topic"]
+    big, _ = sample_rule_triplets(notion, g, 40_000, np.random.default_rng(7))
+    for n in (1, 300, 5_000):
+        small, _ = sample_rule_triplets(notion, g, n, np.random.default_rng(7))
+        np.testing.assert_array_equal(small, big[:n])
+    assert len({tuple(t) for t in big}) == len(big)  # P is a set
+
+
 def test_static_features_preprocessing_variants():
     texts = ["The runners were running", "the runner runs", "A cat and THE dog"]
     vocab = {p: set(static_features(texts, preprocessing=p)[2]) for p in ("none", "stop", "stem")}
