@@ -48,6 +48,8 @@ def test_svm_targets_on_the_ci_config(tmp_path):
     for fig in ("svm_2", "svm_mds"):
         for ext in ("png", "pdf", "md"):
             assert (tmp_path / f"figures/figure_{fig}.{ext}").stat().st_size > 0
+    fig2 = (tmp_path / "figures/figure_svm_2.md").read_text()
+    assert "| SVM-relative " in fig2 and "SVM-relative-RBF" not in fig2  # only what is drawn
     mds = (tmp_path / "figures/figure_svm_mds.md").read_text()
     assert "a) unweighted" in mds and "b) learned: reuters_topic" in mds
     assert "c) learned: reuters_topic_corngrain" in mds

@@ -73,7 +73,8 @@ for path in (snakemake.output.png, snakemake.output.pdf):
     with atomic_path(path) as tmp:
         fig.savefig(tmp, format=str(path).rsplit(".", 1)[1])
 plt.close(fig)
-table = summary[summary.notion.isin(notions)].copy()
+# what the panels draw: the SVM-relative curve and each static baseline's best variant
+table = pd.concat([curve, best]).query("notion in @notions").copy()
 table["mean"] = (100 * table["mean"]).round(2)
 table["std"] = (100 * table["std"]).round(2)
 n_test = int(runs[runs.notion.isin(notions)].n_test_triplets.max()) if notions else 0
