@@ -674,29 +674,29 @@ def solve_eq8_dual(
                 missed = blk.missed
             blk.restrict(tau)
             last_col = epochs
-        if pg_max > eps and len(order):
-            if look_every and nnz_done >= next_look:  # a look between checks: stop if certified
-                next_look = nnz_done + look_every * D.nnz
-                blk.sync()
-                look = dual_certificate(D, alpha, C)
-                looks += 1
-                converged = look["gap"] <= tol * look["primal"]
-                stalled = look_stall > 0 and newton_gap >= look["rel_gap"] > look_stall * last_look
-                last_look = look["rel_gap"]
-                if log is not None and (converged or stalled):
-                    log(
-                        f"look {looks}: epochs {epochs}, primal {look['primal']:.12g}, "
-                        f"rel_gap {look['rel_gap']:.2e}{', stalled' if stalled else ''} "
-                        f"({time.perf_counter() - t_start:.1f} s)"
-                    )
-                if converged:
-                    cert = look
-                    break
-                if not stalled:
-                    continue
-                stalls += 1  # coordinate ascent has stalled: a check (Newton steps) now
-            else:
+        if pg_max > eps and len(order):  # no check due
+            if not (look_every and nnz_done >= next_look):
                 continue
+            # a look between checks: stop if certified, start a check if stalled
+            next_look = nnz_done + look_every * D.nnz
+            blk.sync()
+            look = dual_certificate(D, alpha, C)
+            looks += 1
+            converged = look["gap"] <= tol * look["primal"]
+            stalled = look_stall > 0 and newton_gap >= look["rel_gap"] > look_stall * last_look
+            last_look = look["rel_gap"]
+            if log is not None and (converged or stalled):
+                log(
+                    f"look {looks}: epochs {epochs}, primal {look['primal']:.12g}, "
+                    f"rel_gap {look['rel_gap']:.2e}{', stalled' if stalled else ''} "
+                    f"({time.perf_counter() - t_start:.1f} s)"
+                )
+            if converged:
+                cert = look
+                break
+            if not stalled:
+                continue
+            stalls += 1  # coordinate ascent has stalled: a check (Newton steps) now
         rounds += 1
         last_look = np.inf
         next_look = nnz_done + look_every * D.nnz
