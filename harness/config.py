@@ -47,10 +47,20 @@ def check_config(config: dict) -> None:
       ``figures.oasis_C`` and ``figures.oasis_variants`` (OASIS), ``figures.sdca_lam`` (SDCA);
     * ``svm.mds.notion``, ``svm.mds.notion_c``, ``svm.figure2.notions``: text notions or datasets;
     * ``results_dir``, ``figures_dir`` and ``data.cache_dir``: not empty, not the filesystem root;
+    * ``data.mirror``: a folder that exists, a ``file://`` or an http(s) URL;
     * every dataset name is looked up (an unknown one raises :class:`~datasets.base.DataError`);
       ``figures.dataset`` (a dataset or an image set) must also be buildable on ``data.route``.
     """
     _check_folders(config)
+    mirror = (config.get("data") or {}).get("mirror")
+    if mirror:
+        from datasets.base import DataError as _DataError
+        from datasets.base import mirror_location
+
+        try:
+            mirror_location(mirror)
+        except _DataError as err:
+            raise ConfigError(f"config data.mirror: {err}") from None
     for place, methods, datasets in method_blocks(config):
         for method, mcfg in methods.items():
             check_method(f"{place}.methods.{method}", algorithm_of(method, mcfg), mcfg)
@@ -215,10 +225,21 @@ def _figures_dataset(name: str, route: str | None) -> None:
 
 
 def available_datasets(config: dict, experiment: str, route: str) -> tuple[list[str], list[str]]:
-    """(datasets that can run under ``route``, datasets that need another route)."""
+    """(datasets that can run under ``route``, datasets that need another route or, with a
+    folder ``data.mirror``, files that the mirror lacks)."""
     names = config[experiment]["datasets"]
-    ok = [n for n in names if _dataset(experiment, n).has_route(route)]
+    mirror = (config.get("data") or {}).get("mirror")
+    ok = [n for n in names if _dataset(experiment, n).has_route(route, mirror)]
     return ok, [n for n in names if n not in ok]
+
+
+def missing_reason(config: dict) -> str:
+    """Why :func:`available_datasets` left a dataset out, for captions: "needs download", or,
+    on the download route with a data mirror, that the mirror lacks one of its files."""
+    data = config.get("data") or {}
+    if data.get("route") == "download" and data.get("mirror"):
+        return "a file of its download route is not in the data mirror"
+    return "needs download"
 
 
 def experiment_cells(config: dict, experiment: str, results: str, route: str) -> list[str]:

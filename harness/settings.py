@@ -41,6 +41,7 @@ CELL_EXCLUDE = {
     "oahu.figure5": ("stand_in", "use_lfw"),  # they choose the cell's {dataset} wildcard
     "oahu.figure7": ("ks",),  # the figure's x axis; the cells compute recall_ks
     "images": ("sdca_table3_datasets",),  # the columns of SDCA's Table 3 only
+    "sdca_table2": ("compare_with",),  # another route's table, read by the table only
 }
 """Block keys a cell does not read besides the lists of datasets, seeds and methods."""
 

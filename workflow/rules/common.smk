@@ -24,6 +24,7 @@ if not workflow.overwrite_configfiles:
 
 validate(config, ROOT / "workflow/schemas/config.schema.yaml")
 
+from datasets import get_dataset  # noqa: E402
 from datasets.base import quarantine_corrupt_prepared  # noqa: E402
 from harness.config import check_config, experiment_cells, unpinned_downloads_opt_in  # noqa: E402
 from harness.settings import (  # noqa: E402
@@ -42,6 +43,7 @@ config["data"]["allow_unpinned_downloads"] = unpinned_downloads_opt_in(
 
 CACHE = config["data"]["cache_dir"]
 ROUTE = config["data"]["route"]
+MIRROR = config["data"].get("mirror")  # a data mirror for the download route, or None
 RESULTS = config["results_dir"]
 FIGURES = config["figures_dir"]
 LOGS = f"{RESULTS}/logs"
@@ -165,12 +167,26 @@ def cell_data(wildcards):
     return f"{CACHE}/prepared/{wildcards.dataset}_{ROUTE}.npz"
 
 
+def table2_compare_with(wildcards):
+    """sdca_table2.compare_with, another route's Table 2 CSV, once it exists (made by another
+    run; the table says so while it is missing, and is remade when it appears or changes)."""
+    path = config["sdca_table2"].get("compare_with")
+    return [path] if path and Path(path).is_file() else []
+
+
 # --- functions of svm.smk (Schultz & Joachims); they read that file's settings when called ---
 
 
 def svm_available(notion):
-    """A notion runs unless it needs WebKB (download route) and the route is embedded."""
-    return not (notion in SVM_TEXT and SVM_TEXT[notion].corpus == "webkb" and ROUTE != "download")
+    """A notion runs unless it needs WebKB (download route) and the route is embedded, or the
+    data mirror lacks a file of its route."""
+    if notion in SVM_TEXT:
+        if SVM_TEXT[notion].corpus != "webkb":
+            return True
+        from datasets.webkb import SPEC as WEBKB
+
+        return ROUTE == "download" and WEBKB.has_route(ROUTE, MIRROR)
+    return get_dataset(notion).has_route(ROUTE, MIRROR)
 
 
 def svm_notions():
@@ -198,7 +214,7 @@ def svm_runs(wc=None):
 
 def oahu_available(names):
     """The datasets of ``names`` that the configured route can provide."""
-    return [d for d in names if get_dataset(d).has_route(ROUTE)]
+    return [d for d in names if get_dataset(d).has_route(ROUTE, MIRROR)]
 
 
 def oahu_cells(experiment, datasets=None):

@@ -37,7 +37,7 @@ rule images_caltech256_extract:
     run:
         from datasets.caltech256 import fetch_images
 
-        fetch_images(params.cache, progressbar=False)
+        fetch_images(params.cache, progressbar=False, mirror=config["data"].get("mirror"))
 
 
 rule images_caltech256:

@@ -11,6 +11,7 @@ localrules:
 rule table_sdca_2:
     input:
         runs=experiment_cells(config, "sdca_table2", RESULTS, ROUTE),
+        other_route=table2_compare_with,
     output:
         runs=f"{RESULTS}/sdca_table2/all_runs.csv",
         csv=f"{RESULTS}/tables/sdca_table2.csv",

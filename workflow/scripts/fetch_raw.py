@@ -21,7 +21,12 @@ else:
     from importlib import import_module
 
     spec = import_module(f"datasets.{source}").SPEC
-    paths = fetch_download(spec, cache, allow_unpinned=snakemake.params.allow_unpinned)
+    paths = fetch_download(
+        spec,
+        cache,
+        allow_unpinned=snakemake.params.allow_unpinned,
+        mirror=snakemake.config["data"].get("mirror"),
+    )
 lines = [f"{file_sha256(p)}  {p}" for p in paths]
 print("\n".join(lines))
 save_text(snakemake.output[0], "\n".join(lines) + "\n")

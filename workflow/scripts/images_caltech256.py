@@ -9,7 +9,9 @@ from harness.io import now, save_csv, start_log
 
 start_log(snakemake.log[0])
 print(f"[{now()}] Caltech-256 via the download route into {snakemake.params.cache}")
-root = fetch_images(snakemake.params.cache, progressbar=False)
+root = fetch_images(
+    snakemake.params.cache, progressbar=False, mirror=snakemake.config["data"].get("mirror")
+)
 paths, names = list_images(root)
 sides = [image_side(p) for p in paths]
 df = pd.DataFrame({"path": [str(p) for p in paths], "class": names, "min_side": sides})

@@ -22,7 +22,11 @@ torch.manual_seed(seed)
 if w.dataset == "lfw":
     from datasets.lfw import load_lfw
 
-    lfw = load_lfw(snakemake.params.cache_dir, snakemake.params.allow_unpinned)
+    lfw = load_lfw(
+        snakemake.params.cache_dir,
+        snakemake.params.allow_unpinned,
+        mirror=snakemake.config["data"].get("mirror"),
+    )
     print(f"LFW: {lfw['X'].shape}, {lfw['dropped']} pairs without attributes dropped")
     v2 = lfw["view2"]
     data = {"X": lfw["X"], "y": lfw["y"], "train": np.arange(len(lfw["y"])), **v2}

@@ -13,9 +13,15 @@ spec = get_dataset(name)
 print(f"[{now()}] {name}: {spec.description} via the {snakemake.params.route} route")
 out = snakemake.output.data
 cache_dir = Path(out).parent.parent  # {cache_dir}/prepared/<file>
-d = load(spec, snakemake.params.route, cache_dir, allow_unpinned=snakemake.params.allow_unpinned)
-for fname, sha in d["files"].items():
-    print(f"  {fname}: sha256 {sha}")
+d = load(
+    spec,
+    snakemake.params.route,
+    cache_dir,
+    allow_unpinned=snakemake.params.allow_unpinned,
+    mirror=snakemake.config["data"].get("mirror"),
+)
+for line in d["sources"]:
+    print(f"  {line}")
 print(f"  {d['X'].shape[0]} samples x {d['X'].shape[1]} features, {len(d['classes'])} classes")
 save_npz(
     out,
@@ -24,5 +30,6 @@ save_npz(
     classes=d["classes"],
     route=d["route"],
     files=[f"{k}:{v}" for k, v in d["files"].items()],
+    sources=d["sources"],
 )
 save_text(snakemake.output.sha256, prepared_hash_line(out))

@@ -43,7 +43,11 @@ if name in NOTIONS:
     else:
         from datasets.webkb import load_corpus
 
-        corpus = load_corpus(cache, allow_unpinned=snakemake.params.allow_unpinned)
+        corpus = load_corpus(
+            cache,
+            allow_unpinned=snakemake.params.allow_unpinned,
+            mirror=snakemake.config["data"].get("mirror"),
+        )
     print(f"  {corpus.note}; {len(corpus.texts)} documents; files {corpus.files}")
     labels = corpus.label(notion.column)
     static = {}
@@ -83,6 +87,12 @@ rows["dataset"] = name
 rows["corpus"] = notion.corpus
 rows["groups"] = ";".join(groups)
 rows["route"] = snakemake.params.route if notion.corpus == "webkb" else "embedded"
+# where the data came from and how each file was verified (pin, a mirror's list, or opt-in)
+rows["data_source"] = (
+    " | ".join(v if k in v else f"{v}  {k}" for k, v in corpus.files.items())
+    if name in NOTIONS
+    else "prepared"
+)
 rows["config_hash"] = config_hash(cfg)
 rows["settings_hash"] = settings_hash(snakemake.params.settings)  # harness.settings
 rows["versions"] = package_versions()

@@ -8,6 +8,7 @@ columns read "needs download" on the embedded route."""
 import numpy as np
 import pandas as pd
 
+from harness.config import missing_reason
 from harness.io import save_csv, save_text, start_log
 from harness.settings import check_block_fresh
 from harness.svm_experiment import NOTIONS, percent
@@ -75,6 +76,8 @@ for d in notions:
             mean = std = np.nan
             webkb = d in NOTIONS and NOTIONS[d].corpus == "webkb"
             status = "needs download" if webkb and route != "download" else "n/a"
+            if route == "download" and snakemake.config["data"].get("mirror"):
+                status = missing_reason(snakemake.config)
         rows.append(
             {
                 "dataset": d,
