@@ -5,16 +5,56 @@ set -euo pipefail
 cd "$(dirname "$0")"
 PYTHON=${PYTHON:-python3}
 
+# One set-up at a time: a second run (another terminal, a CI retry) waits for the first, so that
+# two pip processes never write .venv together.
+mkdir -p .venv
+exec 9>.venv/.setup.lock
+if command -v flock >/dev/null; then flock 9; fi
+
 if [ ! -x .venv/bin/python ]; then
   echo "[setup] creating .venv with $($PYTHON --version)"
   "$PYTHON" -m venv .venv
 fi
+
+# Every pinned package installed at its pinned version, and the modules the pipeline imports
+# importable. Checked on every run, whatever the stamp says: an interrupted or concurrent install
+# (or a package removed by hand) leaves the stamp of an earlier, complete install behind.
+check_env() {
+  .venv/bin/python - <<'PY'
+import importlib, importlib.metadata as md, re, sys
+bad = []
+for line in open("requirements.txt"):
+    m = re.match(r"\s*([A-Za-z0-9_.\-]+)==([^\s#;]+)", line)
+    if m:
+        try:
+            got = md.version(m[1])
+        except md.PackageNotFoundError:
+            got = None
+        if (got or "").split("+")[0] != m[2]:  # a local label (torch 2.13.0+cpu) is the same release
+            bad.append(f"{m[1]}=={m[2]} (installed: {got or 'none'})")
+for mod in ("numpy", "scipy", "pandas", "sklearn", "pooch", "snakemake", "metric_learn", "cvxpy",
+            "matplotlib", "torch", "numba", "rdata", "jsonschema", "yaml", "tqdm", "pytest"):
+    try:
+        importlib.import_module(mod)
+    except Exception as err:
+        bad.append(f"import {mod}: {type(err).__name__}: {err}")
+if bad:
+    print("[setup] the environment is incomplete:\n  " + "\n  ".join(bad), file=sys.stderr)
+    sys.exit(1)
+PY
+}
+
 stamp=.venv/.requirements.sha256
 want=$(sha256sum requirements.txt | cut -d' ' -f1)
-if [ ! -f "$stamp" ] || [ "$(cat "$stamp")" != "$want" ]; then
+if [ ! -f "$stamp" ] || [ "$(cat "$stamp")" != "$want" ] || ! check_env 2>/dev/null; then
   echo "[setup] installing pinned packages (requirements.txt)"
+  rm -f "$stamp"
   .venv/bin/python -m pip install --quiet --upgrade pip
   .venv/bin/python -m pip install --quiet -r requirements.txt
+  if ! check_env; then
+    echo "[setup] failed: the packages above are missing or at other versions after pip install" >&2
+    exit 1
+  fi
   echo "$want" > "$stamp"
 fi
 

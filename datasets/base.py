@@ -96,6 +96,16 @@ class DatasetSpec:
     embedded: tuple[EmbeddedFile, ...] = ()
     parse_embedded: Callable[[list[Path]], tuple[np.ndarray, np.ndarray]] | None = None
     scale_embedded: bool = True
+    scaling_embedded: str = ""  # how the embedded parser scales, where it does (for captions)
+
+    def scaling(self, route: str) -> str:
+        """How the features of ``route`` are scaled, in words (for captions and provenance)."""
+        if route == "download":
+            scaled = "scaled by the publisher" if not self.scale_download else ""
+            return scaled or "each feature to [-1, 1] on all rows (svm-scale's rule)"
+        if self.scale_embedded:
+            return "each feature to [-1, 1] on all rows (svm-scale's rule)"
+        return self.scaling_embedded or "as the parser returns it"
 
     def has_route(self, route: str, mirror: str | None = None) -> bool:
         """True if the dataset can be obtained through ``route`` ('embedded' or 'download'); with
@@ -293,7 +303,9 @@ def download_provenance(paths) -> list[str]:
     out = []
     for p in paths:
         side = source_path(p)
-        out.append(side.read_text().strip() if side.exists() else f"{file_sha256(p)}  {Path(p).name}")
+        out.append(
+            side.read_text().strip() if side.exists() else f"{file_sha256(p)}  {Path(p).name}"
+        )
     return out
 
 
@@ -351,7 +363,9 @@ def fetch_download(
             sums = mirror_sums(mirror) if sums is None else sums
             listed = sums.get(rel)
             known = f"sha256:{listed}" if listed else None
-            how = f"sha256 listed by the mirror's {MIRROR_SUMS} (the mirror's copy; no publisher pin)"
+            how = (
+                f"sha256 listed by the mirror's {MIRROR_SUMS} (the mirror's copy; no publisher pin)"
+            )
         if known is None:
             listing = f" and mirror {mirror} lists none in {MIRROR_SUMS}" if location else ""
             if not allow_unpinned:
@@ -381,7 +395,9 @@ def fetch_download(
             raise DataUnavailable(f"{spec.name}: could not fetch {where}: {err}") from err
         except OSError as err:  # no network, HTTP error (requests' errors are OSErrors)
             status = getattr(getattr(err, "response", None), "status_code", None)
-            lack = f" (HTTP {status}: the mirror has no {rel})" if location and status == 404 else ""
+            lack = (
+                f" (HTTP {status}: the mirror has no {rel})" if location and status == 404 else ""
+            )
             raise DataUnavailable(f"{spec.name}: could not download {where}{lack}: {err}") from err
         path = Path(path)
         record = f"{file_sha256(path)}  {rf.fname}  from {url}; {how}"

@@ -69,4 +69,8 @@ SPEC = DatasetSpec(
     ),
     parse_embedded=_parse_embedded,
     scale_embedded=False,  # the parser scales, on the training rows (module docstring)
+    scaling_embedded=(
+        "each feature to [-1, 1] on the 528 training rows, that range applied to the 462 test "
+        "rows (equals LIBSVM's vowel.scale to 5e-7)"
+    ),
 )

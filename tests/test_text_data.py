@@ -173,7 +173,9 @@ def test_webkb_download_route_through_pooch_with_a_pinned_hash(served, tmp_path)
     with pytest.raises(DataUnavailable, match="no pinned hash"):
         webkb.load_corpus(tmp_path / "cache3", spec=unpinned)
     c3 = webkb.load_corpus(tmp_path / "cache3", allow_unpinned=True, spec=unpinned)
-    assert c3.files["webkb-data.gtar.gz"] == sha
+    line = c3.files["webkb-data.gtar.gz"]  # provenance: sha256, name, URL, how it was verified
+    assert line.startswith(f"{sha}  webkb-data.gtar.gz  from {url}") and "taken as served" in line
+    assert c.files["webkb-data.gtar.gz"].endswith("pinned sha256 (datasets/webkb.py)")
 
 
 def test_webkb_unreachable_url_says_download_failed(tmp_path):

@@ -1,7 +1,10 @@
 """Rule table_sdca_2: the SDCA seed paper's Table 2 (test mAP, mean ± std over seeds), with each
 row's settings provenance (config ``notes``: harness.tables.settings_table / settings_caption)."""
 
-from harness.config import available_datasets
+import pandas as pd
+
+from datasets import get_dataset
+from harness.config import available_datasets, missing_reason
 from harness.io import save_csv, save_text, start_log
 from harness.settings import check_fresh
 from harness.tables import (
@@ -21,6 +24,9 @@ cfg = snakemake.config["sdca_table2"]
 route = snakemake.config["data"]["route"]
 methods, datasets = list(cfg["methods"]), cfg["datasets"]
 _, missing = available_datasets(snakemake.config, "sdca_table2", route)
+reason = missing_reason(snakemake.config)
+mirror = snakemake.config["data"].get("mirror")
+compare = cfg.get("compare_with")
 runs = collect(snakemake.input.runs)
 check_fresh(runs, snakemake.config, "sdca_table2", "workflow/scripts/fit_evaluate.py")
 save_csv(snakemake.output.runs, runs)
@@ -29,6 +35,17 @@ paper = paper_values(snakemake.params.paper_results, "sdca_relative_similarity",
 paper = paper_values_for_rows(paper, cfg["methods"])  # ITML-online -> ITML etc.
 summary = summarize(runs, "mAP", methods, datasets, {d: "needs download" for d in missing}, paper)
 summary = summary.merge(settings, on="algorithm", how="left")
+summary["route"] = route
+other_file = snakemake.input.other_route[0] if snakemake.input.other_route else None
+if other_file:  # sdca_table2.compare_with: the same table made on another data route
+    other = pd.read_csv(other_file)
+    other_route = str(other["route"].iloc[0]) if "route" in other else "other"
+    other = other[["dataset", "algorithm", "mean", "std"]].rename(
+        columns={"mean": "other_route_mean", "std": "other_route_std"}
+    )
+    summary = summary.merge(other, on=["dataset", "algorithm"], how="left")
+    summary["other_route"] = other_route
+    summary["route_diff"] = summary["mean"] - summary["other_route_mean"]
 save_csv(snakemake.output.csv, summary)
 
 
@@ -59,7 +76,27 @@ caption = [
     ),
     f"Grids (validation mAP): {grids}. Fixed: {fixed}.",
     "Rows marked [not-in-paper] are our extra rows (no number in the paper).",
-    *([f"Not run ({route} route): {', '.join(missing)} (needs download)."] if missing else []),
+    *([f"Not run ({route} route): {', '.join(missing)} ({reason})."] if missing else []),
+    "Data: "
+    + "; ".join(f"{d}: {get_dataset(d).scaling(route)}" for d in datasets if d not in missing)
+    + "."
+    + (f" Downloads from the data mirror {mirror}." if mirror and route == "download" else ""),
+    *(
+        [
+            f"Route difference: each cell minus the same cell of the {other_route} route's "
+            f"table ({other_file}; same seeds, splits and settings), in the CSV's route_diff "
+            "and below."
+        ]
+        if other_file
+        else (
+            [
+                f"Route comparison: {compare} (sdca_table2.compare_with) does not exist yet; "
+                "make it with the other route's run, and this table is remade."
+            ]
+            if compare
+            else []
+        )
+    ),
     "",
     *settings_caption(cfg["methods"]),
 ]
@@ -67,10 +104,20 @@ caption = [
 label = {r.algorithm: f"{r.algorithm} [{r.protocol}]" for r in settings.itertuples(index=False)}
 shown = summary.assign(algorithm=summary.algorithm.map(label))
 rows = [label[m] for m in methods]
-save_text(
-    snakemake.output.md,
-    to_markdown(shown, datasets, rows, "SDCA seed paper, Table 2: mAP", caption),
-)
+md = to_markdown(shown, datasets, rows, "SDCA seed paper, Table 2: mAP", caption)
+if other_file:
+    by_route = shown.pivot(index="algorithm", columns="dataset", values="route_diff")
+    md += "\n".join(
+        [
+            f"Difference, {route} route - {other_route} route (mAP):",
+            "",
+            by_route.reindex(index=rows, columns=datasets)
+            .map(lambda v: "–" if pd.isna(v) else f"{v:+.4f}")
+            .to_markdown(),
+            "",
+        ]
+    )
+save_text(snakemake.output.md, md)
 
 
 save_text(
