@@ -17,13 +17,16 @@ from .base import DataError
 @dataclasses.dataclass(frozen=True)
 class TextCorpus:
     """``texts``: list of n str; ``labels``: column name -> (n,) str array; ``files``: source
-    file name -> sha256; ``note``: where the corpus comes from (for captions)."""
+    file name -> sha256 (or its provenance line); ``note``: where the corpus comes from (for
+    captions); ``collection_counts``: column -> {group: items in the whole collection the corpus
+    was drawn from} (tie-breaks; empty where not known)."""
 
     name: str
     texts: list
     labels: dict
     files: dict
     note: str = ""
+    collection_counts: dict = dataclasses.field(default_factory=dict)
 
     def __post_init__(self):
         n = len(self.texts)

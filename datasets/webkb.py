@@ -37,6 +37,7 @@ Labels (one str per page):
 
 from __future__ import annotations
 
+import collections
 import dataclasses
 import re
 import tarfile
@@ -150,8 +151,12 @@ def page_university(folder: str, file_name: str) -> str:
 
 
 def parse_archive(path: Path, topics=TOPICS) -> TextCorpus:
-    """Read the pages of ``topics`` from the archive without extracting it."""
+    """Read the pages of ``topics`` from the archive without extracting it. The corpus'
+    ``collection_counts["university"]`` counts each university's pages in every class of the
+    archive (other, department and staff included): the tie-break of the University notion's
+    seven largest universities (:func:`harness.svm_experiment.eligible_items`)."""
     texts, topic, univ = [], [], []
+    collection = collections.Counter()  # pages per university in every class of the archive
     n_empty = 0
     with tarfile.open(path, mode="r:*") as tar:
         for member in tar:
@@ -161,10 +166,13 @@ def parse_archive(path: Path, topics=TOPICS) -> TextCorpus:
             if name.is_absolute() or ".." in name.parts:
                 raise DataError(f"WebKB archive: unsafe member name {member.name!r}")
             parts = name.parts
-            if len(parts) < 4 or parts[0] != "webkb" or parts[1] not in topics:
+            if len(parts) < 4 or parts[0] != "webkb":
                 continue
             if parts[2] not in UNIVERSITIES:
                 raise DataError(f"WebKB archive: unknown university folder {parts[2]!r}")
+            collection[page_university(parts[2], parts[-1])] += 1
+            if parts[1] not in topics:
+                continue
             text = page_text(tar.extractfile(member).read())
             if not text:
                 n_empty += 1
@@ -180,6 +188,7 @@ def parse_archive(path: Path, topics=TOPICS) -> TextCorpus:
         texts=texts,
         labels={"topic": np.array(topic), "university": np.array(univ)},
         files={Path(path).name: file_sha256(path)},
+        collection_counts={"university": dict(collection)},
         note=(
             f"WebKB pages of {', '.join(topics)}: {len(texts)} pages of {n_univ} universities "
             f"(web domains); {n_empty} empty pages dropped"

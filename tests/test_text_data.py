@@ -413,9 +413,31 @@ def test_each_webkb_notion_runs_through_the_protocol_on_a_corpus_in_webkbs_layou
         assert sorted(set(labels[eligible])) == ["cmu.edu", "cornell.edu", "mit.edu", "ox.ac.uk"]
     binary, tfidf, _ = static_features(c.texts)
     rows, model, parts = run_notion(
-        notion, binary, labels, 0, [40, 80], 200, {("Binary", "none"): binary},
-        document_split(len(labels), 0), solver="dcd", eligible=eligible, log=lambda *a: None,
+        notion,
+        binary,
+        labels,
+        0,
+        [40, 80],
+        200,
+        {("Binary", "none"): binary},
+        document_split(len(labels), 0),
+        solver="dcd",
+        eligible=eligible,
+        log=lambda *a: None,
     )
     svm = rows[rows.method == "SVM-relative"].set_index("n_train_triplets")
     assert (svm.solver_status == "optimal").all() and (rows.n_test_triplets == 200).all()
     assert svm.triplet_accuracy.loc[80] > 0.9  # the page's own topic/university word decides
+
+
+def test_largest_groups_tie_is_broken_by_the_collection_not_the_alphabet():
+    """Seven universities of WebKB: b and a tie on the pages of the four topics; the one with
+    more pages in the whole collection wins, whatever the names; names decide only a full tie."""
+    notion = NOTIONS["webkb_university"]
+    labels = np.array(["z"] * 5 + ["b"] * 3 + ["a"] * 3)
+    keep = eligible_items(notion, labels, n_groups=2, tie_counts={"z": 9, "a": 4, "b": 7})
+    assert set(labels[keep]) == {"z", "b"}
+    keep = eligible_items(notion, labels, n_groups=2, tie_counts={"a": 7, "b": 7})
+    assert set(labels[keep]) == {"z", "a"}
+    keep = eligible_items(notion, labels, n_groups=2)
+    assert set(labels[keep]) == {"z", "a"}

@@ -63,7 +63,8 @@ else:
     d = load_prepared(snakemake.input[0], ["X", "y", "classes"])
     X, labels = d["X"], d["classes"][d["y"]].astype(str)
     static = {("Eucl", "[-1, 1]-scaled features"): X}
-eligible = eligible_items(notion, labels, cfg["n_universities"])
+ties = corpus.collection_counts.get(notion.column) if name in NOTIONS else None
+eligible = eligible_items(notion, labels, cfg["n_universities"], tie_counts=ties)
 groups = sorted(set(labels[eligible]))
 print(f"  {notion.column} groups taking part ({len(groups)}): {', '.join(groups)}")
 split = document_split(len(labels), seed, cfg["train_fraction"])

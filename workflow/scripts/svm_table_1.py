@@ -172,8 +172,7 @@ caption = [
         "idf, rows L2-normalised); shown is the preprocessing variant (none, stop = "
         "scikit-learn's English stop list, stem = Porter stemmer, stem+stop) best on the test "
         "set, as the paper reports the static metric best on the test set (it says that was "
-        "with stemming and stop-word removal)"
-        + (f". Picked: {picked}." if picked else ".")
+        "with stemming and stop-word removal)" + (f". Picked: {picked}." if picked else ".")
     ),
     *(
         [
@@ -196,7 +195,8 @@ caption = [
     *(
         [
             f"University: the pages of the {cfg['n_universities']} universities (web domains) "
-            "with the most pages (our choice of which; the paper says seven without naming "
+            "with the most pages of the four topics, a tie broken by the pages of every class "
+            "of the collection (our choice of which; the paper says seven without naming "
             f"them): {univ.iloc[0].replace(';', ', ')}."
         ]
         if len(univ)
