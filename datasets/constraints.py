@@ -223,7 +223,9 @@ def sample_closure_triplets(
     mem = {c: np.flatnonzero(comp == c) for c in comps}
     counts = np.array([size[c] * (size[c] - 1) * len(neg_pool[c]) for c in comps], dtype=float)
     seen = {tuple(r) for r in np.asarray(seeds).tolist()}
-    available = counts.sum() - sum(1 for r in seen if comp[r[0]] == comp[r[1]] and r[0] != r[1])
+    available = counts.sum() - sum(
+        1 for r in seen if comp[r[0]] == comp[r[1]] and r[0] != r[1]
+    )
     if n_new > available:
         raise DataError(
             f"the transitive closure holds {int(available)} new triplets, fewer than {n_new}"
@@ -250,8 +252,7 @@ def seeds_plus_closure(
 ) -> np.ndarray:
     """The OAHU paper's stream: ``n_seeds`` class-based random seed triplets
     (:func:`sample_class_triplets`), then ``n_closure`` triplets of their transitive closure
-    (:func:`sample_closure_triplets`, which never looks at ``y``). Int64 (n_seeds + n_closure, 3).
-    """
+    (:func:`sample_closure_triplets`, which never looks at ``y``). Int64 (n_seeds + n_closure, 3)."""
     seeds = sample_class_triplets(y, n_seeds, generator)
     new = sample_closure_triplets(seeds, n_closure, len(y), generator)
     return np.vstack([seeds, new])

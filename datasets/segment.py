@@ -8,11 +8,11 @@ Embedded route: Debian ``weka``, ``segment-challenge.arff`` (1500 rows) + ``segm
 rows reordered; scaled here to [-1, 1] (the constant ``region-pixel-count`` becomes 0, as
 svm-scale leaves it).
 
-Pin: the LIBSVM site publishes no hash. The sha256 is that of a public copy of ``segment.scale``
-(duvenaud/warped-mixtures, ``data/segment.scale`` at commit fb90ddbf, the commit whose
-``letter.scale`` and ``vowel.scale`` equal their independent pins); its values equal
-weka's segment ARFF files after [-1, 1] scaling (to 1.3e-5). That the copy is byte-identical to the file the LIBSVM site serves today is
-not checked (no route to the site here).
+Pin: the LIBSVM site publishes no hash. The sha256 is that of a public copy of
+``segment.scale`` (duvenaud/warped-mixtures, ``data/segment.scale`` at commit fb90ddbf, the commit
+whose ``letter.scale`` and ``vowel.scale`` equal their independent pins); its values equal
+weka's segment ARFF files after [-1, 1] scaling (to 1.3e-5), checked by ``tests/test_mirror.py``. That the copy is
+byte-identical to the file the LIBSVM site serves today is not checked (no route to it here).
 """
 
 import numpy as np

@@ -22,31 +22,10 @@ _MARKERS = "osD^v<>pPX*hH8d"
 # One colour and marker per method in every figure (each its own, variants included, since a
 # figure may show only variants of one method); names not listed get a fixed slot from a checksum.
 _STYLE_ORDER = [
-    "OASIS",
-    "SDCA",
-    "LEGO",
-    "OAHU",
-    "ITML",
-    "LMNN",
-    "RCA",
-    "Eucl",
-    "OPML",
-    "RDML",
-    "COMET",
-    "SparseCOMET",
-    "ITML-online",
-    "OASIS-authors-C",
-    "OASIS-sym",
-    "OASIS-psd-1000",
-    "OASIS-psd-end",
-    "Dissim-OASIS",
-    "SDCA-random",
-    "OAHU-init",
-    "OAHU-combined",
-    "SVM-relative",
-    "SVM-relative-RBF",
-    "Binary",
-    "TFIDF",
+    "OASIS", "SDCA", "LEGO", "OAHU", "ITML", "LMNN", "RCA", "Eucl", "OPML", "RDML", "COMET",
+    "SparseCOMET", "ITML-online", "OASIS-authors-C", "OASIS-sym", "OASIS-psd-1000",
+    "OASIS-psd-end", "Dissim-OASIS", "SDCA-random", "OAHU-init", "OAHU-combined", "SVM-relative",
+    "SVM-relative-RBF", "Binary", "TFIDF",
 ]
 
 
@@ -95,7 +74,9 @@ def curves(
     fig, ax = plt.subplots(figsize=(5.5, 3.8), dpi=150)
     for method, s in summary.groupby("method", sort=False):
         style = method_style(method)
-        (line,) = ax.plot(s.step, s["mean"], label=method, lw=1.6, markevery=0.2, ms=4, **style)
+        (line,) = ax.plot(
+            s.step, s["mean"], label=method, lw=1.6, markevery=0.2, ms=4, **style
+        )
         low, high = clipped_band(s["mean"], s["std"], limits)
         if logy:  # a band below zero has no place on a log axis: clip it at a tenth of the mean
             low = pd.Series(low, index=s.index).where(low > 0, s["mean"] / 10)

@@ -179,10 +179,8 @@ def table_page(md: str, csv: pd.DataFrame, csv_name: str, summary=None) -> str:
     """One table's report page: its Markdown (title, caption, the table as the paper lays it
     out), the frame ``summary`` if given, and then every row and column of its CSV
     ``csv_name``."""
-    first = (
-        ""
-        if summary is None
-        else summary.to_html(index=False, na_rep="", escape=True, float_format=_number)
+    first = "" if summary is None else summary.to_html(
+        index=False, na_rep="", escape=True, float_format=_number
     )
     return (
         '<!DOCTYPE html>\n<html><head><meta charset="utf-8">'
@@ -198,22 +196,9 @@ def table_page(md: str, csv: pd.DataFrame, csv_name: str, summary=None) -> str:
 # --- paper vs ours ----------------------------------------------------------------------------
 
 PVO_COLUMNS = [
-    "paper",
-    "artifact",
-    "dataset",
-    "method",
-    "metric",
-    "paper_value",
-    "our_algorithm",
-    "our_mean",
-    "our_std",
-    "diff",
-    "n_seeds",
-    "status",
-    "protocol",
-    "our_table",
-    "paper_settings",
-    "our_settings",
+    "paper", "artifact", "dataset", "method", "metric", "paper_value", "our_algorithm",
+    "our_mean", "our_std", "diff", "n_seeds", "status", "protocol", "our_table",
+    "paper_settings", "our_settings",
 ]
 
 
@@ -231,12 +216,8 @@ def paper_vs_ours(paper_results: pd.DataFrame, tables: dict[str, pd.DataFrame]) 
     rows = []
     for _, ref in paper_results.iterrows():
         base = {
-            "paper": ref["paper"],
-            "artifact": ref["artifact"],
-            "dataset": ref["dataset"],
-            "method": ref["method"],
-            "metric": ref["metric"],
-            "paper_value": ref["value"],
+            "paper": ref["paper"], "artifact": ref["artifact"], "dataset": ref["dataset"],
+            "method": ref["method"], "metric": ref["metric"], "paper_value": ref["value"],
         }
         where = PAPER_TABLES.get((ref["paper"], ref["artifact"]))
         if where is None:
@@ -258,35 +239,20 @@ def paper_vs_ours(paper_results: pd.DataFrame, tables: dict[str, pd.DataFrame]) 
         for _, ours in match.iterrows():
             n = ours.get("n_seeds", ours.get("n_runs"))
             mean = ours.get("mean")
-            rows.append(
-                {
-                    **base,
-                    "our_table": name,
-                    "our_algorithm": ours["algorithm"],
-                    "our_mean": mean,
-                    "our_std": ours.get("std"),
-                    "n_seeds": n,
-                    "diff": (mean - ref["value"]) if pd.notna(mean) else None,
-                    "status": ours.get("status", "ok"),
-                    "protocol": ours.get("protocol"),
-                    "paper_settings": ours.get("paper_settings"),
-                    "our_settings": ours.get("our_settings"),
-                }
-            )
+            rows.append({
+                **base, "our_table": name, "our_algorithm": ours["algorithm"],
+                "our_mean": mean, "our_std": ours.get("std"), "n_seeds": n,
+                "diff": (mean - ref["value"]) if pd.notna(mean) else None,
+                "status": ours.get("status", "ok"), "protocol": ours.get("protocol"),
+                "paper_settings": ours.get("paper_settings"), "our_settings": ours.get("our_settings"),
+            })
     return pd.DataFrame(rows).reindex(columns=PVO_COLUMNS)
 
 
 #: The columns of the paper-vs-ours page's first table (all of them follow, and are in the CSV).
 PVO_SUMMARY = [
-    "artifact",
-    "dataset",
-    "method",
-    "paper_value",
-    "our_algorithm",
-    "our_mean",
-    "diff",
-    "status",
-    "protocol",
+    "artifact", "dataset", "method", "paper_value", "our_algorithm", "our_mean", "diff",
+    "status", "protocol",
 ]
 
 

@@ -158,16 +158,14 @@ def cell_settings(config: dict, experiment: str, method: str, script: str) -> di
     exp = config_block(config, experiment)
     mcfg = exp["methods"][method]
     skip = {"methods", "datasets", "seeds", *CELL_EXCLUDE.get(experiment, ())}
-    return canonical(
-        {
-            "method": {k: v for k, v in mcfg.items() if k != "notes"},
-            "experiment": {k: v for k, v in exp.items() if k not in skip},
-            "route": config["data"]["route"],
-            "code": code_hash(script=script, exclude={"algorithms"})
-            + "+"
-            + learner_code_hash(algorithm_of(method, mcfg)),
-        }
-    )
+    return canonical({
+        "method": {k: v for k, v in mcfg.items() if k != "notes"},
+        "experiment": {k: v for k, v in exp.items() if k not in skip},
+        "route": config["data"]["route"],
+        "code": code_hash(script=script, exclude={"algorithms"})
+        + "+"
+        + learner_code_hash(algorithm_of(method, mcfg)),
+    })
 
 
 def settings_hash(settings) -> str:
@@ -194,13 +192,11 @@ def data_settings(config: dict, experiment: str, keys, script: str, modules=()) 
     """Settings of a data job (split, constraints): the experiment's config values ``keys``, the
     route, and the code of ``script`` and ``modules``."""
     exp = config_block(config, experiment)
-    return canonical(
-        {
-            "experiment": {k: exp.get(k) for k in keys},
-            "route": config["data"]["route"],
-            "code": code_hash(modules, script),
-        }
-    )
+    return canonical({
+        "experiment": {k: exp.get(k) for k in keys},
+        "route": config["data"]["route"],
+        "code": code_hash(modules, script),
+    })
 
 
 def expected_hashes(config: dict, experiment: str, script: str) -> dict:
@@ -234,13 +230,11 @@ def block_settings(config: dict, block: str, keys, script: str) -> dict:
     of ``keys`` in the block (a name or dotted path; missing keys as None; ``keys=None``: the whole
     block), the route, and ``script``'s code."""
     cfg = config_block(config, block)
-    return canonical(
-        {
-            block: dict(cfg) if keys is None else {k: cfg.get(k) for k in keys},
-            "route": config["data"]["route"],
-            "code": code_hash(script=script),
-        }
-    )
+    return canonical({
+        block: dict(cfg) if keys is None else {k: cfg.get(k) for k in keys},
+        "route": config["data"]["route"],
+        "code": code_hash(script=script),
+    })
 
 
 def check_block_fresh(runs, settings, what: str, rule: str) -> None:

@@ -427,10 +427,7 @@ def run_notion(
     model = None
     for n in sizes:
         model = SVMRelative(
-            C=C,
-            solver=solver,
-            solver_options=solver_options or None,
-            preprocessor=X_tr,
+            C=C, solver=solver, solver_options=solver_options or None, preprocessor=X_tr,
             random_state=seed,
         )
         row = _fit_row(model, t_train_all[:n], X_tr, X_te, t_test, base, "SVM-relative", "A = I")
@@ -444,10 +441,7 @@ def run_notion(
         tk = t_train_all[:n_kernel]
         gamma = kernel.get("gamma") or median_gamma(X_tr, np.unique(tk), seed)
         km = SVMRelative(
-            C=C,
-            kernel="rbf",
-            gamma=gamma,
-            solver=kernel.get("solver", "CLARABEL"),
+            C=C, kernel="rbf", gamma=gamma, solver=kernel.get("solver", "CLARABEL"),
             preprocessor=X_tr,
         )
         variant = f"A = Phi, RBF gamma = {gamma:.4g}"

@@ -125,10 +125,7 @@ def settings_caption(methods: dict) -> list[str]:
         if r.our_settings:
             parts.append(f"ours: {r.our_settings}")
         what = PROTOCOLS.get(r.protocol, "not marked in the config")
-        lines.append(
-            f"* **{r.algorithm}** [{r.protocol}: {what}]"
-            + (": " + "; ".join(parts) if parts else "")
-        )
+        lines.append(f"* **{r.algorithm}** [{r.protocol}: {what}]" + (": " + "; ".join(parts) if parts else ""))
     return lines
 
 
@@ -161,7 +158,7 @@ def latex_text(text: str) -> str:
 
 
 def mean_std(mean, std, n, digits=4) -> str:
-    """ "mean ± std" with ``digits`` decimals; the spread is "n/a" over fewer than two seeds
+    """"mean ± std" with ``digits`` decimals; the spread is "n/a" over fewer than two seeds
     (``n``), where a standard deviation is undefined."""
     spread = f"{std:.{digits}f}" if n > 1 and not pd.isna(std) else "n/a"
     return f"{mean:.{digits}f} ± {spread}"

@@ -37,12 +37,8 @@ rec = retrieval_rows(model, X[split["test"]], y[split["test"]], exp["recall_ks"]
 rows += [{**rows[0], "metric": f"recall@{r['K']}", "value": r["recall"]} for r in rec]
 rows += [{**rows[0], "metric": "peak_rss_mb", "value": peak_rss_mb()}]
 save_csv(snakemake.output.runs, pd.DataFrame(rows))
-cell = {
-    "dataset": w.dataset,
-    "seed": seed,
-    "algorithm": method,
-    "settings_hash": base["settings_hash"],
-}
+cell = {"dataset": w.dataset, "seed": seed, "algorithm": method,
+        "settings_hash": base["settings_hash"]}
 alpha = alpha_trace_rows(model, cell) if method == "OAHU" else []
 save_csv(
     snakemake.output.alpha,

@@ -33,14 +33,10 @@ def save(fig):
 
 def settings(methods):
     """Caption line with each curve's configured hyperparameters (fixed values, grids)."""
-    return (
-        "Settings: "
-        + "; ".join(
-            f"{m}: {c.get('fixed', {})}" + (f" grid {c['grid']}" if c.get("grid") else "")
-            for m, c in methods.items()
-        )
-        + "."
-    )
+    return "Settings: " + "; ".join(
+        f"{m}: {c.get('fixed', {})}" + (f" grid {c['grid']}" if c.get("grid") else "")
+        for m, c in methods.items()
+    ) + "."
 
 
 def mean_std(df, keys, col):
@@ -55,12 +51,7 @@ def errorbars(ax, x, g, label, limits=(0.0, 1.0)):
     method's colour and marker (the same in every figure)."""
     low, high = clipped_band(g["mean"], g["std"], limits)
     ax.errorbar(
-        x,
-        g["mean"],
-        yerr=[g["mean"] - low, high - g["mean"]],
-        ms=3,
-        capsize=3,
-        label=label,
+        x, g["mean"], yerr=[g["mean"] - low, high - g["mean"]], ms=3, capsize=3, label=label,
         **method_style(label),
     )
 
@@ -69,10 +60,7 @@ if name == "figure_oahu_4":
     c = cfg["figure4"]
     rows = collect(snakemake.input.cells)
     check_fresh(
-        rows,
-        snakemake.config,
-        "oahu.figure4",
-        "workflow/scripts/oahu_fig4_cell.py",
+        rows, snakemake.config, "oahu.figure4", "workflow/scripts/oahu_fig4_cell.py",
         "oahu_fig4_cell",
     )
     s = mean_std(rows, ["algorithm", "n_constraints"], "error_rate")
@@ -150,10 +138,7 @@ elif name == "figure_oahu_5":
     dataset = snakemake.params.dataset
     auc = collect(snakemake.input.auc)
     check_fresh(
-        auc,
-        snakemake.config,
-        "oahu.figure5",
-        "workflow/scripts/oahu_fig5_cell.py",
+        auc, snakemake.config, "oahu.figure5", "workflow/scripts/oahu_fig5_cell.py",
         "oahu_fig5_cell",
     )
     roc = pd.concat([pd.read_csv(p) for p in snakemake.input.roc], ignore_index=True)
@@ -167,13 +152,8 @@ elif name == "figure_oahu_5":
         mu, sd = np.mean(curves, axis=0), np.std(curves, axis=0)
         row = s[s.algorithm == m].iloc[0]
         (line,) = ax.plot(
-            grid,
-            mu,
-            lw=1.4,
-            ms=3,
-            markevery=10,
-            label=f"{m} (AUC {row['mean']:.3f} ± {row['std']:.3f})",
-            **method_style(m),
+            grid, mu, lw=1.4, ms=3, markevery=10,
+            label=f"{m} (AUC {row['mean']:.3f} ± {row['std']:.3f})", **method_style(m),
         )
         low, high = clipped_band(mu, sd, (0.0, 1.0))
         ax.fill_between(grid, low, high, alpha=0.15, color=line.get_color(), lw=0)
@@ -218,10 +198,7 @@ else:  # figure_oahu_7
     runs = collect(snakemake.input.runs)
     for experiment, part in runs.groupby("experiment"):  # Table 3's cells and Figure 7's own
         check_fresh(
-            part,
-            snakemake.config,
-            f"oahu.{experiment}",
-            "workflow/scripts/oahu_cell.py",
+            part, snakemake.config, f"oahu.{experiment}", "workflow/scripts/oahu_cell.py",
             "oahu_cell",
         )
     rec = runs[runs.metric.str.startswith("recall@")].copy()

@@ -1,6 +1,5 @@
 """Rule table_oahu_3: the OAHU paper's Table 3 (kNN error rate, macro F1, constraint utilization
-U; mean ± std over runs; paired t-test against OAHU at 0.05 with win/tie/loss), paper beside ours.
-"""
+U; mean ± std over runs; paired t-test against OAHU at 0.05 with win/tie/loss), paper beside ours."""
 
 import numpy as np
 import pandas as pd
@@ -122,10 +121,7 @@ def chosen_labels(runs, methods):
             continue
         r = runs[runs.algorithm == m].drop_duplicates(["dataset", "seed"])
         r = r.sort_values(["dataset", "seed"])
-        out.append(
-            f"{m}: "
-            + ", ".join(f"{x.dataset} seed {x.seed}: {x.params_label}" for x in r.itertuples())
-        )
+        out.append(f"{m}: " + ", ".join(f"{x.dataset} seed {x.seed}: {x.params_label}" for x in r.itertuples()))
     return "; ".join(out)
 
 
@@ -147,9 +143,7 @@ def diagnosis(runs):
         if not {"OAHU", "OAHU-init"} <= set(runs[runs.dataset == d].algorithm):
             continue
         e, e0 = mean(d, "OAHU", "error_rate"), mean(d, "OAHU-init", "error_rate")
-        a, a0 = mean(d, "OAHU", "test_triplet_accuracy"), mean(
-            d, "OAHU-init", "test_triplet_accuracy"
-        )
+        a, a0 = mean(d, "OAHU", "test_triplet_accuracy"), mean(d, "OAHU-init", "test_triplet_accuracy")
         p, p0 = mean(d, "OAHU", "test_mean_d_pos"), mean(d, "OAHU-init", "test_mean_d_pos")
         q, q0 = mean(d, "OAHU", "test_mean_d_neg"), mean(d, "OAHU-init", "test_mean_d_neg")
         dist = (
@@ -249,9 +243,8 @@ md = [
 ]
 save_text(snakemake.output.md, "\n".join(md))
 # one LaTeX float per metric (harness.tables.latex_table); the first carries the whole caption
-full = latex_text(
-    " ".join(caption + settings_caption(cfg["methods"])[:1] + settings_caption(cfg["methods"])[2:])
-)
+full = latex_text(" ".join(caption + settings_caption(cfg["methods"])[:1]
+                           + settings_caption(cfg["methods"])[2:]))
 latex = [
     latex_table(
         tab,

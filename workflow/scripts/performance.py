@@ -20,18 +20,10 @@ df = run(
 # settings provenance (harness.tables.settings_table): the speed rows are our measurement, not a
 # paper's table; the other learners run with SDCA Table 2's fixed settings and carry its notes
 SPEED = {
-    "OASIS": {
-        "notes": {
-            "protocol": "not-in-paper",
-            "ours": f"speed of our engine: C {C}, one pass, synthetic points",
-        }
-    },
-    "SDCA": {
-        "notes": {
-            "protocol": "not-in-paper",
-            "ours": f"speed of our engine: lambda {LAM}, synthetic points",
-        }
-    },
+    "OASIS": {"notes": {"protocol": "not-in-paper",
+                        "ours": f"speed of our engine: C {C}, one pass, synthetic points"}},
+    "SDCA": {"notes": {"protocol": "not-in-paper",
+                       "ours": f"speed of our engine: lambda {LAM}, synthetic points"}},
 }
 others = {
     name: m

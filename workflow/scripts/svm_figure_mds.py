@@ -72,11 +72,8 @@ text = [
     "Topic+FacultyStudent",
     "",
     f"{len(labels)} test documents"
-    + (
-        " (all of X_test, as the paper)"
-        if len(labels) == n_test
-        else f" of {n_test} (a random " "subset: our bound; the paper uses all of X_test)"
-    )
+    + (" (all of X_test, as the paper)" if len(labels) == n_test else f" of {n_test} (a random "
+       "subset: our bound; the paper uses all of X_test)")
     + f", seed {seed}, coloured by topic; all pairwise squared distances embedded in 2-D by "
     "classical (Torgerson) MDS: eigen-decomposition of -1/2 J D2 J (D2 = squared distances, J the "
     "centring matrix), coordinates = top-2 eigenvectors x sqrt(eigenvalues); not scikit-learn's "

@@ -172,7 +172,8 @@ caption = [
         "idf, rows L2-normalised); shown is the preprocessing variant (none, stop = "
         "scikit-learn's English stop list, stem = Porter stemmer, stem+stop) best on the test "
         "set, as the paper reports the static metric best on the test set (it says that was "
-        "with stemming and stop-word removal)" + (f". Picked: {picked}." if picked else ".")
+        "with stemming and stop-word removal)"
+        + (f". Picked: {picked}." if picked else ".")
     ),
     *(
         [
