@@ -11,8 +11,9 @@ svm-scale leaves it).
 Pin: the LIBSVM site publishes no hash. The sha256 is that of a public copy of
 ``segment.scale`` (duvenaud/warped-mixtures, ``data/segment.scale`` at commit fb90ddbf, the commit
 whose ``letter.scale`` and ``vowel.scale`` equal their independent pins); its values equal
-weka's segment ARFF files after [-1, 1] scaling (to 1.3e-5), checked by ``tests/test_mirror.py``. That the copy is
-byte-identical to the file the LIBSVM site serves today is not checked (no route to it here).
+weka's segment ARFF files after [-1, 1] scaling (to 1.3e-5) (checked by
+``tests/test_mirror.py``). That the copy is byte-identical to the file the LIBSVM site serves
+today is not checked (no route to it here).
 """
 
 import numpy as np

@@ -7,8 +7,9 @@ scaled here to [-1, 1] as svm-scale did).
 Pin: the LIBSVM site publishes no hash. The sha256 is that of a public copy of
 ``vehicle.scale`` (duvenaud/warped-mixtures, ``data/vehicle.scale`` at commit fb90ddbf, the commit
 whose ``letter.scale`` and ``vowel.scale`` equal their independent pins); its values equal
-Debian mlbench's ``Vehicle.rda`` after [-1, 1] scaling (to 5e-7), checked by ``tests/test_mirror.py``. That the copy is
-byte-identical to the file the LIBSVM site serves today is not checked (no route to it here).
+Debian mlbench's ``Vehicle.rda`` after [-1, 1] scaling (to 5e-7) (checked by
+``tests/test_mirror.py``). That the copy is byte-identical to the file the LIBSVM site serves
+today is not checked (no route to it here).
 """
 
 from .base import DatasetSpec, EmbeddedFile, RemoteFile, load_libsvm, load_rda_frame
