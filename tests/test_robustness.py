@@ -675,8 +675,6 @@ def test_the_regression_module_checks_by_default_and_stores_only_with_update(tmp
 
 
 UNPINNED = {  # no trustworthy hash exists (datasets package docstring)
-    "vehicle.scale",
-    "segment.scale",
     "svmguide4",
     "svmguide4.t",
     "lfw_attributes.txt",
@@ -717,7 +715,7 @@ def test_an_unpinned_download_is_refused_without_the_command_line_opt_in(tmp_pat
     from datasets.base import fetch_download
 
     with pytest.raises(DataUnavailable, match="--config allow_unpinned_downloads=true"):
-        fetch_download(get_dataset("vehicle"), tmp_path)
+        fetch_download(get_dataset("svmguide4"), tmp_path)
 
 
 def test_the_opt_in_comes_from_the_command_line_only():
