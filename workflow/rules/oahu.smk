@@ -14,8 +14,12 @@ localrules:
     figure_oahu_7,
 
 
+from datasets.lfw import SPEC as LFW_SPEC  # noqa: E402
+
 FIG5_DATASET = (
-    "lfw" if (OAHU["figure5"]["use_lfw"] and ROUTE == "download") else OAHU["figure5"]["stand_in"]
+    "lfw"
+    if OAHU["figure5"]["use_lfw"] and ROUTE == "download" and LFW_SPEC.has_route(ROUTE, MIRROR)
+    else OAHU["figure5"]["stand_in"]
 )
 
 

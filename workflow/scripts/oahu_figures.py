@@ -165,16 +165,20 @@ elif name == "figure_oahu_5":
     ax.grid(alpha=0.3)
     save(fig)
     lfw = dataset == "lfw"
+    why = (
+        "is not in the data mirror (lfw/lfw_attributes.txt)"
+        if route == "download" and c["use_lfw"]
+        else "needs download (set figure5.use_lfw and the download route, config/paper.yaml)"
+    )
     where = (
         "LFW, 73-d PubFig attribute features, View 2's 10 folds of 300 matched + 300 mismatched "
         "pairs; training constraints from all images, none containing a View 1 or View 2 pair"
         if lfw
         else f"stand-in: {dataset} ({route} route), because LFW with its attribute features "
-        "needs download (set figure5.use_lfw and the download route, config/paper.yaml). Same "
-        f"protocol: {c['n_folds']} folds of {c['n_pairs']} matched + {c['n_pairs']} mismatched "
-        "pairs drawn from the test half of a per-class 1:1 split (matched = same class), "
-        f"training constraints ({c['n_seeds']} seeds + {c['n_closure']} closure) from the other "
-        "half, so no evaluation pair is in a constraint"
+        f"{why}. Same protocol: {c['n_folds']} folds of {c['n_pairs']} matched + "
+        f"{c['n_pairs']} mismatched pairs drawn from the test half of a per-class 1:1 split "
+        f"(matched = same class), training constraints ({c['n_seeds']} seeds + "
+        f"{c['n_closure']} closure) from the other half, so no evaluation pair is in a constraint"
     )
     lines = [
         "# OAHU paper, Figure 5: pair verification, ROC and AUC",
