@@ -377,8 +377,9 @@ def fetch_download(
                     f"sha256 is then recorded in the log), or pin a hash in datasets/{spec.name}.py"
                 )
             how = "unpinned: taken as served (allow_unpinned_downloads on the command line)"
+        cached = target.exists() and side.exists()  # pooch re-checks its pin and keeps it
         local = _local_path(url)
-        if local is not None and not local.is_file():
+        if local is not None and not local.is_file() and not cached:
             raise DataUnavailable(f"{spec.name}: {where}: no such file ({local})")
         try:
             path = pooch.retrieve(
@@ -400,9 +401,10 @@ def fetch_download(
             )
             raise DataUnavailable(f"{spec.name}: could not download {where}{lack}: {err}") from err
         path = Path(path)
-        record = f"{file_sha256(path)}  {rf.fname}  from {url}; {how}"
-        print(f"[fetch] {record}")
-        save_text(side, record + "\n")
+        if not (cached and side.read_text().startswith(file_sha256(path))):
+            record = f"{file_sha256(path)}  {rf.fname}  from {url}; {how}"
+            print(f"[fetch] {record}")
+            save_text(side, record + "\n")  # where it came from, for every row made from it
         out.append(path)
     return out
 

@@ -308,3 +308,14 @@ def test_the_workflow_fetches_through_the_http_mirror(http_mirror, tmp_path):
     # an unusable mirror is refused before any job, naming the key
     res = _snakemake(targets, cache, {"route": "download", "mirror": "s3://b/x"}, tmp_path / "o2")
     assert res.returncode != 0 and "data.mirror" in res.stdout + res.stderr
+
+
+def test_a_verified_copy_in_the_cache_keeps_its_provenance(http_mirror, tmp_path):
+    """A pinned file fetched once is reused (pooch re-checks its pin) whatever mirror a later run
+    names, even one that lacks it, and its record still says where it came from."""
+    spec = datasets.get_dataset("vehicle")
+    first = load(spec, "download", tmp_path, mirror=http_mirror)["sources"]
+    empty = tmp_path / "empty-mirror"
+    empty.mkdir()
+    assert load(spec, "download", tmp_path, mirror=str(empty))["sources"] == first
+    assert load(spec, "download", tmp_path)["sources"] == first  # the publisher's URL: no fetch
