@@ -124,6 +124,10 @@ ok = runs[runs.method == "SVM-relative"]
 rule_frac = runs.groupby("notion").rule_fraction_test.mean()
 kernel = cfg["kernel"]
 univ = runs[runs.notion == "webkb_university"].groups
+webkb_runs = runs[runs.corpus == "webkb"] if "corpus" in runs else runs.iloc[:0]
+n_pages = (
+    int(webkb_runs.n_train_items.iloc[0] + webkb_runs.n_test_items.iloc[0]) if len(webkb_runs) else 0
+)
 caption = [
     (
         "Percentage of test triplets satisfied (d(i, j) < d(i, k); ties count as failures), mean "
@@ -191,6 +195,16 @@ caption = [
             )
         ]
         if stand_ins
+        else []
+    ),
+    *(
+        [
+            f"WebKB corpus: {n_pages:,} pages of the four topics (the paper: 4,183), "
+            f"{int(webkb_runs.n_features.iloc[0]):,} words (the paper: 63,949; ours are the words "
+            "of the pages' visible text, HTML tags dropped: our choice, the paper does not say). "
+            f"Archive: {webkb_runs.data_source.iloc[0]}."
+        ]
+        if len(webkb_runs) and "data_source" in webkb_runs
         else []
     ),
     *(
