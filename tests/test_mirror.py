@@ -1,8 +1,8 @@
 """Data mirrors (datasets.base.fetch_download with ``mirror``) on the real files of
-``../shared/mirror``: the publishers' LIBSVM ``.scale`` files and LFW pairs files, and the WebKB pages
-repacked, served over HTTP on localhost (real server, real pooch HTTP) and as a folder. Each route
-that has mirrored files is run from fetch to prepared arrays; the parsers meet the real bytes (WebKB's
-CRLF headers, LFW's underscore names), not fixtures written to imitate them.
+``../shared/mirror``: the publishers' LIBSVM ``.scale`` files and LFW pairs files, and the WebKB
+pages repacked, served over HTTP on localhost (real server, real pooch HTTP) and as a folder. Each
+route that has mirrored files is run from fetch to prepared arrays; the parsers meet the real bytes
+(WebKB's CRLF headers, LFW's underscore names), not fixtures written to imitate them.
 
 Skipped where no mirror folder stands beside the checkout (CI has one: ../shared/mirror)."""
 
@@ -139,7 +139,8 @@ def test_webkb_real_pages_keep_their_start(tmp_path):
 
 def test_page_text_drops_crlf_and_mixed_headers():
     for sep in ("\r\n\r\n", "\n\n", "\r\n\n", "\n\r\n"):
-        raw = f"MIME-Version: 1.0\r\nDate: x\r\nContent-Type: text/html{sep}<title>Hi</title>\n\n<p>a b"
+        head = "MIME-Version: 1.0\r\nDate: x\r\nContent-Type: text/html"
+        raw = f"{head}{sep}<title>Hi</title>\n\n<p>a b"
         assert webkb.page_text(raw.encode()) == "Hi a b"
     assert webkb.page_text(b"<p>no header</p>\n\n<p>two</p>") == "no header two"
 

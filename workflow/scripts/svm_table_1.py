@@ -125,9 +125,8 @@ rule_frac = runs.groupby("notion").rule_fraction_test.mean()
 kernel = cfg["kernel"]
 univ = runs[runs.notion == "webkb_university"].groups
 webkb_runs = runs[runs.corpus == "webkb"] if "corpus" in runs else runs.iloc[:0]
-n_pages = (
-    int(webkb_runs.n_train_items.iloc[0] + webkb_runs.n_test_items.iloc[0]) if len(webkb_runs) else 0
-)
+first = webkb_runs.iloc[0] if len(webkb_runs) else None
+n_pages = int(first.n_train_items + first.n_test_items) if first is not None else 0
 caption = [
     (
         "Percentage of test triplets satisfied (d(i, j) < d(i, k); ties count as failures), mean "
