@@ -336,3 +336,42 @@ def test_a_moved_number_is_named_with_stored_and_new_values():
         "vehicle/SDCA/mean: stored 0.500000, new 0.501200 (tolerance ±0.0005)",
         "vehicle/LEGO/mean: stored 0.4, now missing from the table",
     ]
+
+
+def test_table2_sets_each_cell_beside_another_routes_table(ci_run, tmp_path):
+    """sdca_table2.compare_with: the table gains the other table's mean, the difference and a
+    Markdown section, and says so; a compare file that does not exist yet is named instead."""
+    import subprocess
+    import sys
+
+    import pandas as pd
+    import yaml
+
+    from tests.pipeline import ROOT
+
+    out = tmp_path / "out"
+    shutil.copytree(ci_run, out)
+    other = tmp_path / "other_route.csv"
+    shutil.copy(out / "tables" / "sdca_table2.csv", other)
+
+    def table(compare):
+        cfg = yaml.safe_load((ROOT / "config/ci.yaml").read_text())
+        cfg["sdca_table2"]["compare_with"] = str(compare)
+        (tmp_path / "cfg.yaml").write_text(yaml.safe_dump(cfg, sort_keys=False))
+        cmd = [sys.executable, "-m", "snakemake", "table_sdca_2", "--configfile",
+               str(tmp_path / "cfg.yaml"), "--config", f"results_dir={out}",
+               f"figures_dir={out}/figures", "--cores", "2", "--nolock"]  # fmt: skip
+        res = subprocess.run(cmd, cwd=ROOT, capture_output=True, text=True, timeout=600)
+        assert res.returncode == 0, (res.stdout + res.stderr)[-4000:]
+        assert "fit_evaluate" not in res.stdout + res.stderr  # only the table is remade
+        return pd.read_csv(out / "tables" / "sdca_table2.csv"), (
+            out / "tables" / "sdca_table2.md"
+        ).read_text()
+
+    csv, md = table(other)
+    ok = csv[csv.status == "ok"]
+    assert len(ok) and (ok.route_diff == 0).all() and (ok.other_route == "embedded").all()
+    assert "Difference, embedded route - embedded route (mAP):" in md
+    assert f"the same cell of the embedded route's table ({other}" in md
+    csv, md = table(tmp_path / "absent.csv")
+    assert "route_diff" not in csv and "does not exist yet" in md

@@ -33,7 +33,7 @@ save_csv(snakemake.output.runs, runs)
 settings = settings_table(cfg["methods"])
 paper = paper_values(snakemake.params.paper_results, "sdca_relative_similarity", "table2", "mAP")
 paper = paper_values_for_rows(paper, cfg["methods"])  # ITML-online -> ITML etc.
-summary = summarize(runs, "mAP", methods, datasets, {d: "needs download" for d in missing}, paper)
+summary = summarize(runs, "mAP", methods, datasets, {d: reason for d in missing}, paper)
 summary = summary.merge(settings, on="algorithm", how="left")
 summary["route"] = route
 other_file = snakemake.input.other_route[0] if snakemake.input.other_route else None
@@ -84,8 +84,10 @@ caption = [
     *(
         [
             f"Route difference: each cell minus the same cell of the {other_route} route's "
-            f"table ({other_file}; same seeds, splits and settings), in the CSV's route_diff "
-            "and below."
+            f"table ({other_file}; same seeds and settings; each route's per-class splits and "
+            "triplets are drawn from its own row order and class names, so they differ where "
+            "the routes order rows or name classes differently), in the CSV's route_diff and "
+            "below."
         ]
         if other_file
         else (
