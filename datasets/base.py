@@ -100,11 +100,11 @@ class DatasetSpec:
 
     def scaling(self, route: str) -> str:
         """How the features of ``route`` are scaled, in words (for captions and provenance)."""
-        if route == "download":
-            scaled = "scaled by the publisher" if not self.scale_download else ""
-            return scaled or "each feature to [-1, 1] on all rows (svm-scale's rule)"
-        if self.scale_embedded:
+        scaled_here = self.scale_download if route == "download" else self.scale_embedded
+        if scaled_here:
             return "each feature to [-1, 1] on all rows (svm-scale's rule)"
+        if route == "download":
+            return "scaled by the publisher"
         return self.scaling_embedded or "as the parser returns it"
 
     def has_route(self, route: str, mirror: str | None = None) -> bool:
@@ -239,15 +239,13 @@ def mirror_location(mirror: str) -> tuple[str, str]:
         if not parts.netloc:
             raise DataError(f"data mirror {mirror!r}: an http(s) mirror needs a host")
         return "http", str(mirror).rstrip("/")
-    if parts.scheme == "file":
-        folder = Path(urllib.request.url2pathname(parts.path))
-    elif parts.scheme == "":
-        folder = Path(str(mirror)).expanduser()
-    else:
+    folder = _local_path(str(mirror))
+    if folder is None:
         raise DataError(
             f"data mirror {mirror!r}: unsupported scheme {parts.scheme!r}; give a folder, a "
             "file:// URL or an http(s):// base URL"
         )
+    folder = folder.expanduser()
     if not folder.is_dir():
         raise DataUnavailable(f"data mirror {mirror!r}: no such folder ({folder.resolve()})")
     return "folder", str(folder.resolve())
