@@ -76,12 +76,22 @@ def retrieval_scores(
     queries are processed in batches so that memory stays O(batch_size * n_db).
     ``exclude_self`` requires the query set to be the database (same length); query i then does
     not rank item i. Returns ``{"ap": (q,) float64 with NaN for queries without a relevant item,
-    "precision_at": {k: (q,) float64}}``.
+    "precision_at": {k: (q,) float64}}``: precision@k = (relevant items among the first k) / k.
+
+    Raises ``ValueError`` for a k outside [1, n_db] (n_db - 1 with ``exclude_self``): the
+    ranking has fewer than k items, so "relevant among the first k" divided by k would count
+    missing items as misses; or for non-finite scores.
     """
     y_query, y_db = np.asarray(y_query), np.asarray(y_db)
     n_q = X_query.shape[0]  # arrays or scipy.sparse matrices (len() fails on the latter)
     if exclude_self and n_q != X_db.shape[0]:
         raise ValueError("exclude_self needs the query set to be the database")
+    n_db = X_db.shape[0] - (1 if exclude_self else 0)
+    if any(not 1 <= k <= n_db for k in ks):
+        raise ValueError(
+            f"precision@k: every k must lie in [1, {n_db}] (the database's size), got "
+            f"k up to {max(ks)}"
+        )
     ap = np.empty(n_q)
     prec = {k: np.empty(n_q) for k in ks}
     for lo in range(0, n_q, batch_size):

@@ -48,6 +48,8 @@ def check_config(config: dict) -> None:
     * ``svm.mds.notion``, ``svm.mds.notion_c``, ``svm.figure2.notions``: text notions or datasets;
     * ``results_dir``, ``figures_dir`` and ``data.cache_dir``: not empty, not the filesystem root;
     * ``data.mirror``: a folder that exists, a ``file://`` or an http(s) URL;
+    * the ``images`` sizes its protocol needs (:func:`_check_images`: two fit images per class,
+      ``precision_at_k`` within the ranked database);
     * every dataset name is looked up (an unknown one raises :class:`~datasets.base.DataError`);
       ``figures.dataset`` (a dataset or an image set) must also be buildable on ``data.route``.
     """
@@ -66,6 +68,7 @@ def check_config(config: dict) -> None:
             check_method(f"{place}.methods.{method}", algorithm_of(method, mcfg), mcfg)
         for exp, name in datasets:
             _dataset(exp, name)
+    _check_images(config.get("images") or {})
     figures = config.get("figures") or {}
     if "scaling_lmnn" in figures:
         check_method("figures.scaling_lmnn", "LMNN", {"fixed": figures["scaling_lmnn"]}, bare=True)
@@ -195,6 +198,44 @@ def check_method(place: str, algorithm: str, mcfg: dict, bare: bool = False) -> 
                     path += f"[{choice[keys.index(key)]}]"
                 check_learner(path, algorithm, {key: value})
             check_learner(f"{place} (grid point {params})", algorithm, params)
+
+
+def _check_images(images: dict) -> None:
+    """Sizes of the ``images`` block that its protocol cannot use (the schema checks each value
+    alone): the fit part of a class (``round(fit_fraction * n_train_per_class)``, at least one
+    and one fewer than the class's training images, :func:`datasets.preprocess.split_per_class`)
+    must hold two images, or no triplet has a positive; ``precision_at_k`` must not exceed the
+    database that the test queries rank (``n_train_per_class`` x the classes of the smallest
+    image set)."""
+    from datasets.caltech256 import image_set
+    from datasets.fashion_mnist import SPEC as FASHION
+
+    if not images:
+        return
+    n_train = int(images.get("n_train_per_class", 40))
+    fraction = float(images.get("fit_fraction", 0.8))
+    n_fit = min(max(int(round(fraction * n_train)), 1), n_train - 1)
+    if n_fit < 2:
+        raise ConfigError(
+            f"config images.n_train_per_class: {n_train} training images per class with "
+            f"fit_fraction {fraction} leave {n_fit} per class to fit the validation models; a "
+            "triplet needs two images of one class (raise n_train_per_class or fit_fraction)"
+        )
+    k = images.get("precision_at_k")
+    classes = []
+    for name in images.get("datasets") or []:
+        try:
+            iset = image_set(name)
+        except DataError:
+            continue  # named by the dataset check with its own message
+        classes.append(iset.n_classes or FASHION.paper_shape[2])
+    if k and classes and int(k) > n_train * min(classes):
+        raise ConfigError(
+            f"config images.precision_at_k: {k} exceeds the database that the test queries rank "
+            f"({n_train} training images per class x {min(classes)} classes = "
+            f"{n_train * min(classes)} in the smallest image set); precision@k is undefined "
+            "beyond it"
+        )
 
 
 def _dataset(experiment: str, name: str):

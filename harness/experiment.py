@@ -213,6 +213,15 @@ def run_cell(
 
     Returns ``(rows, model)``: tidy rows (stage "val" and "test") and the final fitted model.
     """
+    n_db = len(split["train"])  # the test stage's database
+    if ks and max(ks) > n_db:
+        from .config import ConfigError  # harness.config imports this module
+
+        raise ConfigError(
+            f"config {base.get('table', '<experiment>')}.precision_at_k: {max(ks)} exceeds the "
+            f"{n_db} training items that the test queries rank ({base.get('dataset')}, seed "
+            f"{seed}); precision@k is undefined for k beyond the database"
+        )
     labels = grid_labels(method_cfg)
     n_max = method_cfg.get("max_triplets")
     if n_max:

@@ -188,3 +188,23 @@ def test_the_figures_dataset_may_be_an_image_set_the_route_can_build():
     cfg["figures"]["dataset"] = "caltech256_999"
     with pytest.raises(ConfigError, match=r"figures\.dataset: unknown dataset .caltech256_999"):
         check_config(cfg)
+
+
+@pytest.mark.parametrize(
+    "images, needle",
+    [
+        ({"n_train_per_class": 2}, r"images\.n_train_per_class: 2 training images .* leave 1"),
+        ({"n_train_per_class": 10, "fit_fraction": 0.1}, r"images\.n_train_per_class: .* leave 1"),
+        ({"n_train_per_class": 4, "precision_at_k": 41, "datasets": ["caltech256_10"]},
+         r"images\.precision_at_k: 41 exceeds .*\(4 training images per class x 10 classes = 40"),
+    ],
+)
+def test_image_sizes_the_protocol_cannot_use_are_refused_before_any_job(images, needle):
+    """issue 22: n_train_per_class 2 failed deep in sample_triplets; precision_at_k beyond the
+    database was reported as hits / k over fewer than k items."""
+    cfg = default()
+    cfg["images"].update(images)
+    with pytest.raises(ConfigError, match=needle):
+        check_config(cfg)
+    cfg["images"].update(precision_at_k=40, n_train_per_class=4, fit_fraction=0.8)
+    check_config(cfg)  # k equal to the smallest database is fine

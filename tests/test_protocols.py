@@ -261,3 +261,22 @@ def test_lfw_attributes_have_no_pinned_hash_and_need_permission(tmp_path):
 
     with pytest.raises(DataUnavailable, match="no pinned hash"):
         load_lfw(tmp_path, allow_unpinned=False)
+
+
+def test_a_cell_refuses_precision_at_k_beyond_its_database_before_fitting():
+    """issue 22: the image cells keep a "failed" row for a ValueError; a k beyond the training
+    set is a config error (harness.config.ConfigError), raised before any fit."""
+    from harness.config import ConfigError
+    from harness.experiment import run_cell
+
+    rng = np.random.default_rng(0)
+    X, y = rng.normal(size=(12, 3)), np.arange(12) % 2
+    split = {"train": np.arange(8), "test": np.arange(8, 12)}
+    split.update(fit=np.arange(6), val=np.arange(6, 8))
+    t = np.array([[0, 2, 1]])
+    base = {"table": "images", "dataset": "toy"}
+    quiet = {"log": lambda m: None}
+    rows, _ = run_cell("Eucl", {}, X, y, split, t, t, 0, base, ks=range(1, 9), **quiet)
+    assert any(r["metric"] == "precision@8" for r in rows)
+    with pytest.raises(ConfigError, match=r"images\.precision_at_k: 9 exceeds the 8 training"):
+        run_cell("Eucl", {}, X, y, split, t, t, 0, base, ks=range(1, 10), **quiet)

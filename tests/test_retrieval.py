@@ -73,3 +73,16 @@ def test_nan_scores_are_rejected():
             np.zeros((2, 1)),
             np.array([0, 1]),
         )
+
+
+def test_precision_at_k_beyond_the_database_is_refused():
+    """issue 22: k = 50 over a 30-item database gave (hits among 30) / 30 as precision@50."""
+    rng = np.random.default_rng(0)
+    Xdb, ydb = rng.normal(size=(30, 3)), np.arange(30) % 3
+    score = lambda A, B: A @ B.T  # noqa: E731
+    out = retrieval_scores(score, Xdb[:4], ydb[:4], Xdb, ydb, ks=(1, 30))
+    assert out["precision_at"][30].shape == (4,)
+    with pytest.raises(ValueError, match=r"every k must lie in \[1, 30\]"):
+        retrieval_scores(score, Xdb[:4], ydb[:4], Xdb, ydb, ks=(1, 31))
+    with pytest.raises(ValueError, match=r"every k must lie in \[1, 29\]"):
+        retrieval_scores(score, Xdb, ydb, Xdb, ydb, exclude_self=True, ks=(30,))

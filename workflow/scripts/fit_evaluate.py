@@ -5,6 +5,7 @@ import pandas as pd
 
 from datasets.base import load_prepared
 from datasets.bovw import load_features
+from harness.config import ConfigError
 from harness.experiment import model_arrays, run_cell
 from harness.io import (
     config_hash,
@@ -47,8 +48,8 @@ try:
 except (ValueError, np.linalg.LinAlgError) as err:
     # experiments with record_failures (the image sets: RCA's covariance is singular when there
     # are fewer training images than features) keep one "failed" row instead of stopping the run
-    if not exp_cfg.get("record_failures", False):
-        raise
+    if isinstance(err, ConfigError) or not exp_cfg.get("record_failures", False):
+        raise  # a config the protocol cannot use is an error, never a "failed" row
     print(f"FAILED: {type(err).__name__}: {err}")
     fail = {**base, "stage": "test", "checkpoint": "final", "metric": "failed", "value": 1.0}
     df = pd.DataFrame([{**fail, "params_label": "", "params": "{}", "error": str(err)}])
