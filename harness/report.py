@@ -208,8 +208,11 @@ def paper_vs_ours(paper_results: pd.DataFrame, tables: dict[str, pd.DataFrame]) 
 
     ``tables`` maps a table name of :data:`PAPER_TABLES` to its CSV as a frame (columns dataset,
     algorithm, paper, mean, std, status, protocol, ...; a ``metric`` column where the table has
-    several). A table row carries a paper number when its ``paper`` column holds it (several of
-    our rows can carry one number: e.g. ITML and ITML-online). A paper number that no row of ours
+    several; ``paper_method``: the paper's method whose number the row shows). A table row
+    carries a paper number when its dataset, ``paper_method`` (and metric) are the number's keys:
+    never matched by value, since two methods can share one (several of our rows can carry one
+    number: e.g. ITML and ITML-online). Raises ``ValueError`` for a table without
+    ``paper_method``. A paper number that no row of ours
     carries stays, with ``our_table`` empty and ``status`` saying why: its table was not built
     in this run, or no table of ours compares with it (a figure's number, named in that
     figure's caption, or an artifact we do not reproduce). Columns :data:`PVO_COLUMNS`."""
@@ -228,7 +231,14 @@ def paper_vs_ours(paper_results: pd.DataFrame, tables: dict[str, pd.DataFrame]) 
         if table is None:
             rows.append({**base, "our_table": name, "status": "table not built in this run"})
             continue
-        match = table[(table["dataset"] == ref["dataset"]) & _close(table["paper"], ref["value"])]
+        if "paper_method" not in table.columns:
+            raise ValueError(
+                f"table {name} has no paper_method column (made by an older version): rerun its "
+                "rule; the paper's numbers are matched to our rows by method, never by value"
+            )
+        match = table[
+            (table["dataset"] == ref["dataset"]) & (table["paper_method"] == ref["method"])
+        ]
         if "metric" in table.columns:
             match = match[match["metric"] == ref["metric"]]
         elif metric != ref["metric"]:
@@ -254,10 +264,6 @@ PVO_SUMMARY = [
     "artifact", "dataset", "method", "paper_value", "our_algorithm", "our_mean", "diff",
     "status", "protocol",
 ]
-
-
-def _close(col: pd.Series, value: float) -> pd.Series:
-    return (pd.to_numeric(col, errors="coerce") - float(value)).abs() <= 1e-9
 
 
 def _number(x: float) -> str:

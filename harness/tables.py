@@ -18,11 +18,16 @@ def collect(paths) -> pd.DataFrame:
 
 
 def paper_values(paper_csv, paper: str, artifact: str, metric: str) -> pd.DataFrame:
+    """The numbers of one paper's table (config/paper_results.csv rows of ``paper``,
+    ``artifact`` and ``metric``): columns dataset, algorithm (our row that shows it), paper
+    (the value) and paper_method (the paper's method: the key by which the report finds the
+    number again, never the value)."""
     ref = pd.read_csv(paper_csv)
     ref = ref[(ref.paper == paper) & (ref.artifact == artifact) & (ref.metric == metric)]
-    return ref[["dataset", "method", "value"]].rename(
-        columns={"method": "algorithm", "value": "paper"}
-    )
+    out = ref[["dataset", "method", "value"]].rename(columns={"value": "paper"})
+    return out.assign(algorithm=out["method"]).rename(columns={"method": "paper_method"})[
+        ["dataset", "algorithm", "paper", "paper_method"]
+    ]
 
 
 def summarize(
@@ -73,6 +78,7 @@ def summarize(
             "std",
             "n_seeds",
             "paper",
+            "paper_method",
             "diff",
             "fit_wall_s",
             "selected",
@@ -130,20 +136,20 @@ def settings_caption(methods: dict) -> list[str]:
 
 
 def paper_values_for_rows(paper: pd.DataFrame, methods: dict) -> pd.DataFrame:
-    """The paper's values (a ``paper_values`` frame: dataset, algorithm, paper) re-keyed to the
-    rows of a config ``methods`` block: a row whose notes mark it ``paper``, ``ours`` or
-    ``unspecified`` carries the value of the paper's method named by the row's name up to its
-    first "-" (ITML-online -> ITML, OASIS-authors-C -> OASIS, SDCA-random -> SDCA), so several rows
-    can carry the same value; ``not-in-paper`` rows carry none; rows without notes only their own
-    name's."""
-    in_paper = set(paper.algorithm)
+    """The paper's values (a ``paper_values`` frame: dataset, algorithm, paper, paper_method)
+    re-keyed to the rows of a config ``methods`` block: a row whose notes mark it ``paper``,
+    ``ours`` or ``unspecified`` carries the value of the paper's method named by the row's name up
+    to its first "-" (ITML-online -> ITML, OASIS-authors-C -> OASIS, SDCA-random -> SDCA), so
+    several rows can carry the same value, each with that method in ``paper_method``;
+    ``not-in-paper`` rows carry none; rows without notes only their own name's."""
+    in_paper = set(paper.paper_method)
     parts = []
     for r in settings_table(methods).itertuples(index=False):
         if r.protocol == "not-in-paper":
             continue
         base = r.algorithm if r.protocol == "unmarked" else r.algorithm.split("-")[0]
         if base in in_paper:
-            parts.append(paper[paper.algorithm == base].assign(algorithm=r.algorithm))
+            parts.append(paper[paper.paper_method == base].assign(algorithm=r.algorithm))
     if not parts:
         return paper.iloc[:0]
     return pd.concat(parts, ignore_index=True)

@@ -97,6 +97,7 @@ def test_paper_vs_ours_sets_every_stated_number_beside_the_rows_that_carry_it():
             "std": [0.01, 0.02, 0.0],
             "n_seeds": [5, 5, 5],
             "paper": [0.4142, 0.4142, 0.3697],
+            "paper_method": ["ITML", "ITML", "Eucl"],
             "status": ["ok", "ok", "ok"],
             "protocol": ["ours", "paper", "paper"],
         }
@@ -112,6 +113,32 @@ def test_paper_vs_ours_sets_every_stated_number_beside_the_rows_that_carry_it():
     assert status["OASIS"] == "no table of ours compares with it"
     assert status["OAHU"] == "table not built in this run"
     assert len(out) == 5
+    with pytest.raises(ValueError, match="no paper_method column"):
+        paper_vs_ours(ref, {"sdca_table2": t2.drop(columns="paper_method")})
+
+
+def test_paper_numbers_are_joined_on_method_not_on_value():
+    """issue 22: the OAHU paper gives RDML and OPML both 0.78 macro F1 on Fashion-MNIST; each
+    paper row listed both our rows."""
+    ref = pd.DataFrame(
+        [
+            ["oahu", "table3", "fashion_mnist", "RDML", "macro_f1", 0.78],
+            ["oahu", "table3", "fashion_mnist", "OPML", "macro_f1", 0.78],
+        ],
+        columns=["paper", "artifact", "dataset", "method", "metric", "value"],
+    )
+    t3 = pd.DataFrame(
+        {
+            "dataset": ["fashion_mnist"] * 2, "algorithm": ["RDML", "OPML"],
+            "metric": ["macro_f1"] * 2, "mean": [0.70, 0.75], "std": [0.01, 0.02],
+            "n_runs": [3, 3], "paper": [0.78, 0.78], "paper_method": ["RDML", "OPML"],
+            "status": ["ok", "ok"],
+        }
+    )
+    out = paper_vs_ours(ref, {"oahu_table3": t3})
+    assert len(out) == 2
+    assert dict(zip(out.method, out.our_algorithm)) == {"RDML": "RDML", "OPML": "OPML"}
+    assert dict(zip(out.method, out["diff"].round(4))) == {"RDML": -0.08, "OPML": -0.03}
 
 
 # --- one CI run shared by the report and cluster tests ----------------------------------------

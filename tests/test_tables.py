@@ -11,6 +11,7 @@ def test_paper_values_follow_the_rows_protocol_and_base_name():
             "dataset": ["vehicle"] * 3,
             "algorithm": ["ITML", "OASIS", "SDCA"],
             "paper": [0.41, 0.53, 0.60],
+            "paper_method": ["ITML", "OASIS", "SDCA"],
         }
     )
     methods = {
@@ -24,6 +25,8 @@ def test_paper_values_follow_the_rows_protocol_and_base_name():
     }
     got = paper_values_for_rows(paper, methods).set_index("algorithm").paper.to_dict()
     assert got == {"ITML": 0.41, "ITML-online": 0.41, "OASIS-authors-C": 0.53, "SDCA": 0.60}
+    keys = paper_values_for_rows(paper, methods).set_index("algorithm").paper_method.to_dict()
+    assert keys["ITML-online"] == "ITML" and keys["OASIS-authors-C"] == "OASIS"  # report's key
     assert paper_values_for_rows(paper, {"X": {}}).empty
 
 

@@ -47,6 +47,7 @@ for d in datasets:
                 "metric": metric,
                 "paper": paper,
                 "paper_std": paper_std,
+                "paper_method": m if len(p) else "",  # the report's join key
             }
             if d in missing:
                 rows.append({**r, "status": "needs download", "n_runs": 0})

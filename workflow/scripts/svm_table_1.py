@@ -87,6 +87,7 @@ for d in notions:
                 "std": std,
                 "n_seeds": len(v),
                 "paper": paper,
+                "paper_method": m if (d, m) in ref.index else "",  # the report's join key
                 "diff": mean - paper,
                 "n_train_triplets": int(v.n_train_triplets.max()) if len(v) else 0,
                 "n_test_triplets": int(v.n_test_triplets.max()) if len(v) else 0,
