@@ -17,13 +17,40 @@ def collect(paths) -> pd.DataFrame:
     )
 
 
-def paper_values(paper_csv, paper: str, artifact: str, metric: str) -> pd.DataFrame:
-    """The numbers of one paper's table (config/paper_results.csv rows of ``paper``,
-    ``artifact`` and ``metric``): columns dataset, algorithm (our row that shows it), paper
-    (the value) and paper_method (the paper's method: the key by which the report finds the
-    number again, never the value)."""
-    ref = pd.read_csv(paper_csv)
-    ref = ref[(ref.paper == paper) & (ref.artifact == artifact) & (ref.metric == metric)]
+PAPER_COLUMNS = ["paper", "artifact", "dataset", "method", "metric", "value", "std", "note"]
+"""The columns of config/paper_results.csv (the papers' numbers as printed)."""
+
+
+def paper_rows(paper_csv, paper: str, artifact: str) -> list[dict]:
+    """The rows of ``paper_csv`` (config/paper_results.csv) of one paper's table or figure, as
+    records of text (columns :data:`PAPER_COLUMNS`, empty text for an empty cell).
+
+    A table rule takes them as a ``params`` value: Snakemake reruns a job whose params changed,
+    so editing one of the paper's numbers reruns the tables that show it and no other (the file
+    as an input would rerun every table on any edit; as a path in params, none)."""
+    ref = pd.read_csv(paper_csv, dtype=str, keep_default_na=False)
+    missing = set(PAPER_COLUMNS) - set(ref.columns)
+    if missing:
+        raise ValueError(f"{paper_csv}: missing column(s) {sorted(missing)}")
+    ref = ref[(ref.paper == paper) & (ref.artifact == artifact)]
+    return ref[PAPER_COLUMNS].to_dict("records")
+
+
+def paper_frame(rows) -> pd.DataFrame:
+    """:func:`paper_rows` records as a frame with ``value`` and ``std`` as floats (NaN for an
+    empty ``std``); raises ``ValueError`` for a ``value`` that is not a number."""
+    df = pd.DataFrame(list(rows), columns=PAPER_COLUMNS)
+    df["value"] = pd.to_numeric(df["value"])
+    df["std"] = pd.to_numeric(df["std"].replace("", np.nan))
+    return df
+
+
+def paper_values(rows, metric: str) -> pd.DataFrame:
+    """The numbers of ``metric`` among one table's :func:`paper_rows` records: columns dataset,
+    algorithm (our row that shows it), paper (the value) and paper_method (the paper's method:
+    the key by which the report finds the number again, never the value)."""
+    ref = paper_frame(rows)
+    ref = ref[ref.metric == metric]
     out = ref[["dataset", "method", "value"]].rename(columns={"value": "paper"})
     return out.assign(algorithm=out["method"]).rename(columns={"method": "paper_method"})[
         ["dataset", "algorithm", "paper", "paper_method"]

@@ -160,6 +160,31 @@ def test_a_changed_setting_reruns_exactly_the_cells_it_changes(ci_run, tmp_path)
 
 
 @NEEDS_APT
+def test_the_performance_table_follows_the_table2_rows_it_times(ci_run, tmp_path):
+    """issue 22: performance times every SDCA Table 2 row but OASIS and SDCA with their fixed
+    settings; a changed ITML max_iter reran the ITML cell and left performance's old value.
+    Now it reruns performance (and the cells and table); a changed OASIS grid does not."""
+    import copy
+
+    import yaml
+
+    from tests.pipeline import ROOT
+
+    base = yaml.safe_load((ROOT / "config/ci.yaml").read_text())
+
+    def plan(mutate):
+        cfg = copy.deepcopy(base)
+        mutate(cfg["sdca_table2"]["methods"])
+        path = tmp_path / "cfg.yaml"
+        path.write_text(yaml.safe_dump(cfg, sort_keys=False))
+        return {r for r, _ in _planned_jobs(ci_run, path, ["performance"])}
+
+    assert plan(lambda m: None) == set()
+    assert plan(lambda m: m["ITML"]["fixed"].update(max_iter=21)) == {"performance"}
+    assert plan(lambda m: m["OASIS"]["grid"].update(C=[0.02, 0.1])) == set()
+
+
+@NEEDS_APT
 def test_a_changed_oahu_or_svm_setting_reruns_exactly_the_cells_it_changes(ci_run, tmp_path):
     """The same for the OAHU and Schultz & Joachims cells: an OAHU grid value reruns OAHU's
     Table 3 cell and not OASIS's; a Table 3 block value both; a figure-only value (figure7.ks,

@@ -19,6 +19,7 @@ from snakemake.utils import validate
 
 from harness.plots import method_style
 from harness.settings import expected_hashes, settings_hash
+from harness.tables import paper_rows
 
 ROOT = Path(__file__).resolve().parents[1]
 
@@ -147,8 +148,10 @@ def test_oahu_table_3_gives_no_spread_for_a_single_run(tmp_path, monkeypatch):
     _run(
         "oahu_table3.py", monkeypatch, config=cfg, input=_Named(runs=[str(tmp_path / "runs.csv")]),
         log=[str(tmp_path / "log")], output=_outputs(tmp_path, ["runs", "csv", "md", "tex"]),
-        params=types.SimpleNamespace(paper_results=str(ROOT / "config/paper_results.csv"),
-                                     missing=["emnist"]),
+        params=types.SimpleNamespace(
+            paper_rows=paper_rows(ROOT / "config/paper_results.csv", "oahu", "table3"),
+            missing=["emnist"],
+        ),
     )
     table = pd.read_csv(tmp_path / "out.csv")
     ok = table[table.status == "ok"]

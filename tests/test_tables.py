@@ -1,5 +1,7 @@
 """harness.tables: the paper's values beside the rows that implement its methods, LaTeX captions."""
 
+from pathlib import Path
+
 import pandas as pd
 
 from harness.tables import latex_text, paper_values_for_rows
@@ -69,3 +71,32 @@ def test_every_figure_draws_a_method_in_one_colour_and_bands_stay_in_range():
     low, high = clipped_band(np.array([0.05, 0.95]), np.array([0.1, 0.1]), (0.0, 1.0))
     np.testing.assert_allclose(low, [0.0, 0.85])
     np.testing.assert_allclose(high, [0.15, 1.0])
+
+
+def test_a_tables_paper_numbers_are_its_params_and_change_with_its_own_rows_only(tmp_path):
+    """issue 22: the tables took config/paper_results.csv as a path in params, so an edited
+    paper number reran nothing; each table rule now takes its own rows (paper_rows) as params."""
+    from harness.tables import paper_frame, paper_rows, paper_values
+
+    src = Path(__file__).resolve().parents[1] / "config/paper_results.csv"
+    before = {
+        art: paper_rows(src, paper, art)
+        for paper, art in (("sdca_relative_similarity", "table2"), ("oahu", "table3"))
+    }
+    assert len(before["table2"]) >= 30 and len(before["table3"]) >= 20
+    edited = pd.read_csv(src, dtype=str, keep_default_na=False)
+    row = (edited.paper == "oahu") & (edited.method == "RDML") & (edited.metric == "macro_f1")
+    assert row.sum() >= 1
+    edited.loc[row, "value"] = "0.5"
+    edited.to_csv(tmp_path / "p.csv", index=False)
+    after = {
+        art: paper_rows(tmp_path / "p.csv", paper, art)
+        for paper, art in (("sdca_relative_similarity", "table2"), ("oahu", "table3"))
+    }
+    assert after["table2"] == before["table2"]  # Table 2's rule sees no change
+    assert after["table3"] != before["table3"]  # Table 3's reruns
+    t3 = paper_frame(after["table3"])
+    assert t3.value.dtype == float and t3["std"].notna().any()
+    t2 = paper_values(before["table2"], "mAP")
+    assert list(t2.columns) == ["dataset", "algorithm", "paper", "paper_method"]
+    assert t2.set_index(["dataset", "paper_method"]).paper[("vehicle", "ITML")] == 0.4142

@@ -105,3 +105,59 @@ def test_the_catalog_layout_runs_the_same_workflow(tmp_path):
     plans[0].pop("all"), plans[1].pop("all")
     plans[0]["total"] = plans[1]["total"] = str(int(plans[0]["total"]) - 1)
     assert plans[0] == plans[1] == plans[2] and int(plans[0]["fit_evaluate"]) > 100
+
+
+#: Rules whose script's code is deliberately outside their params, and why.
+NO_CODE_HASH = {
+    "prepare_dataset": "params.code covers the dataset's parser and the scaling; fetching and "
+    "checksums (datasets.base) cannot change the arrays, and a changed array fails its sha256",
+    "fetch_raw": "a verified download: its output is the files' checksums",
+    "images_caltech256": "extraction of a verified archive (safe_extract)",
+}
+
+
+def _rule_blocks():
+    """(rule name, script file or None, rule text) of every rule of the rule files; a
+    ``use rule A as B`` block inherits A's script."""
+    out, scripts = [], {}
+    for f in sorted((ROOT / "workflow/rules").glob("*.smk")):
+        for part in re.split(r"^(?=(?:rule|use rule) )", f.read_text(), flags=re.M)[1:]:
+            use = re.match(r"use rule (\w+) as (\w+)", part)
+            name = use.group(2) if use else re.match(r"rule (\w+)", part).group(1)
+            m = re.search(r'^    script:\n        "\.\./scripts/(\w+\.py)"', part, re.M)
+            script = m.group(1) if m else scripts.get(use.group(1)) if use else None
+            scripts[name] = script
+            out.append((name, script, part))
+    return out
+
+
+def test_every_table_figure_and_timing_rule_hashes_the_code_its_script_runs():
+    """issue 22 (rule: every line of code a table, figure, report or timing reads is in its
+    hash): a rule's params name its script's path, through script_code, block_settings,
+    cell_settings or data_settings, directly or through a settings value defined in the rule
+    files or harness.settings; harness.settings.code_hash then covers every project module the
+    script imports (harness.tables and harness.plots included, see PLUMBING)."""
+    from harness.settings import PLUMBING, code_closure
+
+    assert not {"harness.tables", "harness.plots", "harness.report"} & PLUMBING
+    assert "harness.tables" in code_closure(script="workflow/scripts/table_sdca_2.py")
+    assert "harness.plots" in code_closure(script="workflow/scripts/plot_figure.py")
+    files = [*(ROOT / "workflow/rules").glob("*.smk"), ROOT / "harness/settings.py"]
+    sources = "\n".join(p.read_text() for p in files)
+    definitions = {  # NAME = ... or def name(...): with their text
+        m.group(1): m.group(0)
+        for m in re.finditer(r"^(?:def )?(\w+)(?: = |\().*?(?=^\S|\Z)", sources, re.M | re.S)
+    }
+    unhashed = []
+    for name, script, text in _rule_blocks():
+        if script is None or name in NO_CODE_HASH:
+            continue
+        params = text.split("    params:", 1)[1] if "    params:" in text else ""
+        path = f"workflow/scripts/{script}"
+        named = re.findall(r"\b([A-Za-z_]\w*)\b", params)
+        if path not in params and not any(path in definitions.get(n, "") for n in named):
+            unhashed.append(f"{name} ({script})")
+    assert not unhashed, f"rules whose params do not hash their script's code: {unhashed}"
+    # the report's pages: the paper-vs-ours join
+    report = next(t for n, _, t in _rule_blocks() if n == "report_pages")
+    assert 'code=code_hash(["harness.report"])' in report

@@ -27,8 +27,10 @@ validate(config, ROOT / "workflow/schemas/config.schema.yaml")
 from datasets import get_dataset  # noqa: E402
 from datasets.base import quarantine_corrupt_prepared  # noqa: E402
 from harness.config import check_config, experiment_cells, unpinned_downloads_opt_in  # noqa: E402
+from harness.performance import other_methods  # noqa: E402
 from harness.settings import (  # noqa: E402
     block_settings,
+    canonical,
     cell_settings,
     code_hash,
     data_settings,
@@ -71,6 +73,23 @@ RUNTIME_MIN = {rule: v["runtime"] for rule, v in _RESOURCES.items()}
 # The report (report.smk, harness/report.py): captions and table pages are written under
 # {results}/report by rule report_pages; a report() flag needs their absolute path.
 REPORT_DIR = os.path.abspath(f"{RESULTS}/report")
+# The papers' numbers as printed (a copy of ../shared/reference/paper_results.csv).
+PAPER_RESULTS = ROOT / "config/paper_results.csv"
+
+
+def paper_numbers(paper, artifact):
+    """The numbers of one paper's table as a table rule's params (harness.tables.paper_rows):
+    editing one of them reruns the tables that show it, and no other."""
+    from harness.tables import paper_rows
+
+    return paper_rows(PAPER_RESULTS, paper, artifact)
+
+
+def script_code(script):
+    """The code hash of a table, figure or report script and of every project module it imports
+    (harness.settings.code_hash), as its rule's params: an edit in a shared module such as
+    harness.tables or harness.plots reruns the rules whose scripts use it."""
+    return code_hash(script=script)
 
 
 def report_figure(path, name, variant=None):

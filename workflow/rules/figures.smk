@@ -85,6 +85,7 @@ rule figure_sdca_1:  # squared hinge (eq. 3) and hinge, both in the Markdown
         block=config["figures"],  # captions follow the config
         settings=CURVES_SETTINGS,
         producer="curves",
+        code=script_code("workflow/scripts/plot_figure.py"),
     script:
         "../scripts/plot_figure.py"
 
@@ -101,6 +102,7 @@ use rule figure_sdca_1 as figure_sdca_2 with:
         block=config["figures"],
         settings=CURVES_SETTINGS,
         producer="curves",
+        code=script_code("workflow/scripts/plot_figure.py"),
 
 
 use rule figure_sdca_1 as figure_oasis_3 with:
@@ -117,6 +119,7 @@ use rule figure_sdca_1 as figure_oasis_3 with:
         block=config["figures"],
         settings=CURVES_SETTINGS,
         producer="curves",
+        code=script_code("workflow/scripts/plot_figure.py"),
 
 
 rule scaling_times:
@@ -155,3 +158,4 @@ use rule figure_sdca_1 as figure_scaling with:
         block=config["figures"],
         settings=SCALING_SETTINGS,
         producer="scaling_times",
+        code=script_code("workflow/scripts/plot_figure.py"),

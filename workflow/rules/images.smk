@@ -103,8 +103,9 @@ rule table_sdca_3:
         mem_mb=MEM_MB["table"],
         runtime=RUNTIME_MIN["table"],
     params:
-        paper_results=str(ROOT / "config/paper_results.csv"),  # PAPER_RESULTS (tables.smk) comes later
+        paper_rows=paper_numbers("sdca_relative_similarity", "table3"),
         block=config["images"],  # rows, notes and captions follow the config
+        code=script_code("workflow/scripts/images_table_sdca_3.py"),
     script:
         "../scripts/images_table_sdca_3.py"
 
@@ -124,6 +125,9 @@ rule figure_oasis_2:
     resources:
         mem_mb=MEM_MB["figure"],
         runtime=RUNTIME_MIN["figure"],
+    params:
+        # the images block (captions and columns follow it), the route, the script's code
+        settings=block_settings(config, "images", None, "workflow/scripts/images_figure_oasis_2.py"),
     script:
         "../scripts/images_figure_oasis_2.py"
 
@@ -143,6 +147,9 @@ rule table_oasis_2:
     resources:
         mem_mb=MEM_MB["table"],
         runtime=RUNTIME_MIN["table"],
+    params:
+        # the images block (captions and columns follow it), the route, the script's code
+        settings=block_settings(config, "images", None, "workflow/scripts/images_table_oasis_2.py"),
     script:
         "../scripts/images_table_oasis_2.py"
 

@@ -4,7 +4,6 @@
 from datasets import get_dataset
 
 OAHU = config["oahu"]
-OAHU_PAPER_RESULTS = ROOT / "config/paper_results.csv"
 
 
 localrules:
@@ -127,7 +126,7 @@ rule table_oahu_3:
         mem_mb=MEM_MB["table"],
         runtime=RUNTIME_MIN["table"],
     params:
-        paper_results=str(OAHU_PAPER_RESULTS),
+        paper_rows=paper_numbers("oahu", "table3"),
         missing=[
             d
             for d in OAHU["table3"]["datasets"]

@@ -26,5 +26,7 @@ rule performance:
             ["dense_dims", "sparse", "n_triplets"],
             "workflow/scripts/performance.py",
         ),
+        # the SDCA Table 2 rows timed beside OASIS and SDCA (settings and notes)
+        others=canonical(other_methods(config)),
     script:
         "../scripts/performance.py"

@@ -32,6 +32,8 @@ rule report_pages:
     resources:
         mem_mb=MEM_MB["table"],
         runtime=RUNTIME_MIN["table"],
+    params:
+        code=code_hash(["harness.report"]),  # the pages' and the paper-vs-ours join's code
     run:
         from harness.report import write_pages
 

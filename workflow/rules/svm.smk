@@ -75,7 +75,7 @@ rule table_svm_1:
         mem_mb=MEM_MB["table"],
         runtime=RUNTIME_MIN["table"],
     params:
-        paper_results=str(ROOT / "config/paper_results.csv"),
+        paper_rows=paper_numbers("schultz_joachims_2003", "table1"),
         route=ROUTE,
         settings=block_settings(
             config,

@@ -1,7 +1,5 @@
 # collect + tables (reproduce_all, which asks for every table and figure, is in report.smk).
 
-PAPER_RESULTS = ROOT / "config/paper_results.csv"  # copy of ../shared/reference/paper_results.csv
-
 
 localrules:
     table_sdca_2,
@@ -25,8 +23,9 @@ rule table_sdca_2:
         mem_mb=MEM_MB["table"],
         runtime=RUNTIME_MIN["table"],
     params:
-        paper_results=str(PAPER_RESULTS),
+        paper_rows=paper_numbers("sdca_relative_similarity", "table2"),
         block=config["sdca_table2"],  # rows, notes and captions follow the config
+        code=script_code("workflow/scripts/table_sdca_2.py"),
     script:
         "../scripts/table_sdca_2.py"
 
@@ -41,5 +40,7 @@ rule regression_check:
         f"{LOGS}/regression_check.log",
     conda:
         "../../environment.yml"
+    params:
+        code=script_code("workflow/scripts/regression_check.py"),
     script:
         "../scripts/regression_check.py"

@@ -45,7 +45,7 @@ save_csv(snakemake.output.features, feat)
 
 failed = runs[runs.metric == "failed"]
 status = {d: "needs download" for d in missing}
-paper = paper_values(snakemake.params.paper_results, "sdca_relative_similarity", "table3", "mAP")
+paper = paper_values(snakemake.params.paper_rows, "mAP")  # the paper's Table 3
 paper = paper_values_for_rows(paper, cfg["methods"])  # OASIS-authors-C -> OASIS etc.
 summary = summarize(runs, "mAP", methods, datasets, status, paper)
 for (d, m), grp in failed.groupby(["dataset", "algorithm"]):

@@ -13,6 +13,7 @@ from harness.tables import (
     latex_table,
     latex_text,
     mean_std,
+    paper_frame,
     settings_caption,
     settings_table,
 )
@@ -31,8 +32,7 @@ METRICS = {  # metric -> higher is better
     "macro_f1": True,
     "constraint_utilization": True,
 }
-ref = pd.read_csv(snakemake.params.paper_results)
-ref = ref[(ref.paper == "oahu") & (ref.artifact == "table3")]
+ref = paper_frame(snakemake.params.paper_rows)  # the paper's Table 3
 
 rows = []
 for d in datasets:

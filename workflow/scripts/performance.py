@@ -4,7 +4,7 @@ implementation and against the machine's matrix-multiply limit (harness.performa
 import platform
 
 from harness.io import now, save_csv, save_text, start_log
-from harness.performance import other_learners, run
+from harness.performance import other_learners, other_methods, run
 from harness.tables import settings_caption, settings_table
 
 start_log(snakemake.log[0])
@@ -25,11 +25,7 @@ SPEED = {
     "SDCA": {"notes": {"protocol": "not-in-paper",
                        "ours": f"speed of our engine: lambda {LAM}, synthetic points"}},
 }
-others = {
-    name: m
-    for name, m in snakemake.config["sdca_table2"]["methods"].items()
-    if name not in ("OASIS", "SDCA")
-}
+others = other_methods(snakemake.config)
 other = other_learners(others, n_triplets=cfg["n_triplets"])
 
 

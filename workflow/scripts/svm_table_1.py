@@ -17,6 +17,7 @@ from harness.tables import (
     latex_table,
     latex_text,
     mean_std,
+    paper_frame,
     settings_caption,
     settings_table,
 )
@@ -32,8 +33,7 @@ notions = list(cfg["text_notions"]) + list(cfg["datasets"])
 methods = ["SVM-relative", "SVM-relative-RBF", "Binary", "TFIDF", "Eucl"]
 n_max = max(cfg["n_train_triplets"])
 bounded = n_max < 150_000  # the paper's Figure 2 levels off past 150,000 training triplets
-ref = pd.read_csv(snakemake.params.paper_results)
-ref = ref[(ref.paper == "schultz_joachims_2003") & (ref.artifact == "table1")]
+ref = paper_frame(snakemake.params.paper_rows)  # the paper's Table 1
 ref = ref.set_index(["dataset", "method"]).value
 notes = {name: {"notes": dict(n)} for name, n in (cfg.get("notes") or {}).items()}
 # the sizes in the rows' "ours" settings come from the config, not from the notes' text, so an

@@ -31,7 +31,7 @@ runs = collect(snakemake.input.runs)
 check_fresh(runs, snakemake.config, "sdca_table2", "workflow/scripts/fit_evaluate.py")
 save_csv(snakemake.output.runs, runs)
 settings = settings_table(cfg["methods"])
-paper = paper_values(snakemake.params.paper_results, "sdca_relative_similarity", "table2", "mAP")
+paper = paper_values(snakemake.params.paper_rows, "mAP")  # the paper's Table 2
 paper = paper_values_for_rows(paper, cfg["methods"])  # ITML-online -> ITML etc.
 summary = summarize(runs, "mAP", methods, datasets, {d: reason for d in missing}, paper)
 summary = summary.merge(settings, on="algorithm", how="left")
