@@ -174,12 +174,83 @@ def check_prepared(path, recheck_after_s: float = 1.0) -> str:
     return "unrecorded"
 
 
+def _npy_shape(zf: zipfile.ZipFile, member: str) -> tuple:
+    """The shape of array ``member`` of an open ``.npz`` from its header (the data is not read)."""
+    with zf.open(member) as f:
+        version = np.lib.format.read_magic(f)
+        read = (
+            np.lib.format.read_array_header_1_0
+            if version == (1, 0)
+            else np.lib.format.read_array_header_2_0
+        )
+        return read(f)[0]
+
+
+def expected_sources(spec: DatasetSpec, route: str) -> dict[str, str | None]:
+    """File name -> pinned sha256 (None where there is no sha256 pin) of ``spec``'s files on
+    ``route``: the files a prepared file of it must record."""
+    if route == "embedded":
+        return {Path(ef.path).name: ef.sha256 for ef in spec.embedded}
+    return {
+        rf.fname: rf.known_hash.split(":", 1)[1]
+        if rf.known_hash and rf.known_hash.startswith("sha256:")
+        else None
+        for rf in spec.download
+    }
+
+
+def check_prepared_spec(path) -> None:
+    """Check that prepared file ``path`` (``<dataset>_<route>.npz``, as rule prepare_dataset
+    names it) holds that dataset: its route, its source files (names, and sha256 where pinned),
+    its shape and number of classes (:attr:`DatasetSpec.paper_shape`). A file whose name is no
+    dataset of ours is left unchecked. Raises :class:`DataError` naming what differs (e.g.
+    another dataset's file copied over it, which a sidecar written afresh would not see)."""
+    from . import get_dataset  # the registry imports this module
+
+    path = Path(path)
+    name, _, route = path.name.removesuffix(".npz").rpartition("_")
+    try:
+        spec = get_dataset(name)
+    except DataError:
+        return
+    if route not in ROUTES:
+        return
+    problems = []
+    try:
+        with zipfile.ZipFile(path) as zf:
+            shape = _npy_shape(zf, "X.npy")
+        with np.load(path, allow_pickle=False) as data:
+            stored_route = str(data["route"])
+            files = dict(str(f).split(":", 1) for f in data["files"])
+            n_classes = len(data["classes"])
+    except (OSError, KeyError, ValueError, zipfile.BadZipFile) as err:
+        raise DataError(f"prepared file {path} is not a prepared dataset: {err}") from None
+    n, d, k = spec.paper_shape
+    if stored_route != route:
+        problems.append(f"route {stored_route!r}, not {route!r}")
+    want = expected_sources(spec, route)
+    if set(files) != set(want):
+        problems.append(f"source files {sorted(files)}, not {sorted(want)}")
+    problems += [
+        f"{f} has sha256 {files[f]}, not the pinned {h}"
+        for f, h in want.items()
+        if h is not None and f in files and files[f] != h
+    ]
+    if tuple(shape) != (n, d) or n_classes != k:
+        problems.append(f"{shape[0]} x {shape[1]} with {n_classes} classes, not {n} x {d} with {k}")
+    if problems:
+        raise DataError(
+            f"prepared file {path} does not hold {name} ({route} route): " + "; ".join(problems)
+        )
+
+
 def load_prepared(path, keys=None) -> dict:
     """The arrays ``keys`` (default: all) of a prepared ``.npz`` file, as a dict name -> array,
     after :func:`check_prepared`; raises :class:`DataError` for a corrupt file (rerun the
     workflow, which moves it aside and rebuilds it) or a missing key."""
     try:
         check_prepared(path)
+        check_prepared_spec(path)
     except DataError as err:
         raise DataError(f"{err}; rerun the workflow to rebuild it") from None
     with np.load(path, allow_pickle=False) as data:
@@ -190,9 +261,11 @@ def load_prepared(path, keys=None) -> dict:
 
 
 def quarantine_corrupt_prepared(folder) -> list[str]:
-    """Check every prepared ``.npz`` in ``folder`` (:func:`check_prepared`) before a run.
+    """Check every prepared ``.npz`` in ``folder`` (:func:`check_prepared`,
+    :func:`check_prepared_spec`) before a run. Hidden files (the temporaries a running job writes,
+    ``harness.io.atomic_path``) are never touched; a finished file appears by an atomic rename.
 
-    A corrupt or truncated file is renamed ``<file>.corrupt`` (the last such copy is kept for
+    A corrupt or truncated file, or one that does not hold its dataset, is renamed ``<file>.corrupt`` (the last such copy is kept for
     inspection; delete it at will) and its sidecar removed, so that the workflow rebuilds it; a
     sound file without a sidecar (written before sidecars existed) gets one. Returns one message
     per file moved aside."""
@@ -200,8 +273,11 @@ def quarantine_corrupt_prepared(folder) -> list[str]:
 
     messages = []
     for path in sorted(Path(folder).glob("*.npz")):
+        if path.name.startswith("."):
+            continue  # a job's temporary file (harness.io.atomic_path), being written now
         try:
             state = check_prepared(path)
+            check_prepared_spec(path)
         except DataError as err:
             os.replace(path, f"{path}.corrupt")
             prepared_hash_path(path).unlink(missing_ok=True)

@@ -262,17 +262,60 @@ def test_a_string_in_an_experiment_setting_is_named_by_the_schema():
 # --- truncated prepared .npz: BadZipFile, and the rerun deleted a good split file -----------------
 
 
-def _prepared(tmp_path, name="vehicle_embedded.npz"):
+def _prepared(tmp_path, name="vehicle_embedded.npz", like="vehicle_embedded.npz"):
+    """A prepared file ``name`` in the layout of rule prepare_dataset, holding random features
+    of dataset ``like`` (its shape, classes, route and source files, as its spec says)."""
+    from datasets import get_dataset
+    from datasets.base import expected_sources, prepared_hash_line, prepared_hash_path
     from harness.io import save_npz, save_text
 
     folder = tmp_path / "prepared"
     path = folder / name
+    dataset, _, route = like.removesuffix(".npz").rpartition("_")
+    spec = get_dataset(dataset)
+    n, d, k = spec.paper_shape
     rng = np.random.default_rng(1)
-    save_npz(path, X=rng.normal(size=(300, 8)), y=np.arange(300) % 3)
-    from datasets.base import prepared_hash_line, prepared_hash_path
-
+    files = [f"{f}:{h or '0' * 64}" for f, h in expected_sources(spec, route).items()]
+    save_npz(
+        path, X=rng.normal(size=(n, d)), y=np.arange(n) % k,
+        classes=np.array([f"c{i}" for i in range(k)]), route=route, files=files, sources=files,
+    )
     save_text(prepared_hash_path(path), prepared_hash_line(path))
     return folder, path
+
+
+def test_another_datasets_prepared_file_is_not_trusted(tmp_path):
+    """issue 22: letter's prepared file copied over vehicle's, its sidecar removed, was accepted
+    (a new sidecar was written for it) and the "vehicle" split had 20,000 rows."""
+    from datasets.base import check_prepared_spec, load_prepared, prepared_hash_path
+
+    folder, path = _prepared(tmp_path, "vehicle_embedded.npz", like="letter_embedded.npz")
+    prepared_hash_path(path).unlink()
+    with pytest.raises(DataError, match=r"does not hold vehicle \(embedded route\): source files"):
+        check_prepared_spec(path)
+    with pytest.raises(DataError, match="20000 x 16 with 26 classes, not 846 x 18 with 4"):
+        load_prepared(path)
+    msgs = quarantine_corrupt_prepared(folder)
+    assert len(msgs) == 1 and "does not hold vehicle" in msgs[0]
+    assert not path.exists() and not prepared_hash_path(path).exists()
+    # the right file, but with the other route's name
+    folder, path = _prepared(tmp_path / "b", "vehicle_download.npz", like="vehicle_embedded.npz")
+    with pytest.raises(DataError, match="route 'embedded', not 'download'"):
+        check_prepared_spec(path)
+
+
+def test_the_start_up_check_never_touches_a_running_jobs_temporary_file(tmp_path):
+    """issue 22: a dry run while prepare_dataset wrote its .npz renamed the writer's hidden
+    temporary file (harness.io.atomic_path) to .corrupt, and the job died."""
+    from harness.io import atomic_path
+
+    folder, path = _prepared(tmp_path)
+    with atomic_path(folder / "letter_embedded.npz") as tmp:
+        tmp.write_bytes(b"PK\x03\x04 half written")  # what a reader sees mid-write
+        assert tmp.name.startswith(".") and tmp.suffix == ".npz"
+        assert quarantine_corrupt_prepared(folder) == []
+        assert tmp.exists() and not list(folder.glob("*.corrupt"))
+    assert path.exists()
 
 
 def test_a_truncated_prepared_file_is_detected_and_moved_aside(tmp_path):
