@@ -265,9 +265,9 @@ def quarantine_corrupt_prepared(folder) -> list[str]:
     :func:`check_prepared_spec`) before a run. Hidden files (the temporaries a running job writes,
     ``harness.io.atomic_path``) are never touched; a finished file appears by an atomic rename.
 
-    A corrupt or truncated file, or one that does not hold its dataset, is renamed ``<file>.corrupt`` (the last such copy is kept for
-    inspection; delete it at will) and its sidecar removed, so that the workflow rebuilds it; a
-    sound file without a sidecar (written before sidecars existed) gets one. Returns one message
+    A corrupt or truncated file, or one that does not hold its dataset, is renamed
+    ``<file>.corrupt`` (the last such copy is kept for inspection; delete it at will) and its
+    sidecar removed, so that the workflow rebuilds it; a sound file without a sidecar (written before sidecars existed) gets one. Returns one message
     per file moved aside."""
     from harness.io import save_text
 
