@@ -104,11 +104,36 @@ TRUE_WORDS = (True, "true", "True", "yes", "1", 1)
 FALSE_WORDS = (False, "false", "False", "no", "0", 0)
 
 
+def command_line_config(argv) -> dict[str, str]:
+    """The ``KEY=VALUE`` items given after ``--config`` / ``-C`` (or as ``--config=KEY=VALUE``)
+    on a Snakemake command line ``argv`` (e.g. ``sys.argv``), values as text.
+
+    Snakemake's own record of ``--config`` (``workflow.config_settings.config``) also holds what
+    a profile (``--profile``, ``--workflow-profile``, ``SNAKEMAKE_PROFILE``, or the default
+    ``workflow/profiles/default``) sets: a file. Only the typed command line is read here."""
+    out: dict[str, str] = {}
+    argv = list(argv)
+    i = 0
+    while i < len(argv):
+        tok = argv[i]
+        if tok.startswith("--config="):
+            key, _, value = tok[len("--config="):].partition("=")
+            out[key] = value
+        elif tok in ("--config", "-C"):
+            while i + 1 < len(argv) and not argv[i + 1].startswith("-"):
+                i += 1
+                key, _, value = argv[i].partition("=")
+                out[key] = value
+        i += 1
+    return out
+
+
 def unpinned_downloads_opt_in(config: dict, command_line: dict) -> bool:
     """Whether this run may download files that have no pinned hash: only when the snakemake
-    command line says so (``--config allow_unpinned_downloads=true``, ``command_line`` being
-    Snakemake's mapping of ``--config`` values), never from a config file. Raises
-    :class:`ConfigError` for the setting in a config file or an unreadable value."""
+    command line says so (``--config allow_unpinned_downloads=true``; ``command_line`` is
+    :func:`command_line_config` of the typed command line), never from a config file or a
+    profile. Raises :class:`ConfigError` for the setting in a config file or a profile, or an
+    unreadable value."""
     if (config.get("data") or {}).get("allow_unpinned_downloads"):
         raise ConfigError(
             "config data.allow_unpinned_downloads: true is not accepted from a config file (it "
@@ -119,8 +144,9 @@ def unpinned_downloads_opt_in(config: dict, command_line: dict) -> bool:
     if "allow_unpinned_downloads" not in command_line:
         if config.get("allow_unpinned_downloads") not in (None, *FALSE_WORDS):
             raise ConfigError(
-                "config allow_unpinned_downloads: set in a config file; it is accepted only on "
-                "the command line (--config allow_unpinned_downloads=true), for one run"
+                "config allow_unpinned_downloads: set in a config file or a Snakemake profile; "
+                "it is accepted only on the typed command line (--config "
+                "allow_unpinned_downloads=true), for one run"
             )
         return False
     value = command_line["allow_unpinned_downloads"]

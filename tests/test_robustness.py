@@ -774,7 +774,7 @@ def test_the_opt_in_comes_from_the_command_line_only():
         unpinned_downloads_opt_in(in_file, {})
     top = copy.deepcopy(paper)
     top["allow_unpinned_downloads"] = True
-    with pytest.raises(ConfigError, match="accepted only on the command line"):
+    with pytest.raises(ConfigError, match="accepted only on the typed command line"):
         unpinned_downloads_opt_in(top, {})
     with pytest.raises(ConfigError, match="expected true or false"):
         unpinned_downloads_opt_in(paper, {"allow_unpinned_downloads": "maybe"})
@@ -803,3 +803,35 @@ def test_the_svm_mds_notion_is_checked_before_any_job():
 def test_learners_refuse_negative_steps_sweeps_and_bounds(name, params, needle):
     with pytest.raises(ValueError, match=needle):
         make_learner(name, **params)._check_params()
+
+
+def test_a_profile_cannot_open_unpinned_downloads(tmp_path):
+    """issue 22: a profile's `config: [allow_unpinned_downloads=true]` filled Snakemake's record
+    of --config, so a file switched the opt-in on; only the typed command line counts."""
+    from harness.config import command_line_config
+
+    assert command_line_config(
+        ["snakemake", "t", "--config", "allow_unpinned_downloads=true", "data={a: 1}", "-n"]
+    ) == {"allow_unpinned_downloads": "true", "data": "{a: 1}"}
+    assert command_line_config(["x", "-C", "a=1", "--config=b=2"]) == {"a": "1", "b": "2"}
+    assert command_line_config(["snakemake", "--configfile", "c.yaml"]) == {}
+    profile = tmp_path / "profile"
+    profile.mkdir()
+    (profile / "config.yaml").write_text("config:\n  - allow_unpinned_downloads=true\n")
+    # the folders in a config file: a typed --config would replace the profile's list
+    dirs = tmp_path / "dirs.yaml"
+    dirs.write_text(f"results_dir: {tmp_path}/r\nfigures_dir: {tmp_path}/f\n")
+    base = [
+        sys.executable, "-m", "snakemake", "table_sdca_2", "-n", "--nolock",
+        "--configfile", "config/ci.yaml", str(dirs),
+    ]
+
+    def run(*extra):
+        res = subprocess.run([*base, *extra], cwd=ROOT, capture_output=True, text=True,
+                             timeout=300)
+        return res.returncode, res.stdout + res.stderr
+
+    rc, out = run("--workflow-profile", str(profile))
+    assert rc != 0 and "set in a config file or a Snakemake profile" in out, out[-3000:]
+    rc, out = run("--config", "allow_unpinned_downloads=true")  # typed: accepted
+    assert rc == 0, out[-3000:]

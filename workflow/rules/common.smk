@@ -26,7 +26,12 @@ validate(config, ROOT / "workflow/schemas/config.schema.yaml")
 
 from datasets import get_dataset  # noqa: E402
 from datasets.base import quarantine_corrupt_prepared  # noqa: E402
-from harness.config import check_config, experiment_cells, unpinned_downloads_opt_in  # noqa: E402
+from harness.config import (  # noqa: E402
+    check_config,
+    command_line_config,
+    experiment_cells,
+    unpinned_downloads_opt_in,
+)
 from harness.performance import other_methods  # noqa: E402
 from harness.settings import (  # noqa: E402
     block_settings,
@@ -38,9 +43,13 @@ from harness.settings import (  # noqa: E402
 )
 
 check_config(config)
-# Unpinned downloads only when asked for on this run's command line, never from a config file.
+# Unpinned downloads only when asked for on the typed command line of this run, never from a
+# config file or a profile (which also fills workflow.config_settings.config). A job process
+# that Snakemake spawns (cluster, group jobs) gets its command line from the main process,
+# which has already decided.
 config["data"]["allow_unpinned_downloads"] = unpinned_downloads_opt_in(
-    config, workflow.config_settings.config
+    config,
+    command_line_config(sys.argv) if workflow.is_main_process else workflow.config_settings.config,
 )
 
 CACHE = config["data"]["cache_dir"]
