@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import itertools
+import os
 
 from algorithms import make_learner
 from datasets import get_dataset
@@ -157,9 +158,60 @@ def unpinned_downloads_opt_in(config: dict, command_line: dict) -> bool:
     raise ConfigError(f"--config allow_unpinned_downloads={value!r}: expected true or false")
 
 
+MAX_CONFIG_VALUES = 100_000
+"""The most values (mapping entries and list items, counted through every level) a config may
+hold; ours hold about a thousand. A YAML alias expansion (a "billion laughs" file of a few
+lines) is refused before anything walks it."""
+
+
+def check_config_size(config, limit: int = MAX_CONFIG_VALUES) -> None:
+    """Raise :class:`ConfigError` if ``config`` holds more than ``limit`` values; stops counting
+    at the limit, so the check costs O(limit) whatever the expansion's size."""
+    todo, seen = [config], 0
+    while todo:
+        node = todo.pop()
+        if isinstance(node, dict):
+            children = list(node.values())
+        elif isinstance(node, (list, tuple)):
+            children = list(node)
+        else:
+            continue
+        seen += len(children)
+        if seen > limit:
+            raise ConfigError(
+                f"config: more than {limit:,} values (YAML aliases expanded?); a config of this "
+                "workflow holds about a thousand. Refused before it is read"
+            )
+        todo.extend(children)
+
+
+YTE_KEY = "__use_yte__"
+
+
+def check_no_templating(configfiles) -> None:
+    """Raise :class:`ConfigError` for a config file that asks Snakemake to render it as a YTE
+    template (a top-level ``__use_yte__: true``): a template runs Python. Snakemake renders
+    such a file while it loads it, before this workflow runs, so this refusal cannot undo what
+    the template did; it stops the run and says so (README: a config file is trusted input)."""
+    import yaml
+
+    for f in configfiles or []:
+        try:
+            raw = yaml.safe_load(open(f))
+        except (OSError, yaml.YAMLError):
+            continue  # Snakemake has already read it; its own error stands
+        if isinstance(raw, dict) and raw.get(YTE_KEY):
+            raise ConfigError(
+                f"config file {f}: {YTE_KEY} asks Snakemake to render it as a YTE template, which "
+                "runs Python; this workflow does not accept templated configs. Snakemake has "
+                "already rendered it before this check: treat it as code you ran"
+            )
+
+
 def _check_folders(config: dict) -> None:
-    """Output and cache folders must name a folder: an empty string or "/" would make every path
-    of the plan ("{results_dir}/...") a path at the filesystem root."""
+    """Output and cache folders must name a folder: an empty string or a path that resolves to
+    the filesystem root ("/", "/.", "/tmp/..", "//./") would make every path of the plan
+    ("{results_dir}/...") a path at the root."""
     for path, value in (
         ("results_dir", config.get("results_dir")),
         ("figures_dir", config.get("figures_dir")),
@@ -167,7 +219,8 @@ def _check_folders(config: dict) -> None:
     ):
         if value is None:
             continue
-        if not isinstance(value, str) or not value.strip().strip("/"):
+        at_root = isinstance(value, str) and value.strip() and os.path.realpath(value) == "/"
+        if not isinstance(value, str) or not value.strip().strip("/") or at_root:
             raise ConfigError(
                 f"config {path}: {value!r} is not a usable folder (empty or the filesystem root: "
                 "every output would be written at /); give a folder such as 'results'"

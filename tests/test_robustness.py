@@ -135,7 +135,7 @@ def test_non_positive_passes_are_refused(name):
 
 
 @pytest.mark.parametrize("key", ["results_dir", "figures_dir"])
-@pytest.mark.parametrize("value", ["", "/", "//"])
+@pytest.mark.parametrize("value", ["", "/", "//", "/.", "/tmp/..", "//./", "/tmp/../.."])  # issue 22
 def test_an_empty_or_root_output_folder_is_refused(key, value):
     cfg = ci()
     cfg[key] = value
@@ -835,3 +835,40 @@ def test_a_profile_cannot_open_unpinned_downloads(tmp_path):
     assert rc != 0 and "set in a config file or a Snakemake profile" in out, out[-3000:]
     rc, out = run("--config", "allow_unpinned_downloads=true")  # typed: accepted
     assert rc == 0, out[-3000:]
+
+
+def test_a_yaml_alias_expansion_is_refused_before_anything_walks_it(tmp_path):
+    """issue 22: a 1.3 KB alias bomb under svm.solver_options took 95 s at 10^6 leaves and was
+    killed at 10^7; the size check stops counting at 100,000 values."""
+    import time
+
+    from harness.config import check_config_size
+
+    lines = ["svm:", "  solver_options:", "    a0: &a0 [1, 1, 1, 1, 1, 1, 1, 1, 1, 1]"]
+    lines += [f"    a{i}: &a{i} [{', '.join([f'*a{i - 1}'] * 10)}]" for i in range(1, 8)]
+    bomb = tmp_path / "bomb.yaml"
+    bomb.write_text("\n".join(lines) + "\n")  # 10^8 leaves
+    t0 = time.process_time()
+    with pytest.raises(ConfigError, match="more than 100,000 values"):
+        check_config_size({**ci(), **yaml.safe_load(bomb.read_text())})
+    assert time.process_time() - t0 < 5
+    check_config_size(ci())  # the shipped configs pass
+    res = subprocess.run(
+        [sys.executable, "-m", "snakemake", "-n", "--nolock", "--configfile", "config/ci.yaml",
+         str(bomb)], cwd=ROOT, capture_output=True, text=True, timeout=300,
+    )
+    assert res.returncode != 0 and "more than 100,000 values" in res.stdout + res.stderr
+
+
+def test_a_templated_config_is_refused_and_the_readme_says_a_config_is_code(tmp_path):
+    """issue 22: a config with __use_yte__: true runs Python while Snakemake loads it; the
+    workflow refuses it (after the fact: Snakemake renders it first, which the README says)."""
+    from harness.config import check_no_templating
+
+    yte = tmp_path / "yte.yaml"
+    yte.write_text('__use_yte__: true\nresults_dir: ?"/tmp/" + "x"\n')
+    with pytest.raises(ConfigError, match="__use_yte__ asks Snakemake to render it"):
+        check_no_templating([yte])
+    check_no_templating([ROOT / "config/ci.yaml"])
+    readme = (ROOT / "README.md").read_text()
+    assert "__use_yte__" in readme and "trusted input" in readme

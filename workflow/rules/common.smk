@@ -22,6 +22,11 @@ if not workflow.overwrite_configfiles:
     configfile: ROOT / "config/default.yaml"
 
 
+from harness.config import check_config_size, check_no_templating  # noqa: E402
+
+# Before anything walks the config: its size (a YAML alias expansion) and no YTE templating.
+check_config_size(config)
+check_no_templating(workflow.configfiles)
 validate(config, ROOT / "workflow/schemas/config.schema.yaml")
 
 from datasets import get_dataset  # noqa: E402
