@@ -135,7 +135,9 @@ def test_non_positive_passes_are_refused(name):
 
 
 @pytest.mark.parametrize("key", ["results_dir", "figures_dir"])
-@pytest.mark.parametrize("value", ["", "/", "//", "/.", "/tmp/..", "//./", "/tmp/../.."])  # issue 22
+@pytest.mark.parametrize(
+    "value", ["", "/", "//", "/.", "/tmp/..", "//./", "/tmp/../.."]  # issue 22: resolved
+)
 def test_an_empty_or_root_output_folder_is_refused(key, value):
     cfg = ci()
     cfg[key] = value
