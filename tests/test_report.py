@@ -164,6 +164,30 @@ def _report(out, target, *extra):
     assert res.returncode == 0, (res.stdout + res.stderr)[-6000:]
 
 
+def test_a_report_of_outdated_results_is_refused(ci_all, tmp_path):
+    """issue 22: `--report` after a config change, without rerunning, gave a report of the old
+    results with exit 0. It now plans the same targets first and refuses, naming the due jobs;
+    the report of the fresh results is built (test above)."""
+    import yaml
+
+    cfg = yaml.safe_load((ROOT / "config/ci.yaml").read_text())
+    cfg["sdca_table2"]["methods"]["LEGO"]["grid"]["eta"] = [0.01, 0.5]
+    changed = tmp_path / "changed.yaml"
+    changed.write_text(yaml.safe_dump(cfg, sort_keys=False))
+    res = subprocess.run(
+        [
+            sys.executable, "-m", "snakemake", "--report", str(tmp_path / "r.html"),
+            "--configfile", str(changed),
+            "--config", f"results_dir={ci_all}", f"figures_dir={ci_all}/figures", "--nolock",
+        ],
+        cwd=ROOT, capture_output=True, text=True, check=False, timeout=600,
+    )
+    out = res.stdout + res.stderr
+    assert res.returncode != 0 and "the report would show outdated results" in out, out[-3000:]
+    assert "fit_evaluate (1)" in out and "table_sdca_2 (1)" in out
+    assert not (tmp_path / "r.html").exists()
+
+
 def _embedded(html, name):
     m = re.search(rf"^\s*var {name} = (\{{.*\}});\s*$", html, re.M)
     assert m, f"no {name} in the report"
@@ -280,3 +304,13 @@ def test_cluster_generic_run_gives_the_local_numbers(ci_all, tmp_path):
     local = pd.read_csv(ci_all / "tables/sdca_table2.csv").drop(columns="fit_wall_s")
     cluster = pd.read_csv(out / "tables/sdca_table2.csv").drop(columns="fit_wall_s")
     pd.testing.assert_frame_equal(cluster, local, check_exact=False, rtol=1e-12, atol=1e-12)
+
+
+def test_the_report_freshness_check_reads_the_report_command_line():
+    from harness.freshness import is_report_run, without_report_options
+
+    argv = ["--report", "r.html", "--configfile", "c.yaml", "--report-stylesheet", "s.css", "t"]
+    assert is_report_run(argv)
+    assert without_report_options(argv) == ["--configfile", "c.yaml", "t"]
+    assert is_report_run(["--report=r.zip"]) and not is_report_run(["reproduce_all"])
+    assert not is_report_run(["--report", "r.html", "--report-after-run"])  # runs the jobs first

@@ -38,6 +38,7 @@ from harness.config import (  # noqa: E402
     unpinned_downloads_opt_in,
 )
 from harness.performance import other_methods  # noqa: E402
+from harness.freshness import check_report_fresh, is_report_run  # noqa: E402
 from harness.settings import (  # noqa: E402
     block_settings,
     canonical,

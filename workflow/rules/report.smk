@@ -7,6 +7,10 @@
 
 REPORT_TABLES = report_tables()
 REPORT_FIGURES = report_figures()
+# `--report` runs no job: refuse to build it from results that the config, the reference numbers
+# or the code have outdated (harness/freshness.py: a dry run of the same command line).
+if workflow.is_main_process and is_report_run(sys.argv[1:]):
+    check_report_fresh(sys.argv[1:], os.getcwd())
 
 
 localrules:
