@@ -47,6 +47,7 @@ def check_config(config: dict) -> None:
     * the learner settings outside ``methods`` blocks: ``figures.scaling_lmnn`` (LMNN),
       ``figures.oasis_C`` and ``figures.oasis_variants`` (OASIS), ``figures.sdca_lam`` (SDCA);
     * ``svm.mds.notion``, ``svm.mds.notion_c``, ``svm.figure2.notions``: text notions or datasets;
+    * ``svm.token_pattern``: a regular expression with at most one group;
     * ``results_dir``, ``figures_dir`` and ``data.cache_dir``: not empty, not the filesystem root;
     * ``data.mirror``: a folder that exists, a ``file://`` or an http(s) URL;
     * the ``images`` sizes its protocol needs (:func:`_check_images`: two fit images per class,
@@ -83,6 +84,7 @@ def check_config(config: dict) -> None:
     from .svm_experiment import TEXT_NOTIONS as SVM_TEXT_NOTIONS
 
     svm = config.get("svm") or {}
+    _check_token_pattern(svm.get("token_pattern"))
     mds = svm.get("mds") or {}
     named = [(f"svm.mds.{k}", mds.get(k)) for k in ("notion", "notion_c")]
     named += [
@@ -277,6 +279,26 @@ def check_method(place: str, algorithm: str, mcfg: dict, bare: bool = False) -> 
                     path += f"[{choice[keys.index(key)]}]"
                 check_learner(path, algorithm, {key: value})
             check_learner(f"{place} (grid point {params})", algorithm, params)
+
+
+def _check_token_pattern(pattern) -> None:
+    """``svm.token_pattern`` must compile as a Python regular expression with at most one
+    capturing group (scikit-learn's CountVectorizer rule: the group is the token)."""
+    import re
+
+    if pattern is None:
+        return
+    try:
+        groups = re.compile(pattern).groups
+    except re.error as err:
+        raise ConfigError(
+            f"config svm.token_pattern: {pattern!r} is not a regular expression ({err})"
+        ) from None
+    if groups > 1:
+        raise ConfigError(
+            f"config svm.token_pattern: {pattern!r} has {groups} capturing groups; at most one "
+            "(the token) is allowed"
+        )
 
 
 def _check_images(images: dict) -> None:

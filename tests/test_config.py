@@ -208,3 +208,35 @@ def test_image_sizes_the_protocol_cannot_use_are_refused_before_any_job(images, 
         check_config(cfg)
     cfg["images"].update(precision_at_k=40, n_train_per_class=4, fit_fraction=0.8)
     check_config(cfg)  # k equal to the smallest database is fine
+
+
+@pytest.mark.parametrize(
+    "mutate, needle",
+    [
+        (lambda c: c["svm"].update(token_pattern="\\w+("), r"svm\.token_pattern: .* not a regular"),
+        (lambda c: c["svm"].update(token_pattern="(a)(b)"), r"svm\.token_pattern: .* 2 capturing"),
+    ],
+)
+def test_a_token_pattern_that_cannot_tokenize_is_refused_before_any_job(mutate, needle):
+    cfg = default()
+    mutate(cfg)
+    with pytest.raises(ConfigError, match=needle):
+        check_config(cfg)
+
+
+@pytest.mark.parametrize(
+    "place",
+    [
+        ("svm", "n_train_triplets"), ("figures", "seeds"),
+        ("oahu", "figure7", "ks"), ("oahu", "figure4", "n_constraints"),
+    ],
+)
+def test_a_list_of_sizes_with_a_repeated_value_is_refused_by_the_schema(place):
+    """issue 22: lists that name cells or rows must not repeat a value (two cells, one path)."""
+    cfg = default()
+    node = cfg
+    for key in place[:-1]:
+        node = node[key]
+    node[place[-1]] = [node[place[-1]][0]] * 2
+    with pytest.raises(Exception, match="non-unique|has non-unique elements"):
+        validate(cfg, str(SCHEMA))
