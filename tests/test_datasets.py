@@ -115,8 +115,10 @@ def test_embedded_copy_with_wrong_checksum_is_rejected(tmp_path):
     target = tmp_path / "embedded" / "some-package" / "usr/share/x.txt"
     target.parent.mkdir(parents=True)
     target.write_text("tampered")
-    with pytest.raises(ChecksumError, match="expected sha256 0000"):
+    with pytest.raises(ChecksumError, match="expected sha256 0000") as err:
         fetch_embedded(spec, tmp_path)
+    # issue 22: a corrupt cached copy says how to recover
+    assert f"delete {target} and rerun" in str(err.value) and "some-package" in str(err.value)
 
 
 def test_dataset_without_embedded_copy_says_needs_download(tmp_path):
