@@ -874,3 +874,23 @@ def test_a_templated_config_is_refused_and_the_readme_says_a_config_is_code(tmp_
     check_no_templating([ROOT / "config/ci.yaml"])
     readme = (ROOT / "README.md").read_text()
     assert "__use_yte__" in readme and "trusted input" in readme
+
+
+def test_an_interrupted_write_leaves_the_old_file_and_no_temporary():
+    """The promise behind every result file (harness.io.atomic_path): a write that stops half-way
+    (an exception here; a killed process leaves at most a hidden temporary, never read) leaves
+    the previous file whole."""
+    import tempfile
+
+    from harness.io import atomic_path, save_csv
+
+    with tempfile.TemporaryDirectory() as d:
+        path = Path(d) / "rows.csv"
+        save_csv(path, pd.DataFrame({"a": [1, 2]}))
+        before = path.read_bytes()
+        with pytest.raises(KeyboardInterrupt):
+            with atomic_path(path) as tmp:
+                tmp.write_text("a\n9\n")  # half of the new content
+                raise KeyboardInterrupt  # Ctrl-C between the write and the rename
+        assert path.read_bytes() == before
+        assert sorted(p.name for p in Path(d).iterdir()) == ["rows.csv"]

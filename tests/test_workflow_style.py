@@ -161,3 +161,13 @@ def test_every_table_figure_and_timing_rule_hashes_the_code_its_script_runs():
     # the report's pages: the paper-vs-ours join
     report = next(t for n, _, t in _rule_blocks() if n == "report_pages")
     assert 'code=code_hash(["harness.report"])' in report
+
+
+def test_every_test_named_in_the_readmes_reliability_table_exists():
+    readme = (ROOT / "README.md").read_text()
+    table = readme.split("## Reliability: what a run promises", 1)[1].split("\n## ", 1)[0]
+    named = re.findall(r"`(tests/[\w/]+\.py)(?:::(\w+))?`", table)
+    assert len(named) > 20
+    for path, test in named:
+        text = (ROOT / path).read_text()
+        assert not test or f"def {test}(" in text, f"{path}::{test} is not there"
