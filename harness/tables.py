@@ -117,6 +117,7 @@ def summarize(
 PROTOCOLS = {
     "paper": "the paper's protocol (settings it states; the rest listed as ours)",
     "ours": "our variant (tuned or bounded by us)",
+    "reconstructed": "a cited method whose paper is not at hand, rebuilt by us (unverified)",
     "not-in-paper": "not in the paper's table",
     "unspecified": "the paper states none of its settings",
 }

@@ -38,8 +38,8 @@ else:
     stand_in = f" The papers used Caltech-256; {cfg['dataset']} stands in for it here."
 norm = cfg.get("normalize", "l2")
 scale = (
-    " Every feature vector scaled to unit Euclidean length first (the scale of the papers' "
-    "bag-of-words vectors)."
+    " Every feature vector scaled to unit Euclidean length first (our choice: neither paper's "
+    "text states a normalisation)."
     if norm == "l2"
     else " Features as prepared (not normalised)."
 )

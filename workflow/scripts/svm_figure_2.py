@@ -2,7 +2,8 @@
 Topic+FacultyStudent distance: the size of the training set P_train (number of constraints, the
 paper's x axis) against the percentage of P_test satisfied (its y axis), P_test held fixed. The
 axis scale is ours (linear; the paper's text names the quantities, not the scale). Mean over
-seeds with ± one standard deviation as error bars (ours; the text reports one run). One panel per notion of ``svm.figure2.notions`` that ran (the paper: Topic+
+seeds with ± one standard deviation as error bars (ours; the text does not say how many runs it
+reports). One panel per notion of ``svm.figure2.notions`` that ran (the paper: Topic+
 FacultyStudent; offline: its Reuters stand-in). The static baselines (best preprocessing variant)
 are drawn as horizontal lines: our addition, not in the paper's figure."""
 
@@ -87,7 +88,7 @@ lines = [
     f"({n_test:,} test triplets; the paper: 85,907). Training sets are nested (the first n of "
     "one draw; our choice). Points: mean over seeds "
     f"{cfg['seeds']}; error bars: ± one standard deviation over the seeds (ours: the paper's "
-    "text reports one run). Horizontal lines: the static baselines' best preprocessing variant "
+    "text does not say how many runs it reports). Horizontal lines: the static baselines' best preprocessing variant "
     "(our addition). The paper's curve is for Topic+FacultyStudent on WebKB and levels off past "
     "150,000 training triplets"
     + (

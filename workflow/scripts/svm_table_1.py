@@ -132,7 +132,7 @@ caption = [
     (
         "Percentage of test triplets satisfied (d(i, j) < d(i, k); ties count as failures), mean "
         f"± std over seeds {cfg['seeds']}; paper = Schultz & Joachims (NIPS 2003), Table 1 "
-        "(WebKB, one run)."
+        "(WebKB; the text does not say over how many splits or runs)."
     ),
     (
         f"Protocol (section 5): a random {cfg['train_fraction']:.0%}/"

@@ -59,13 +59,15 @@ caption = [
     (
         f"Test mAP, mean ± std over seeds {cfg['seeds']} ({route} data route); paper = SDCA "
         "seed paper, Table 2, shown beside every row that implements one of the paper's methods "
-        "(marked [paper], [ours] or [unspecified]; several rows can carry the same paper value)."
+        "(marked [paper], [ours], [reconstructed] or [unspecified]; several rows can carry the "
+        "same paper value)."
     ),
     (
         f"Protocol (paper): per class {cfg['train_fraction']:.0%} train / rest test; "
         f"{cfg['n_triplets']} class-based random triplets per seed; parameters chosen by "
         f"cross-validation, models learned on {cfg['fit_fraction']:.0%} of the training set and "
-        "validated on the rest (the paper tunes only SDCA's lambda and ITML's and LEGO's eta). "
+        "validated on the rest, for all algorithms; the paper names SDCA's lambda and ITML's and "
+        "LEGO's eta among the parameters so chosen, with their grids. "
         "Ours: the triplets are drawn from the training set; a grid point is chosen by "
         "validation mAP, then refitted on the whole training set."
     ),
