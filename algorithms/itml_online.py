@@ -2,8 +2,11 @@
 ITML (:mod:`algorithms.itml`).
 
 Davis, Kulis, Jain, Sra, Dhillon, "Information-Theoretic Metric Learning", ICML 2007, section 4
-("online metric learning", the paper's Algorithm 2). That paper is NOT in ``../shared/papers``: what
-follows is written from our knowledge of it, and the one part we could not check is marked.
+("online metric learning", the paper's Algorithm 2). We have no copy of that paper: searches of
+public documentation, pages and code (ITML's online algorithm, its rate bound, the LEGO paper that
+compares with it) found abstracts only, never the algorithm. What follows is written from our
+knowledge of it, and the one part we could not check is marked; its tables label the row
+``reconstructed``.
 
 Setting (section 4): a stream of pairs (u_t, v_t), each with a target squared distance y_t; the
 learner predicts y_hat_t = d_{A_t}(u_t, v_t) = z_t^T A_t z_t (z_t = u_t - v_t), then suffers the
@@ -35,7 +38,7 @@ the rate is bounded, eta_t = min(eta_0, bound). Two bounds (``eta_bound``):
   >= y_hat_t / y_t > 0 (A positive definite) but not A <= I. On the SDCA paper's sets it diverges
   for eta_0 >= 0.125 (eigenvalues of A up to 1e3, mAP below the Euclidean baseline; measured).
 
-The SDCA seed paper (papers/000, "Comparison Algorithms" and setup) lists ITML, tunes an "eta" for
+The SDCA seed paper (Wu et al. 2014, "Comparison Algorithms" and setup) lists ITML, tunes an "eta" for
 ITML and LEGO over {0.01, 0.125, 0.5} and calls LEGO "similar to online ITML": the learning rate
 eta_0 here is that eta. Pairs, targets and the stream are those of LEGO (shared code,
 :class:`algorithms.lego.LogDetPairStream`): each triplet (a, p, n) gives the similar pair (a, p) and
@@ -63,7 +66,10 @@ class OnlineITML(LogDetPairStream):
     target_quantiles : (q_similar, q_dissimilar) of the training pairs' squared distances.
     n_passes : float, number of passes over the pair stream (online: 1).
 
-    Fitted: ``M_`` = A (d, d) float64 positive definite, ``targets_`` (2,), ``trace_``.
+    Fitted: ``M_`` = A (d, d) float64 positive definite, ``targets_`` (2,), ``trace_``;
+    ``growing_step_fraction_`` and ``zeroed_step_fraction_`` (floats in [0, 1]): of the steps of
+    the last ``fit`` / ``partial_fit``, the share that would grow A (y_hat < y_t) and the share
+    whose rate the bound set to 0 (no step taken).
     Raises ``ValueError`` for eta <= 0, an unknown eta_bound and labels outside {+1, -1}.
     """
 
@@ -87,15 +93,28 @@ class OnlineITML(LogDetPairStream):
                 f"eta_bound must be 'unit-ceiling' or 'no-overshoot', got {self.eta_bound!r}"
             )
 
+    def partial_fit(self, pairs, y, calibration_params=None):
+        """As :meth:`LogDetPairStream.partial_fit`, counting the steps the bound zeroes."""
+        self._counts = {"steps": 0, "growing": 0, "zeroed": 0}
+        super().partial_fit(pairs, y, calibration_params)
+        n = max(self._counts["steps"], 1)
+        self.growing_step_fraction_ = self._counts["growing"] / n
+        self.zeroed_step_fraction_ = self._counts["zeroed"] / n
+        return self
+
     def _coefficient(self, eta, yhat, yt, z, A):
         """c = 2 eta_t (y_hat - y_t) with eta_t = eta_0, or for a growing step (y_hat < y_t)
         min(eta_0, the ``eta_bound``)."""
+        counts = getattr(self, "_counts", None) or {"steps": 0, "growing": 0, "zeroed": 0}
+        counts["steps"] += 1
         if yhat < yt:
+            counts["growing"] += 1
             if self.eta_bound == "no-overshoot":
                 eta = min(eta, 1.0 / (2.0 * yt * yhat))
             else:
                 q = ceiling_quadratic_form(A, z)
                 if q == np.inf:
+                    counts["zeroed"] += 1
                     return 0.0
                 eta = min(eta, 1.0 / (2.0 * (yt - yhat) * q))
         return 2.0 * eta * (yhat - yt)

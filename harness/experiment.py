@@ -158,8 +158,12 @@ def model_arrays(model) -> dict:
 
 
 def model_scalars(model) -> dict:
-    """Extra final numbers a learner records (SDCA's primal, dual and duality gaps)."""
-    names = ("primal_", "dual_", "duality_gap_", "duality_gap_last_")
+    """Extra final numbers a learner records (SDCA's primal, dual and duality gaps; online ITML's
+    shares of growing and of zeroed steps)."""
+    names = (
+        "primal_", "dual_", "duality_gap_", "duality_gap_last_",
+        "growing_step_fraction_", "zeroed_step_fraction_",
+    )
     return {n.rstrip("_"): float(getattr(model, n)) for n in names if hasattr(model, n)}
 
 

@@ -163,6 +163,35 @@ def settings_caption(methods: dict) -> list[str]:
     return lines
 
 
+def reconstructed_notes(runs: pd.DataFrame, methods: dict, datasets: list[str]) -> list[str]:
+    """Caption lines for the rows marked ``reconstructed`` (a method of a cited paper we do not
+    have): what the label means and, where the cells recorded it (online ITML's
+    ``zeroed_step_fraction``), the share of steps its unverified rate bound set to zero on each
+    dataset, mean over the seeds' final fits."""
+    from .experiment import test_rows
+
+    final = test_rows(runs)
+    zeroed = final[final.metric == "zeroed_step_fraction"]
+    zeroed = zeroed.groupby(["algorithm", "dataset"]).value.mean()
+    lines = []
+    for r in settings_table(methods).itertuples(index=False):
+        if r.protocol != "reconstructed":
+            continue
+        line = (
+            f"{r.algorithm} [reconstructed]: a method of a cited paper we do not have, rebuilt "
+            "from secondary sources; its settings are ours and unverified."
+        )
+        shares = [f"{d} {zeroed[(r.algorithm, d)]:.0%}" for d in datasets
+                  if (r.algorithm, d) in zeroed.index]
+        if shares:
+            line += (
+                " Its rate bound set the step to zero on a share of the final fit's pairs: "
+                + ", ".join(shares) + " (mean over seeds)."
+            )
+        lines.append(line)
+    return lines
+
+
 def paper_values_for_rows(paper: pd.DataFrame, methods: dict) -> pd.DataFrame:
     """The paper's values (a ``paper_values`` frame: dataset, algorithm, paper, paper_method)
     re-keyed to the rows of a config ``methods`` block: a row whose notes mark it ``paper``,

@@ -93,6 +93,8 @@ def test_unit_ceiling_takes_no_growing_step_from_the_identity():
     m = OnlineITML(eta=0.5, target_quantiles=(0.5, 1.0), n_passes=0.5).fit(PAIRS, [1, -1])
     np.testing.assert_array_equal(m.M_, np.eye(3))
     assert m.trace_["utilization"] == [0.0]
+    # issue 23: the zeroed share is recorded (one step, growing, zeroed)
+    assert m.growing_step_fraction_ == 1.0 and m.zeroed_step_fraction_ == 1.0
 
 
 def test_unit_ceiling_growing_step_after_a_shrinking_one_matches_the_hand_computation():
@@ -108,6 +110,7 @@ def test_unit_ceiling_growing_step_after_a_shrinking_one_matches_the_hand_comput
     assert m.M_[0, 0] == pytest.approx(1 / 13, rel=1e-12)
     m.partial_fit(np.array([[[0.0], [1.0]]]), [-1])  # dissimilar: y_hat = 1/13 < 2, grow
     assert m.M_[0, 0] == pytest.approx(13 / 157, rel=1e-12)
+    assert m.growing_step_fraction_ == 1.0 and m.zeroed_step_fraction_ == 0.0  # bounded, not 0
 
 
 def test_a_growing_step_never_overshoots_its_target():

@@ -100,3 +100,22 @@ def test_a_tables_paper_numbers_are_its_params_and_change_with_its_own_rows_only
     t2 = paper_values(before["table2"], "mAP")
     assert list(t2.columns) == ["dataset", "algorithm", "paper", "paper_method"]
     assert t2.set_index(["dataset", "paper_method"]).paper[("vehicle", "ITML")] == 0.4142
+
+
+def test_a_reconstructed_row_says_so_and_how_often_its_bound_zeroed_the_step():
+    """issue 23: ITML-online's rate bound is written from memory of a paper we do not have; the
+    caption labels the row and gives the measured share of zeroed steps per dataset."""
+    from harness.tables import reconstructed_notes
+
+    runs = pd.DataFrame(
+        {
+            "stage": "test", "checkpoint": "final", "algorithm": "ITML-online",
+            "dataset": ["vehicle", "vehicle", "letter"], "seed": [0, 1, 0],
+            "metric": "zeroed_step_fraction", "value": [0.9, 0.8, 0.25],
+        }
+    )
+    methods = {"ITML-online": {"notes": {"protocol": "reconstructed"}}, "LEGO": {}}
+    (line,) = reconstructed_notes(runs, methods, ["vehicle", "letter", "vowel"])
+    assert line.startswith("ITML-online [reconstructed]: a method of a cited paper we do not have")
+    assert "vehicle 85%, letter 25% (mean over seeds)" in line
+    assert reconstructed_notes(runs, {"LEGO": {}}, ["vehicle"]) == []

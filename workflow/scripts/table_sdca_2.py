@@ -12,6 +12,7 @@ from harness.tables import (
     latex_text,
     paper_values,
     paper_values_for_rows,
+    reconstructed_notes,
     settings_caption,
     settings_table,
     summarize,
@@ -78,6 +79,7 @@ caption = [
     ),
     f"Grids (validation mAP): {grids}. Fixed: {fixed}.",
     "Rows marked [not-in-paper] are our extra rows (no number in the paper).",
+    *reconstructed_notes(runs, cfg["methods"], datasets),
     *([f"Not run ({route} route): {', '.join(missing)} ({reason})."] if missing else []),
     "Data: "
     + "; ".join(f"{d}: {get_dataset(d).scaling(route)}" for d in datasets if d not in missing)
