@@ -271,11 +271,25 @@ def retrieval_rows(model, X_query, y_query, ks, base: dict) -> list[dict]:
     return [{**base, "K": k, "recall": v} for k, v in r.items()]
 
 
+def triplets_touching(triplets: np.ndarray, banned: set) -> np.ndarray:
+    """(n,) bool: which triplets (a, p, n) hold a banned pair (a set of ``frozenset`` index pairs)
+    among any two of their items: (a, p), (a, n) or (p, n) (the last relation a triplet states
+    too: p and n are of different classes)."""
+    return np.array(
+        [
+            frozenset((a, p)) in banned or frozenset((a, n)) in banned or frozenset((p, n)) in banned
+            for a, p, n in np.asarray(triplets).tolist()
+        ],
+        dtype=bool,
+    )
+
+
 def verification_rows(
     method: str, mcfg: dict, data: dict, seed: int, cfg: dict, base: dict, log=print
 ) -> tuple[list[dict], list[dict]]:
-    """Figure 5 protocol for one (seed, method): fit on triplets of the training part that contain
-    no evaluation pair (resampled while any does), then ROC/AUC per fold of the evaluation pairs.
+    """Figure 5 protocol for one (seed, method): fit on triplets of the training part none of
+    whose three pairs is an evaluation pair (:func:`triplets_touching`; resampled while any is),
+    then ROC/AUC per fold of the evaluation pairs.
 
     ``data``: {"X", "y", "train" (indices allowed in constraints), "pairs" (m, 2), "same" (m,),
     "fold" (m,)}, optionally "banned" (pairs never allowed in a constraint; default "pairs").
@@ -290,9 +304,7 @@ def verification_rows(
         constraint_stream(y[train], cfg["n_seeds"], cfg["n_closure"], seed, "constraints_train")
     ]
     for attempt in range(100):  # "resample": no View pair inside a training constraint
-        bad = np.array(
-            [frozenset((a, p)) in banned or frozenset((a, n)) in banned for a, p, n in tri.tolist()]
-        )
+        bad = triplets_touching(tri, banned)
         if not bad.any():
             break
         g = rng(seed + attempt + 1, "constraints_train")

@@ -327,3 +327,12 @@ def test_bad_input_raises():
         OAHU(preprocessor=bad).fit(T)
     with pytest.raises(DataError):
         OAHU(preprocessor=X).fit(np.zeros((0, 3), dtype=int))
+
+
+def test_a_training_triplet_may_hold_no_evaluation_pair_among_any_two_items():
+    """issue 23: the LFW filter checked (a, p) and (a, n) but not (p, n)."""
+    from harness.oahu_experiment import triplets_touching
+
+    banned = {frozenset((1, 2)), frozenset((7, 9))}
+    t = np.array([[1, 2, 5], [5, 1, 2], [0, 3, 4], [9, 8, 7], [4, 7, 9]])
+    assert triplets_touching(t, banned).tolist() == [True, True, False, True, True]
