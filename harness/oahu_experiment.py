@@ -277,7 +277,7 @@ def triplets_touching(triplets: np.ndarray, banned: set) -> np.ndarray:
     too: p and n are of different classes)."""
     return np.array(
         [
-            frozenset((a, p)) in banned or frozenset((a, n)) in banned or frozenset((p, n)) in banned
+            bool({frozenset((a, p)), frozenset((a, n)), frozenset((p, n))} & banned)
             for a, p, n in np.asarray(triplets).tolist()
         ],
         dtype=bool,
