@@ -161,3 +161,41 @@ def test_oahu_table_3_gives_no_spread_for_a_single_run(tmp_path, monkeypatch):
     assert "0.300 ± n/a" in md and "± 0.000" not in md
     assert r"0.300 $\pm$ n/a" in tex and tex.count(r"\begin{table}") == 3
     assert tex.count(r"\caption{") == 3 and "Settings per row" in tex
+
+
+def test_oahu_table_3_marks_as_the_paper_does(tmp_path, monkeypatch):
+    """issue 23: the paper marks, on the error rate, • where OAHU is significantly better than a
+    method (◦ worse) and counts win/tie/loss from OAHU's side; ours (the method's side, error
+    and F1) stays in vs_OAHU."""
+    cfg = _config()
+    t3 = cfg["oahu"]["table3"]
+    t3["seeds"] = [0, 1, 2]
+    good = expected_hashes(cfg, "oahu.table3", "workflow/scripts/oahu_cell.py")
+    err = {"OAHU": [0.20, 0.21, 0.19]}  # every other method: clearly worse, varying
+    rows = [
+        {"experiment": "table3", "dataset": "vehicle", "seed": s, "algorithm": m,
+         "params_label": "", "metric": metric, "settings_hash": good[m],
+         "value": (err.get(m, [0.40, 0.43, 0.41])[s] if metric == "error_rate"
+                   else 0.6 + 0.01 * s)}
+        for m in t3["methods"] for s in (0, 1, 2)
+        for metric in ("error_rate", "macro_f1", "constraint_utilization")
+    ]
+    pd.DataFrame(rows).to_csv(tmp_path / "runs.csv", index=False)
+    _run(
+        "oahu_table3.py", monkeypatch, config=cfg, input=_Named(runs=[str(tmp_path / "runs.csv")]),
+        log=[str(tmp_path / "log")], output=_outputs(tmp_path, ["runs", "csv", "md", "tex"]),
+        params=types.SimpleNamespace(
+            paper_rows=paper_rows(ROOT / "config/paper_results.csv", "oahu", "table3"),
+            missing=["emnist"],
+        ),
+    )
+    table = pd.read_csv(tmp_path / "out.csv", keep_default_na=False)
+    others = table[(table.status == "ok") & (table.algorithm != "OAHU")]
+    err_rows = others[others.metric == "error_rate"]
+    assert (err_rows.paper_mark == "•").all() and (err_rows.vs_OAHU == "loss").all()
+    assert (others[others.metric != "error_rate"].paper_mark == "").all()
+    md = (tmp_path / "out.md").read_text()
+    counts = md.split("Win/tie/loss of OAHU against each method", 1)[1]
+    assert "(win)" not in md and "•" in md
+    first = counts.split("Ours:", 1)[0]
+    assert all(f"| {m} " in first for m in t3["methods"] if m != "OAHU")
