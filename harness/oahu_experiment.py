@@ -1,6 +1,6 @@
 """Protocols of the OAHU paper's experiments (Gao et al., WWW 2019, section 4).
 
-* Classification (Table 3, Figure 4): shuffle, per-class 1:1 development/test split, a constraint
+* Classification (Table 3, Figure 4): shuffle, 1:1 development/test split (``split``), a constraint
   stream of class-based seed triplets plus their transitive closure drawn on the development half
   (section 4.3.2: 5,000 + 5,000), each learner fitted on the stream, kNN on the test half with the
   development half as the reference set; kNN error rate, macro F1 and constraint utilization U.
@@ -58,15 +58,47 @@ def subsample(y: np.ndarray, n: int | None, generator: np.random.Generator) -> n
     return generator.permutation(keep)
 
 
-def dev_test_split(y: np.ndarray, seed: int, n_samples: int | None = None) -> dict:
-    """Shuffle (optionally subsample) and split per class 1:1 into development and test halves.
+SPLITS = ("shuffled", "stratified")
+SPLIT_WORDS = {
+    "shuffled": "1:1 development/test split of the shuffled rows (the paper's, section 4.3.2)",
+    "stratified": "1:1 development/test split within each class (ours; the paper halves the "
+    "shuffled rows)",
+}
+"""How a caption names each ``split`` of :func:`dev_test_split`."""
 
-    Returns int64 index arrays into ``y``: ``dev``, ``test``, and inside dev ``fit`` / ``val``
-    (80/20 per class) for choosing hyperparameters (tau)."""
+
+def dev_test_split(
+    y: np.ndarray, seed: int, n_samples: int | None = None, split: str = "shuffled"
+) -> dict:
+    """Shuffle (optionally subsample) and split 1:1 into development and test halves.
+
+    ``split``: "shuffled" (the OAHU paper, section 4.3.2: "randomly shuffle each dataset and then
+    divide it into development and test sets with the split ratio of 1:1"; the first half of the
+    shuffled rows, rounded up, is the development set) or "stratified" (ours: 1:1 within each
+    class). Returns int64 index arrays into ``y``: ``dev``, ``test``, and inside dev ``fit`` /
+    ``val`` (80/20 per class) for choosing hyperparameters (tau). Raises ``ValueError`` for an
+    unknown ``split`` and :class:`~datasets.base.DataError` for a class with fewer than two
+    development samples (no triplet, no validation part)."""
+    from datasets.base import DataError
+
+    if split not in SPLITS:
+        raise ValueError(f"split must be one of {SPLITS}, got {split!r}")
     g = rng(seed, "split")
     pool = subsample(y, n_samples, g)
-    dev_pos, test_pos = split_per_class(y[pool], 0.5, g)
-    dev, test = pool[dev_pos], pool[test_pos]
+    if split == "stratified":
+        dev_pos, test_pos = split_per_class(y[pool], 0.5, g)
+        dev, test = pool[dev_pos], pool[test_pos]
+    else:
+        half = (len(pool) + 1) // 2
+        dev, test = np.sort(pool[:half]), np.sort(pool[half:])
+        classes, counts = np.unique(y[dev], return_counts=True)
+        missing = sorted(set(np.unique(y[pool]).tolist()) - set(classes.tolist()))
+        few = [c for c, n in zip(classes.tolist(), counts.tolist()) if n < 2] + missing
+        if few:
+            raise DataError(
+                f"the shuffled 1:1 split (seed {seed}) leaves class(es) {few} with fewer than two "
+                "development samples; raise n_samples or use split: stratified"
+            )
     fit_pos, val_pos = split_per_class(y[dev], 0.8, rng(seed, "validation_split"))
     return {"dev": dev, "test": test, "fit": dev[fit_pos], "val": dev[val_pos]}
 
@@ -202,7 +234,7 @@ def classification_rows(
     ``cfg`` keys: n_samples (subsample before the 1:1 split, None = all), n_seeds, n_closure, k,
     optionally cv_folds (k-fold CV of the grid on the development half; absent: one 80/20 split).
     """
-    split = dev_test_split(y, seed, cfg.get("n_samples"))
+    split = dev_test_split(y, seed, cfg.get("n_samples"), cfg.get("split", "shuffled"))
     model, label, params, triplets, timing, val = select_and_fit(
         method,
         mcfg,

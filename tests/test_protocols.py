@@ -113,7 +113,7 @@ def test_validation_parts_are_stratified_folds_of_the_development_half():
     from harness.oahu_experiment import dev_test_split, validation_parts
 
     _X, y = _blobs(n=300)
-    split = dev_test_split(y, 0)
+    split = dev_test_split(y, 0, split="stratified")
     one = validation_parts(y, split, 0, None)
     assert len(one) == 1 and one[0][0] is split["fit"] and one[0][1] is split["val"]
     parts = validation_parts(y, split, 0, 5)
@@ -280,3 +280,24 @@ def test_a_cell_refuses_precision_at_k_beyond_its_database_before_fitting():
     assert any(r["metric"] == "precision@8" for r in rows)
     with pytest.raises(ConfigError, match=r"images\.precision_at_k: 9 exceeds the 8 training"):
         run_cell("Eucl", {}, X, y, split, t, t, 0, base, ks=range(1, 10), **quiet)
+
+
+def test_the_oahu_split_halves_the_shuffled_rows_as_the_paper_does():
+    """issue 23: the OAHU paper (4.3.2) shuffles each dataset and divides it 1:1; ours was 1:1
+    per class (kept as split="stratified")."""
+    from datasets.base import DataError
+    from harness.oahu_experiment import dev_test_split
+
+    y = np.repeat(np.arange(3), [200, 60, 41])
+    s = dev_test_split(y, 0)
+    assert len(s["dev"]) == 151 and len(s["test"]) == 150
+    assert not set(s["dev"]) & set(s["test"])
+    assert set(s["fit"]) | set(s["val"]) == set(s["dev"])
+    per_class = [np.bincount(y[dev_test_split(y, k)["dev"]], minlength=3) for k in range(20)]
+    assert any(c[2] != 21 and c[2] != 20 for c in per_class)  # not stratified: counts vary
+    strat = dev_test_split(y, 0, split="stratified")
+    assert np.bincount(y[strat["dev"]]).tolist() == [100, 30, 20]  # round(0.5 n) per class
+    with pytest.raises(DataError, match="fewer than two development samples"):
+        dev_test_split(np.array([0] * 50 + [1]), 3)  # one sample of class 1: never two
+    with pytest.raises(ValueError, match="split must be one of"):
+        dev_test_split(y, 0, split="random")

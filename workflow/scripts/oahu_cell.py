@@ -32,7 +32,7 @@ base = {
     "versions": package_versions() + f";torch={torch.__version__}",
 }
 rows, model = classification_rows(method, exp["methods"][method], X, y, seed, exp, base)
-split = dev_test_split(y, seed, exp.get("n_samples"))
+split = dev_test_split(y, seed, exp.get("n_samples"), exp.get("split", "shuffled"))
 rec = retrieval_rows(model, X[split["test"]], y[split["test"]], exp["recall_ks"], {})
 rows += [{**rows[0], "metric": f"recall@{r['K']}", "value": r["recall"]} for r in rec]
 rows += [{**rows[0], "metric": "peak_rss_mb", "value": peak_rss_mb()}]

@@ -24,7 +24,7 @@ d = load_prepared(snakemake.input[0], ["X", "y"])
 X, y = d["X"], d["y"]
 mcfg = cfg["methods"][method]
 params = params_for_label(mcfg, grid_labels(mcfg)[0])
-split = dev_test_split(y, seed, cfg.get("n_samples"))
+split = dev_test_split(y, seed, cfg.get("n_samples"), cfg.get("split", "shuffled"))
 stream = constraint_stream(
     y[split["dev"]], cfg["n_seeds"], cfg["n_closure"], seed, "constraints_train"
 )

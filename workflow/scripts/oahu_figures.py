@@ -11,7 +11,7 @@ import numpy as np
 import pandas as pd
 
 from harness.io import atomic_path, save_csv, save_text, start_log
-from harness.oahu_experiment import OAHU_CHOICES
+from harness.oahu_experiment import OAHU_CHOICES, SPLIT_WORDS
 from harness.plots import clipped_band, method_style
 from harness.settings import check_fresh
 from harness.tables import collect
@@ -108,8 +108,9 @@ if name == "figure_oahu_4":
         (
             f"{c['dataset']} ({route} route). Left: kNN (k = {c['k']}) test error rate of each method "
             f"trained on a uniform random subsample (stream order kept) of n of the "
-            f"{c['n_seeds']} + {c['n_closure']} seed + closure constraints, 1:1 development/test "
-            f"split{' of ' + str(c['n_samples']) + ' samples' if c.get('n_samples') else ''}; "
+            f"{c['n_seeds']} + {c['n_closure']} seed + closure constraints, "
+            f"{SPLIT_WORDS[c.get('split', 'shuffled')]}"
+            f"{' of ' + str(c['n_samples']) + ' samples' if c.get('n_samples') else ''}; "
             f"mean ± std (error bars) over seeds {c['seeds']}; OAHU classifies by its section 3.6.1 "
             "rule (k nearest per layer, alpha-weighted scores, eqs. 23-25), the others by majority "
             "vote of the k nearest. Right (Figure 4c): OAHU's metric "

@@ -74,7 +74,7 @@ print(f"[{now()}] {dataset} {X.shape}: {len(settings)} settings, seeds {t3['seed
 rows = []
 for seed in t3["seeds"]:
     torch.manual_seed(seed)
-    split = dev_test_split(y, seed, t3.get("n_samples"))
+    split = dev_test_split(y, seed, t3.get("n_samples"), t3.get("split", "shuffled"))
     dev, test = split["dev"], split["test"]
     refs = {"dev": dev, "all": np.setdiff1d(np.arange(len(y)), test)}
     trained = {}  # (eta, n_epochs, momentum, n_seeds) -> (model, timing): 'all' reuses the fit

@@ -6,7 +6,7 @@ import pandas as pd
 
 from evaluation.classification import paired_ttest
 from harness.io import save_csv, save_text, start_log
-from harness.oahu_experiment import OAHU_CHOICES
+from harness.oahu_experiment import OAHU_CHOICES, SPLIT_WORDS
 from harness.settings import check_fresh
 from harness.tables import (
     collect,
@@ -204,7 +204,8 @@ caption = [
     ),
     (
         f"Protocol: shuffle{f', class-stratified subsample of {n_s} samples (the paper: all)' if n_s else ''}, "
-        f"per-class 1:1 development/test split; {cfg['n_seeds']} class-based seed triplets + "
+        f"{SPLIT_WORDS[cfg.get('split', 'shuffled')]}; {cfg['n_seeds']} class-based seed "
+        "triplets + "
         f"{cfg['n_closure']} transitive-closure triplets on the development half (the paper: 5,000 + "
         "5,000); one pass; kNN of each test point among the development half. Grids (OAHU's tau) "
         + (
