@@ -116,6 +116,32 @@ def class_notion(dataset: str) -> Notion:
     return Notion(dataset, dataset, "class")
 
 
+TEXT_METHODS = ("SVM-relative", "SVM-relative-RBF", "Binary", "TFIDF")
+CLASS_METHODS = ("SVM-relative", "SVM-relative-RBF", "Eucl")
+"""The rows of Table 1 that a text notion and a class-labelled set each have (the static
+baselines of text are Binary and TFIDF; of a prepared set, its Euclidean distance)."""
+
+
+def method_applies(notion: str, method: str) -> bool:
+    """Whether Table 1's row ``method`` exists for ``notion`` (a text notion or a dataset)."""
+    return method in (TEXT_METHODS if notion in NOTIONS else CLASS_METHODS)
+
+
+def notion_available(notion: str, route: str, mirror: str | None = None) -> bool:
+    """Whether ``notion`` can run on ``route``: a WebKB notion needs the download route (and,
+    with a folder ``mirror``, the archive in it); the Reuters stand-ins ship embedded; a
+    class-labelled set as :meth:`datasets.base.DatasetSpec.has_route`."""
+    from datasets import get_dataset
+
+    if notion in NOTIONS:
+        if NOTIONS[notion].corpus != "webkb":
+            return True
+        from datasets.webkb import SPEC as WEBKB
+
+        return route == "download" and WEBKB.has_route(route, mirror)
+    return get_dataset(notion).has_route(route, mirror)
+
+
 def get_notion(name: str) -> Notion:
     """The text notion ``name`` or, for any other name, the same-class notion of that dataset."""
     return NOTIONS.get(name) or class_notion(name)

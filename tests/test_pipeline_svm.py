@@ -17,7 +17,13 @@ def test_svm_targets_on_the_ci_config(tmp_path):
     table = pd.read_csv(tmp_path / "tables/svm_table1.csv")
     assert {"protocol", "paper_settings", "our_settings", "variant"} <= set(table.columns)
     webkb = table[table.dataset == "webkb_topic"]
-    assert (webkb.status == "needs download").all()
+    assert (webkb[webkb.algorithm != "Eucl"].status == "needs download").all()
+    # a row the notion does not have is n/a, never "needs download" (nor, with a data mirror,
+    # "not in the data mirror": the mirror run showed that on Eucl x WebKB, Binary x vehicle)
+    assert (webkb[webkb.algorithm == "Eucl"].status.fillna("n/a") == "n/a").all()  # pandas: NaN
+    vehicle = table[table.dataset == "vehicle"]
+    static = vehicle[vehicle.algorithm.isin(["Binary", "TFIDF"])]
+    assert len(static) == 2 and (static.status.fillna("n/a") == "n/a").all()
     assert set(webkb.dropna(subset=["paper"]).algorithm) == {"SVM-relative", "Binary", "TFIDF"}
     ok = table[table.status == "ok"].set_index(["dataset", "algorithm"])
     for d in ("reuters_topic", "reuters_topic_corngrain", "vehicle"):

@@ -213,14 +213,10 @@ def table2_compare_with(wildcards):
 
 def svm_available(notion):
     """A notion runs unless it needs WebKB (download route) and the route is embedded, or the
-    data mirror lacks a file of its route."""
-    if notion in SVM_TEXT:
-        if SVM_TEXT[notion].corpus != "webkb":
-            return True
-        from datasets.webkb import SPEC as WEBKB
+    data mirror lacks a file of its route (harness.svm_experiment.notion_available)."""
+    from harness.svm_experiment import notion_available
 
-        return ROUTE == "download" and WEBKB.has_route(ROUTE, MIRROR)
-    return get_dataset(notion).has_route(ROUTE, MIRROR)
+    return notion_available(notion, ROUTE, MIRROR)
 
 
 def svm_notions():
