@@ -105,7 +105,7 @@ class OnlineITML(LogDetPairStream):
     def _coefficient(self, eta, yhat, yt, z, A):
         """c = 2 eta_t (y_hat - y_t) with eta_t = eta_0, or for a growing step (y_hat < y_t)
         min(eta_0, the ``eta_bound``)."""
-        counts = getattr(self, "_counts", None) or {"steps": 0, "growing": 0, "zeroed": 0}
+        counts = self._counts  # set by partial_fit, which fit calls
         counts["steps"] += 1
         if yhat < yt:
             counts["growing"] += 1

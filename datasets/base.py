@@ -267,8 +267,8 @@ def quarantine_corrupt_prepared(folder) -> list[str]:
 
     A corrupt or truncated file, or one that does not hold its dataset, is renamed
     ``<file>.corrupt`` (the last such copy is kept for inspection; delete it at will) and its
-    sidecar removed, so that the workflow rebuilds it; a sound file without a sidecar (written before sidecars existed) gets one. Returns one message
-    per file moved aside."""
+    sidecar removed, so that the workflow rebuilds it; a sound file without a sidecar (written
+    before sidecars existed) gets one. Returns one message per file moved aside."""
     from harness.io import save_text
 
     messages = []

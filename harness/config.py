@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import itertools
 import os
+from pathlib import Path
 
 from algorithms import make_learner
 from datasets import get_dataset
@@ -199,7 +200,7 @@ def check_no_templating(configfiles) -> None:
 
     for f in configfiles or []:
         try:
-            raw = yaml.safe_load(open(f))
+            raw = yaml.safe_load(Path(f).read_text())
         except (OSError, yaml.YAMLError):
             continue  # Snakemake has already read it; its own error stands
         if isinstance(raw, dict) and raw.get(YTE_KEY):

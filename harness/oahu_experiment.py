@@ -72,10 +72,9 @@ def dev_test_split(
 ) -> dict:
     """Shuffle (optionally subsample) and split 1:1 into development and test halves.
 
-    ``split``: "shuffled" (the OAHU paper, section 4.3.2: "randomly shuffle each dataset and then
-    divide it into development and test sets with the split ratio of 1:1"; the first half of the
-    shuffled rows, rounded up, is the development set) or "stratified" (ours: 1:1 within each
-    class). Returns int64 index arrays into ``y``: ``dev``, ``test``, and inside dev ``fit`` /
+    ``split``: "shuffled" (the OAHU paper, section 4.3.2: each dataset is shuffled, then divided
+    1:1 into development and test sets; here the first half of the shuffled rows, rounded up, is
+    the development set) or "stratified" (ours: 1:1 within each class). Returns int64 index arrays into ``y``: ``dev``, ``test``, and inside dev ``fit`` /
     ``val`` (80/20 per class) for choosing hyperparameters (tau). Raises ``ValueError`` for an
     unknown ``split`` and :class:`~datasets.base.DataError` for a class with fewer than two
     development samples (no triplet, no validation part)."""
@@ -91,9 +90,8 @@ def dev_test_split(
     else:
         half = (len(pool) + 1) // 2
         dev, test = np.sort(pool[:half]), np.sort(pool[half:])
-        classes, counts = np.unique(y[dev], return_counts=True)
-        missing = sorted(set(np.unique(y[pool]).tolist()) - set(classes.tolist()))
-        few = [c for c, n in zip(classes.tolist(), counts.tolist()) if n < 2] + missing
+        classes = np.unique(y[pool])
+        few = [c for c in classes.tolist() if np.count_nonzero(y[dev] == c) < 2]
         if few:
             raise DataError(
                 f"the shuffled 1:1 split (seed {seed}) leaves class(es) {few} with fewer than two "

@@ -51,10 +51,9 @@ def paper_values(rows, metric: str) -> pd.DataFrame:
     the key by which the report finds the number again, never the value)."""
     ref = paper_frame(rows)
     ref = ref[ref.metric == metric]
-    out = ref[["dataset", "method", "value"]].rename(columns={"value": "paper"})
-    return out.assign(algorithm=out["method"]).rename(columns={"method": "paper_method"})[
-        ["dataset", "algorithm", "paper", "paper_method"]
-    ]
+    out = ref[["dataset", "method", "value"]].assign(algorithm=ref["method"])
+    out = out.rename(columns={"value": "paper", "method": "paper_method"})
+    return out[["dataset", "algorithm", "paper", "paper_method"]]
 
 
 def summarize(

@@ -128,6 +128,20 @@ def test_svm_figure_2_draws_svm_relative_and_baselines_in_their_styles(tmp_path,
     assert len(eucl) == 1 and _same_colour(eucl[0].get_color(), method_style("Eucl")["color"])
 
 
+def _run_oahu_table3(rows, cfg, tmp_path, monkeypatch):
+    """Run oahu_table3.py on run ``rows`` (written as its input) with config ``cfg``; outputs
+    ``tmp_path/out.{csv,md,tex}``."""
+    pd.DataFrame(rows).to_csv(tmp_path / "runs.csv", index=False)
+    _run(
+        "oahu_table3.py", monkeypatch, config=cfg, input=_Named(runs=[str(tmp_path / "runs.csv")]),
+        log=[str(tmp_path / "log")], output=_outputs(tmp_path, ["runs", "csv", "md", "tex"]),
+        params=types.SimpleNamespace(
+            paper_rows=paper_rows(ROOT / "config/paper_results.csv", "oahu", "table3"),
+            missing=["emnist"],
+        ),
+    )
+
+
 def test_oahu_table_3_gives_no_spread_for_a_single_run(tmp_path, monkeypatch):
     """One seed: the CSV's std is NaN and the Markdown and LaTeX cells read "± n/a"
     (harness.tables.mean_std), never "± 0.000"; the CSV carries the settings provenance
@@ -144,15 +158,7 @@ def test_oahu_table_3_gives_no_spread_for_a_single_run(tmp_path, monkeypatch):
         for metric, value in (("error_rate", 0.3), ("macro_f1", 0.6),
                               ("constraint_utilization", 1.0))
     ]
-    pd.DataFrame(rows).to_csv(tmp_path / "runs.csv", index=False)
-    _run(
-        "oahu_table3.py", monkeypatch, config=cfg, input=_Named(runs=[str(tmp_path / "runs.csv")]),
-        log=[str(tmp_path / "log")], output=_outputs(tmp_path, ["runs", "csv", "md", "tex"]),
-        params=types.SimpleNamespace(
-            paper_rows=paper_rows(ROOT / "config/paper_results.csv", "oahu", "table3"),
-            missing=["emnist"],
-        ),
-    )
+    _run_oahu_table3(rows, cfg, tmp_path, monkeypatch)
     table = pd.read_csv(tmp_path / "out.csv")
     ok = table[table.status == "ok"]
     assert len(ok) == 3 * len(t3["methods"]) and ok["std"].isna().all() and (ok.n_runs == 1).all()
@@ -180,15 +186,7 @@ def test_oahu_table_3_marks_as_the_paper_does(tmp_path, monkeypatch):
         for m in t3["methods"] for s in (0, 1, 2)
         for metric in ("error_rate", "macro_f1", "constraint_utilization")
     ]
-    pd.DataFrame(rows).to_csv(tmp_path / "runs.csv", index=False)
-    _run(
-        "oahu_table3.py", monkeypatch, config=cfg, input=_Named(runs=[str(tmp_path / "runs.csv")]),
-        log=[str(tmp_path / "log")], output=_outputs(tmp_path, ["runs", "csv", "md", "tex"]),
-        params=types.SimpleNamespace(
-            paper_rows=paper_rows(ROOT / "config/paper_results.csv", "oahu", "table3"),
-            missing=["emnist"],
-        ),
-    )
+    _run_oahu_table3(rows, cfg, tmp_path, monkeypatch)
     table = pd.read_csv(tmp_path / "out.csv", keep_default_na=False)
     others = table[(table.status == "ok") & (table.algorithm != "OAHU")]
     err_rows = others[others.metric == "error_rate"]

@@ -77,11 +77,10 @@ summary = pd.DataFrame(rows).merge(settings_table(cfg["methods"]), on="algorithm
 # The paper's marks (its Table 3 caption): on the error rate, "•" where OAHU is significantly
 # better than the method, "◦" where worse; vs_OAHU is ours, from the method's side.
 PAPER_MARK = {"loss": "•", "win": "◦"}
-summary["paper_mark"] = [
-    PAPER_MARK.get(o, "") if metric == "error_rate" else ""
-    for o, metric in zip(summary.get("vs_OAHU", pd.Series([""] * len(summary))).fillna(""),
-                         summary.metric)
-]
+if "vs_OAHU" not in summary:  # no dataset ran
+    summary["vs_OAHU"] = ""
+summary["paper_mark"] = summary.vs_OAHU.map(PAPER_MARK).where(summary.metric == "error_rate")
+summary["paper_mark"] = summary.paper_mark.fillna("")
 save_csv(snakemake.output.csv, summary)
 
 

@@ -89,7 +89,8 @@ lines = [
     "one draw; our choice). Points: mean over seeds "
     f"{cfg['seeds']}; error bars: ± one standard deviation over the seeds (ours: the paper's "
     "text does not say how many runs it reports). Horizontal lines: the static baselines' best "
-    "preprocessing variant (our addition). The paper's curve is for Topic+FacultyStudent on WebKB and levels off past "
+    "preprocessing variant (our addition). The paper's curve is for Topic+FacultyStudent on "
+    "WebKB and levels off past "
     "150,000 training triplets"
     + (
         f"; this configuration goes to {max(cfg['n_train_triplets']):,}."
