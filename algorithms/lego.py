@@ -22,7 +22,17 @@ n) into the similar pair (a, p) and the dissimilar pair (a, n)
 (``datasets.constraints.triplets_to_pairs``). Targets follow ITML's convention: similar pairs aim
 at the 5th percentile and dissimilar pairs at the 95th percentile of the squared Euclidean
 distances of the training pairs (``target_quantiles``; with ``partial_fit``, of the first batch).
-The pairs are one online stream, seen in order, ``n_passes`` times. A pair with z = 0 (duplicate
+The pairs are one online stream, seen in order, ``n_passes`` times.
+
+Which pairs get a step (``update``): the LEGO text itself could not be read here (searched:
+the NIPS 2008 proceedings page and metadata, docstoc and dataset copies give the abstract and
+introduction only, not section 2 or the experiments). By default every pair gets the exact step
+("always": the squared loss is positive for any y_hat != y_t, so a similar pair already closer
+than its target is pushed out to it): our reading. ``update="violation"`` steps only on a
+violated pair (similar above its target, dissimilar below it), the rule of public LEGO code
+(e.g. github.com/fcaldas/MetricLearning) and the only one consistent with the constraint
+utilization below 1 that the OAHU paper (Gao et al., WWW 2019, Table 3) reports for its own
+LEGO implementation; the OAHU experiments use it. A pair with z = 0 (duplicate
 points) has y_hat = 0 and no defined step: it is skipped. Loss (trace): (y_hat - y_t)^2 / 2; a
 mistake is y_hat on the wrong side of the midpoint of the two targets.
 
@@ -86,6 +96,10 @@ class LogDetPairStream(PairClassifierMixin, MahalanobisMixin, OnlineMixin, BaseL
     def _loss(self, yhat: float, yt: float) -> float:
         raise NotImplementedError
 
+    def _updates(self, yhat: float, yt: float, label: int) -> bool:
+        """Whether the pair (label +1 similar, -1 dissimilar) gets a step; default: every pair."""
+        return True
+
     def _check_params(self):
         if not self.eta > 0:
             raise ValueError(f"eta must be > 0, got {self.eta}")
@@ -112,7 +126,7 @@ class LogDetPairStream(PairClassifierMixin, MahalanobisMixin, OnlineMixin, BaseL
         if not hasattr(self, "M_"):
             self.M_ = np.eye(X.shape[1])
         A = self.M_
-        coefficient, loss_of = self._coefficient, self._loss
+        coefficient, loss_of, updates = self._coefficient, self._loss, self._updates
 
         def step(i, t):
             z, yt = Z[i], target[i]
@@ -120,7 +134,7 @@ class LogDetPairStream(PairClassifierMixin, MahalanobisMixin, OnlineMixin, BaseL
             yhat = z @ Az
             mistake = (yhat > mid) if y[i] == 1 else (yhat < mid)
             loss = loss_of(yhat, yt)
-            if yhat <= 0.0:
+            if yhat <= 0.0 or not updates(yhat, yt, y[i]):
                 return loss, mistake, False
             c = coefficient(eta, yhat, yt, z, A)
             if c == 0.0:
@@ -150,9 +164,49 @@ class LEGO(LogDetPairStream):
         0.01, 0.125, 0.5).
     target_quantiles : (q_similar, q_dissimilar) of the training pairs' squared distances.
     n_passes : float, number of passes over the pair stream.
+    update : "always" or "violation". "always" (default): the step above on every pair of the
+        stream, our reading of section 2 (its loss (y_hat - y_t)^2 / 2 is positive whenever
+        y_hat != y_t; the LEGO text is not at hand here, see the module docstring). "violation":
+        a step only on a violated pair, a similar pair with y_hat > y_t or a dissimilar pair
+        with y_hat < y_t (the rule of public LEGO code, and the one the OAHU paper's constraint
+        utilization of 0.58-0.66 for LEGO implies: "always" gives U = 1 by construction).
 
     Fitted: ``M_`` = A (d, d) positive definite, ``targets_`` (2,), ``trace_``.
+    Raises ``ValueError`` for eta not > 0 or an unknown ``update``.
     """
+
+    UPDATES = ("always", "violation")
+
+    def __init__(
+        self,
+        eta=0.125,
+        target_quantiles=(0.05, 0.95),
+        n_passes=1,
+        update="always",
+        preprocessor=None,
+        random_state=None,
+        verbose=False,
+    ):
+        super().__init__(
+            eta=eta,
+            target_quantiles=target_quantiles,
+            n_passes=n_passes,
+            preprocessor=preprocessor,
+            random_state=random_state,
+            verbose=verbose,
+        )
+        self.update = update
+
+    def _check_params(self):
+        super()._check_params()
+        if self.update not in self.UPDATES:
+            raise ValueError(f"update must be one of {self.UPDATES}, got {self.update!r}")
+
+    def _updates(self, yhat, yt, label):
+        """ "violation": only a similar pair above its target or a dissimilar one below it."""
+        if self.update == "always":
+            return True
+        return yhat > yt if label == 1 else yhat < yt
 
     def _coefficient(self, eta, yhat, yt, z, A):
         """c = eta (y_bar - y_t), y_bar the exact minimizer's prediction (module docstring)."""

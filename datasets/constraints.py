@@ -84,13 +84,25 @@ def check_triplets(
     return t.astype(np.int64)
 
 
-def triplets_to_pairs(triplets: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
-    """Pairs for the pair learners (LEGO, ITML): each triplet (a, p, n) gives (a, p) with label +1
-    (similar) and then (a, n) with label -1 (dissimilar), in triplet order.
+def triplets_to_pairs(triplets: np.ndarray, per_triplet: int = 2) -> tuple[np.ndarray, np.ndarray]:
+    """Pairs for the pair learners (LEGO, ITML, RDML), in triplet order.
 
-    Returns ``pairs`` int64 (2n, 2) and ``labels`` int64 (2n,) in {+1, -1}.
+    ``per_triplet`` = 2: each triplet (a, p, n) gives (a, p) with label +1 (similar) and then
+    (a, n) with label -1 (dissimilar): 2m pairs from m triplets. ``per_triplet`` = 1: triplet i
+    gives one pair, (a, p) +1 when i is even and (a, n) -1 when i is odd: m pairs, as many
+    constraints as triplets, half similar (the OAHU paper, section 4.3.2, counts "pairwise or
+    triplet" constraints alike; which pair each triplet yields is our choice).
+
+    Returns ``pairs`` int64 (k, 2) and ``labels`` int64 (k,) in {+1, -1}. Raises ``ValueError``
+    for ``per_triplet`` not 1 or 2.
     """
     t = np.asarray(triplets)
+    if per_triplet == 1:
+        similar = np.arange(len(t)) % 2 == 0
+        pairs = np.where(similar[:, None], t[:, [0, 1]], t[:, [0, 2]]).astype(np.int64)
+        return pairs.reshape(-1, 2), np.where(similar, 1, -1).astype(np.int64)
+    if per_triplet != 2:
+        raise ValueError(f"per_triplet must be 1 or 2, got {per_triplet!r}")
     pairs = np.empty((2 * len(t), 2), dtype=np.int64)
     pairs[0::2] = t[:, [0, 1]]
     pairs[1::2] = t[:, [0, 2]]
@@ -223,9 +235,7 @@ def sample_closure_triplets(
     mem = {c: np.flatnonzero(comp == c) for c in comps}
     counts = np.array([size[c] * (size[c] - 1) * len(neg_pool[c]) for c in comps], dtype=float)
     seen = {tuple(r) for r in np.asarray(seeds).tolist()}
-    available = counts.sum() - sum(
-        1 for r in seen if comp[r[0]] == comp[r[1]] and r[0] != r[1]
-    )
+    available = counts.sum() - sum(1 for r in seen if comp[r[0]] == comp[r[1]] and r[0] != r[1])
     if n_new > available:
         raise DataError(
             f"the transitive closure holds {int(available)} new triplets, fewer than {n_new}"
@@ -252,7 +262,8 @@ def seeds_plus_closure(
 ) -> np.ndarray:
     """The OAHU paper's stream: ``n_seeds`` class-based random seed triplets
     (:func:`sample_class_triplets`), then ``n_closure`` triplets of their transitive closure
-    (:func:`sample_closure_triplets`, which never looks at ``y``). Int64 (n_seeds + n_closure, 3)."""
+    (:func:`sample_closure_triplets`, which never looks at ``y``). Int64 (n_seeds + n_closure, 3).
+    """
     seeds = sample_class_triplets(y, n_seeds, generator)
     new = sample_closure_triplets(seeds, n_closure, len(y), generator)
     return np.vstack([seeds, new])

@@ -6,7 +6,7 @@ import itertools
 import os
 from pathlib import Path
 
-from algorithms import make_learner
+from algorithms import ALGORITHMS, make_learner
 from datasets import get_dataset
 from datasets.base import DataError
 
@@ -51,6 +51,7 @@ def check_config(config: dict) -> None:
     * ``svm.token_pattern``: a regular expression with at most one group;
     * ``results_dir``, ``figures_dir`` and ``data.cache_dir``: not empty, not the filesystem root;
     * ``data.mirror``: a folder that exists, a ``file://`` or an http(s) URL;
+    * ``pairs_per_triplet`` only on a pair learner (:func:`_check_pair_rule`);
     * the ``images`` sizes its protocol needs (:func:`_check_images`: two fit images per class,
       ``precision_at_k`` within the ranked database);
     * every dataset name is looked up (an unknown one raises :class:`~datasets.base.DataError`);
@@ -69,6 +70,7 @@ def check_config(config: dict) -> None:
     for place, methods, datasets in method_blocks(config):
         for method, mcfg in methods.items():
             check_method(f"{place}.methods.{method}", algorithm_of(method, mcfg), mcfg)
+            _check_pair_rule(f"{place}.methods.{method}", algorithm_of(method, mcfg), mcfg)
         for exp, name in datasets:
             _dataset(exp, name)
     _check_images(config.get("images") or {})
@@ -102,6 +104,19 @@ def check_config(config: dict) -> None:
                 f"config {place}: {notion!r} is neither a text notion "
                 f"{list(SVM_TEXT_NOTIONS)} nor a dataset"
             ) from None
+
+
+def _check_pair_rule(place: str, algorithm: str, mcfg: dict) -> None:
+    """``pairs_per_triplet`` says how a pair learner's pairs come from the triplets: on a learner
+    that does not take pairs it would be silently ignored, so it is refused."""
+    if "pairs_per_triplet" not in mcfg:
+        return
+    kind = ALGORITHMS[algorithm].constraint_kind
+    if kind != "pairs":
+        raise ConfigError(
+            f"config {place}.pairs_per_triplet: {algorithm} learns from {kind}, not pairs; "
+            "remove the key"
+        )
 
 
 TRUE_WORDS = (True, "true", "True", "yes", "1", 1)

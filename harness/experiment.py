@@ -84,8 +84,12 @@ def fit_learner(
     y: np.ndarray,
     seed: int,
     verbose: bool = False,
+    pairs_per_triplet: int = 2,
 ):
     """Fit learner ``name`` on index ``triplets`` into ``X`` (labels ``y`` only for LMNN).
+
+    A pair learner gets ``pairs_per_triplet`` pairs per triplet
+    (:func:`datasets.constraints.triplets_to_pairs`; 2: (a, p) similar and (a, n) dissimilar).
 
     Returns ``(model, timing)`` with timing = {"fit_wall_s", "fit_cpu_s"}; conversion of the
     constraints is not timed.
@@ -102,7 +106,7 @@ def fit_learner(
     if kind == "triplets":
         args = (triplets,)
     elif kind == "pairs":
-        args = triplets_to_pairs(triplets)
+        args = triplets_to_pairs(triplets, pairs_per_triplet)
     elif kind == "chunklets":
         args = (X, triplets_to_chunklets(triplets, len(X)))
     elif kind == "labels":
@@ -161,8 +165,12 @@ def model_scalars(model) -> dict:
     """Extra final numbers a learner records (SDCA's primal, dual and duality gaps; online ITML's
     shares of growing and of zeroed steps)."""
     names = (
-        "primal_", "dual_", "duality_gap_", "duality_gap_last_",
-        "growing_step_fraction_", "zeroed_step_fraction_",
+        "primal_",
+        "dual_",
+        "duality_gap_",
+        "duality_gap_last_",
+        "growing_step_fraction_",
+        "zeroed_step_fraction_",
     )
     return {n.rstrip("_"): float(getattr(model, n)) for n in names if hasattr(model, n)}
 

@@ -14,8 +14,10 @@
   the deep-metric-learning protocol the paper follows.
 
 All learners are built by :func:`harness.experiment.fit_learner` (constraint conversion per
-``constraint_kind``). Baselines rank neighbours by their ``similarity_matrix`` (bilinear: highest
-x^T W y; Mahalanobis: smallest d_M). OAHU deploys by its own rules (section 3.6): kNN by
+``constraint_kind``); a pair learner gets one pair per triplet of the stream by default
+(:func:`pairs_per_triplet`), so every learner sees the paper's count of constraints. Baselines
+rank neighbours by their ``similarity_matrix`` (bilinear: highest x^T W y; Mahalanobis: smallest
+d_M). OAHU deploys by its own rules (section 3.6): kNN by
 ``knn_classify`` (eqs. 23-25), retrieval by ``retrieve`` (eq. 27), verification by
 ``verification_distance`` (eq. 26); with ``deployment="combined"`` those use one distance
 sum_l alpha_l D_l instead (a variant, not the paper's). Seeds draw from
@@ -29,6 +31,7 @@ import time
 
 import numpy as np
 
+from algorithms import ALGORITHMS
 from datasets.constraints import seeds_plus_closure
 from datasets.preprocess import rng, split_per_class
 from evaluation.classification import error_rate, knn_predict, macro_f1
@@ -104,6 +107,36 @@ def dev_test_split(
 def constraint_stream(y_part: np.ndarray, n_seeds: int, n_closure: int, seed: int, purpose: str):
     """Seeds + transitive closure (``datasets.constraints.seeds_plus_closure``) on one part."""
     return seeds_plus_closure(y_part, n_seeds, n_closure, rng(seed, purpose))
+
+
+def pairs_per_triplet(mcfg: dict) -> int:
+    """Pairs a pair learner (LEGO, RDML) gets per triplet of the stream: the method's
+    ``pairs_per_triplet``, default 1. The OAHU paper (section 4.3.2) gives every learner 5,000 seed
+    + 5,000 closure constraints, "pairwise or triplet", so a pair learner gets as many pairs as
+    the stream has triplets (half similar, :func:`datasets.constraints.triplets_to_pairs`); 2 (both
+    pairs of every triplet, twice the constraints) is our former rule."""
+    return int(mcfg.get("pairs_per_triplet", 1))
+
+
+PAIR_WORDS = {
+    1: "one pair per triplet of the stream, (a, p) similar and (a, n) dissimilar in turn (as many "
+    "constraints as the triplet learners; the paper: 5,000 + 5,000 pairwise or triplet "
+    "constraints; which pair is ours)",
+    2: "both pairs of every triplet, (a, p) similar and (a, n) dissimilar (ours: twice the "
+    "paper's count of constraints)",
+}
+
+
+def pair_rule_caption(methods: dict) -> str:
+    """Caption sentence: which pairs each pair learner among ``methods`` (a config ``methods``
+    block) gets, grouped by rule; "" when none is a pair learner."""
+    rules: dict[int, list[str]] = {}
+    for m, c in methods.items():
+        if ALGORITHMS[algorithm_of(m, c)].constraint_kind == "pairs":
+            rules.setdefault(pairs_per_triplet(c), []).append(m)
+    return " ".join(
+        f"Pair learners ({', '.join(ms)}) get {PAIR_WORDS[k]}." for k, ms in sorted(rules.items())
+    )
 
 
 def utilization(model) -> float:
@@ -203,7 +236,15 @@ def select_and_fit(
         for label in labels:
             errs = []
             for fit, held, tri in parts:
-                m, _ = fit_learner(name, params_for_label(mcfg, label), tri, X[fit], y[fit], seed)
+                m, _ = fit_learner(
+                    name,
+                    params_for_label(mcfg, label),
+                    tri,
+                    X[fit],
+                    y[fit],
+                    seed,
+                    pairs_per_triplet=pairs_per_triplet(mcfg),
+                )
                 errs.append(knn_scores(m, X[held], y[held], X[fit], y[fit], k)["error_rate"])
             val[label] = float(np.mean(errs))
             log(f"  {method} {len(parts)}-part validation {label}: error {val[label]:.4f}")
@@ -213,7 +254,15 @@ def select_and_fit(
     params = params_for_label(mcfg, best)
     triplets = constraint_stream(y[split["dev"]], n_seeds, n_closure, seed, "constraints_train")
     triplets = triplets[: mcfg.get("max_constraints") or len(triplets)]  # a prefix of the stream
-    model, timing = fit_learner(name, params, triplets, X[split["dev"]], y[split["dev"]], seed)
+    model, timing = fit_learner(
+        name,
+        params,
+        triplets,
+        X[split["dev"]],
+        y[split["dev"]],
+        seed,
+        pairs_per_triplet=pairs_per_triplet(mcfg),
+    )
     return model, best, params, triplets, timing, val
 
 
@@ -342,7 +391,9 @@ def verification_rows(
     else:
         raise ValueError("could not draw training triplets free of evaluation pairs")
     # learners see the training constraints as indices into X (all rows; pairs are rows of X)
-    model, timing = fit_learner(name, params, tri, X, y, seed)
+    model, timing = fit_learner(
+        name, params, tri, X, y, seed, pairs_per_triplet=pairs_per_triplet(mcfg)
+    )
     pairs = data["pairs"]
     if hasattr(model, "verification_distance"):  # OAHU: the threshold score of eq. 26
         dist = model.verification_distance(pairs)

@@ -84,6 +84,25 @@ def test_oahu_blocks_are_checked_before_any_job(place, method, params, needle):
         check_config(cfg)
 
 
+def test_a_pair_rule_is_only_accepted_on_a_pair_learner():
+    """pairs_per_triplet: 1 or 2 on LEGO or RDML (schema); on a triplet learner it would be
+    ignored without a word, so the start-up check refuses it."""
+    cfg = default()
+    cfg["oahu"]["table3"]["methods"]["RDML"]["pairs_per_triplet"] = 2
+    validate(cfg, str(SCHEMA))
+    check_config(cfg)
+    cfg["oahu"]["table3"]["methods"]["RDML"]["pairs_per_triplet"] = 3
+    with pytest.raises(Exception, match="3"):
+        validate(cfg, str(SCHEMA))
+    cfg = default()
+    cfg["oahu"]["table3"]["methods"]["OASIS"]["pairs_per_triplet"] = 1
+    validate(cfg, str(SCHEMA))
+    with pytest.raises(
+        ConfigError, match=r"oahu.table3.methods.OASIS.pairs_per_triplet: OASIS learns from triplets"
+    ):
+        check_config(cfg)
+
+
 def test_unknown_dataset_in_an_oahu_block_is_named():
     from datasets.base import DataError
 

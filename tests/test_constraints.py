@@ -68,3 +68,17 @@ def test_pairs_and_chunklets_from_triplets():
     assert chunks[0] == chunks[1] == chunks[5]
     assert chunks[2] == chunks[3] != chunks[0]
     assert chunks[4] == chunks[6] == -1
+
+
+def test_one_pair_per_triplet_alternates_similar_and_dissimilar():
+    """The OAHU experiments' count: m triplets give m pairs, (a, p) +1 for even i, (a, n) -1 for
+    odd i, in stream order."""
+    t = np.array([[0, 1, 4], [2, 3, 0], [1, 5, 3]])
+    pairs, labels = triplets_to_pairs(t, per_triplet=1)
+    np.testing.assert_array_equal(pairs, [[0, 1], [2, 0], [1, 5]])
+    np.testing.assert_array_equal(labels, [1, -1, 1])
+    assert pairs.dtype == labels.dtype == np.int64
+    pairs, labels = triplets_to_pairs(t[:0], per_triplet=1)
+    assert pairs.shape == (0, 2) and labels.shape == (0,)
+    with pytest.raises(ValueError, match="per_triplet"):
+        triplets_to_pairs(t, per_triplet=3)

@@ -62,3 +62,35 @@ def test_in_place_blas_steps_equal_the_plain_update():
         c = 0.125 * (ybar - yt)
         A = A - c / (1 + c * yhat) * np.outer(Az, Az)
     np.testing.assert_allclose(model.M_, A, rtol=1e-10, atol=1e-12)
+
+
+def test_violation_rule_steps_only_on_violated_pairs_by_hand():
+    """update="violation": squared distances 1, 9, 16, 4 (similar, dissimilar, similar, similar);
+    quantiles (1/3, 2/3) put the targets at 4 (similar) and 9 (dissimilar). The pairs at 1 < 4
+    (similar) and 9 >= 9 (dissimilar) are satisfied: no step. The similar pair at 16 > 4 gets
+    the exact step (closed form of the module docstring) along z = (0, 4, 0); the last pair,
+    z = (0, 0, 2), is orthogonal to it and stays at 4: no step. U = 1/4."""
+    X = np.array([[0.0, 0, 0], [1.0, 0, 0], [3.0, 0, 0], [0, 4.0, 0], [0, 0, 2.0]])
+    pairs = np.array([[0, 1], [0, 2], [0, 3], [0, 4]])
+    labels = [1, -1, 1, 1]
+    eta = 0.5
+    kw = dict(eta=eta, target_quantiles=(1 / 3, 2 / 3), preprocessor=X)
+    m = LEGO(update="violation", **kw).fit(pairs, labels)
+    np.testing.assert_allclose(m.targets_, [4.0, 9.0])
+    z, yhat, yt = np.array([0, 4.0, 0]), 16.0, m.targets_[0]
+    b = eta * yt * yhat - 1
+    ybar = (b + np.sqrt(b * b + 4 * eta * yhat**2)) / (2 * eta * yhat)
+    c = eta * (ybar - yt)
+    np.testing.assert_allclose(np.linalg.inv(m.M_), np.eye(3) + c * np.outer(z, z), rtol=1e-12)
+    assert m.trace_["utilization"][-1] == pytest.approx(1 / 4)
+    # "always" (the default) also steps on the similar pair closer than its target, pushing it
+    # out along (1, 0, 0)
+    a = LEGO(**kw).fit(pairs, labels)
+    assert a.update == "always"
+    assert a.M_[0, 0] > 1.0 and m.M_[0, 0] == 1.0
+    assert a.trace_["utilization"][-1] > m.trace_["utilization"][-1]
+
+
+def test_an_unknown_update_rule_is_refused():
+    with pytest.raises(ValueError, match="update must be one of"):
+        LEGO(update="sometimes").fit(np.zeros((1, 2, 2)) + [[0.0, 0.0], [1.0, 1.0]], [1])

@@ -301,3 +301,33 @@ def test_the_oahu_split_halves_the_shuffled_rows_as_the_paper_does():
         dev_test_split(np.array([0] * 50 + [1]), 3)  # one sample of class 1: never two
     with pytest.raises(ValueError, match="split must be one of"):
         dev_test_split(y, 0, split="random")
+
+
+def test_oahu_pair_learners_get_as_many_constraints_as_the_stream_has_triplets():
+    """issue 23: the OAHU paper (4.3.2) counts 5,000 + 5,000 constraints, "pairwise or triplet":
+    a pair learner gets one pair per triplet of the stream by default (half similar), and both
+    pairs of each triplet only with pairs_per_triplet: 2; the row's constraint count and U
+    follow."""
+    from harness.oahu_experiment import classification_rows, pair_rule_caption
+
+    rng = np.random.default_rng(0)
+    y = np.repeat(np.arange(4), 50)
+    X = rng.normal(size=(200, 5)) + y[:, None]
+    cfg = {"n_samples": None, "n_seeds": 40, "n_closure": 20, "k": 3}
+
+    def fit(mcfg):
+        rows, model = classification_rows("LEGO", mcfg, X, y, 0, cfg, {"dataset": "toy"})
+        return {r["metric"]: r["value"] for r in rows}, rows[0]["n_constraints"], model
+
+    lego = {"fixed": {"eta": 0.125, "update": "violation"}}
+    one, n, model = fit(lego)
+    assert n == 60 and model.n_steps_ == 60
+    assert 0 < one["constraint_utilization"] < 1  # the violation rule skips satisfied pairs
+    two, n, model = fit({**lego, "pairs_per_triplet": 2})
+    assert n == 60 and model.n_steps_ == 120
+    always, _, _ = fit({"fixed": {"eta": 0.125}})
+    assert always["constraint_utilization"] == 1.0
+    words = pair_rule_caption({"LEGO": lego, "RDML": {"pairs_per_triplet": 2}, "OASIS": {}})
+    assert "Pair learners (LEGO) get one pair per triplet" in words
+    assert "Pair learners (RDML) get both pairs of every triplet" in words
+    assert "OASIS" not in words

@@ -11,7 +11,13 @@ from datasets.base import load_prepared
 from datasets.preprocess import rng
 from harness.experiment import algorithm_of, fit_learner, grid_labels, params_for_label
 from harness.io import save_csv, start_log
-from harness.oahu_experiment import constraint_stream, dev_test_split, knn_scores, utilization
+from harness.oahu_experiment import (
+    constraint_stream,
+    dev_test_split,
+    knn_scores,
+    pairs_per_triplet,
+    utilization,
+)
 from harness.settings import settings_hash
 
 start_log(snakemake.log[0])
@@ -32,7 +38,13 @@ if n > len(stream):
     raise ValueError(f"n = {n} exceeds the stream of {len(stream)} constraints")
 keep = np.sort(rng(seed + 1000 * n, "constraints_fit").choice(len(stream), n, replace=False))
 model, timing = fit_learner(
-    algorithm_of(method, mcfg), params, stream[keep], X[split["dev"]], y[split["dev"]], seed
+    algorithm_of(method, mcfg),
+    params,
+    stream[keep],
+    X[split["dev"]],
+    y[split["dev"]],
+    seed,
+    pairs_per_triplet=pairs_per_triplet(mcfg),
 )
 ev = knn_scores(
     model, X[split["test"]], y[split["test"]], X[split["dev"]], y[split["dev"]], cfg["k"]

@@ -11,7 +11,7 @@ import numpy as np
 import pandas as pd
 
 from harness.io import atomic_path, save_csv, save_text, start_log
-from harness.oahu_experiment import OAHU_CHOICES, SPLIT_WORDS
+from harness.oahu_experiment import OAHU_CHOICES, SPLIT_WORDS, pair_rule_caption
 from harness.plots import clipped_band, method_style
 from harness.settings import check_fresh
 from harness.tables import collect
@@ -32,11 +32,17 @@ def save(fig):
 
 
 def settings(methods):
-    """Caption line with each curve's configured hyperparameters (fixed values, grids)."""
-    return "Settings: " + "; ".join(
-        f"{m}: {c.get('fixed', {})}" + (f" grid {c['grid']}" if c.get("grid") else "")
-        for m, c in methods.items()
-    ) + "."
+    """Caption line with each curve's configured hyperparameters (fixed values, grids) and the
+    pairs each pair learner gets."""
+    return (
+        "Settings: "
+        + "; ".join(
+            f"{m}: {c.get('fixed', {})}" + (f" grid {c['grid']}" if c.get("grid") else "")
+            for m, c in methods.items()
+        )
+        + ". "
+        + pair_rule_caption(methods)
+    ).strip()
 
 
 def mean_std(df, keys, col):

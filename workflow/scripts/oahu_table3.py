@@ -6,7 +6,7 @@ import pandas as pd
 
 from evaluation.classification import paired_ttest
 from harness.io import save_csv, save_text, start_log
-from harness.oahu_experiment import OAHU_CHOICES, SPLIT_WORDS
+from harness.oahu_experiment import OAHU_CHOICES, SPLIT_WORDS, pair_rule_caption
 from harness.settings import check_fresh
 from harness.tables import (
     collect,
@@ -221,9 +221,9 @@ caption = [
         "paper's rule."
     ),
     (
-        "Pair learners (LEGO, RDML) get (a, p) as similar and (a, n) as dissimilar per triplet; OPML "
-        "builds its own one-pass triplets from the samples of the stream and their labels. "
-        "U = fraction of online steps that changed the model (COMET: coordinate steps)."
+        f"{pair_rule_caption(cfg['methods'])} OPML builds its own one-pass triplets from the "
+        "samples of the stream and their labels. U = fraction of online steps that changed the "
+        "model (COMET: coordinate steps)."
     ),
     (
         "Marks as the paper's: on the error rate, • where OAHU is significantly better than the "
