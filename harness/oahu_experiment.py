@@ -77,8 +77,9 @@ def dev_test_split(
 
     ``split``: "shuffled" (the OAHU paper, section 4.3.2: each dataset is shuffled, then divided
     1:1 into development and test sets; here the first half of the shuffled rows, rounded up, is
-    the development set) or "stratified" (ours: 1:1 within each class). Returns int64 index arrays into ``y``: ``dev``, ``test``, and inside dev ``fit`` /
-    ``val`` (80/20 per class) for choosing hyperparameters (tau). Raises ``ValueError`` for an
+    the development set) or "stratified" (ours: 1:1 within each class). Returns int64 index
+    arrays into ``y``: ``dev``, ``test``, and inside dev ``fit`` / ``val`` (80/20 per class) for
+    choosing hyperparameters (tau). Raises ``ValueError`` for an
     unknown ``split`` and :class:`~datasets.base.DataError` for a class with fewer than two
     development samples (no triplet, no validation part)."""
     from datasets.base import DataError

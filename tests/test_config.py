@@ -98,7 +98,8 @@ def test_a_pair_rule_is_only_accepted_on_a_pair_learner():
     cfg["oahu"]["table3"]["methods"]["OASIS"]["pairs_per_triplet"] = 1
     validate(cfg, str(SCHEMA))
     with pytest.raises(
-        ConfigError, match=r"oahu.table3.methods.OASIS.pairs_per_triplet: OASIS learns from triplets"
+        ConfigError,
+        match=r"oahu.table3.methods.OASIS.pairs_per_triplet: OASIS learns from triplets",
     ):
         check_config(cfg)
 
