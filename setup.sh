@@ -70,4 +70,20 @@ if command -v apt-get >/dev/null; then
     fi
   fi
 fi
+# pdflatex with booktabs, for the test that compiles every LaTeX table the pipeline writes
+# (Debian: texlive-latex-base, texlive-latex-recommended). Without root it cannot be installed:
+# the reason is left in .venv/.latex-unavailable and that test skips saying so.
+rm -f .venv/.latex-unavailable
+if ! command -v pdflatex >/dev/null || ! kpsewhich booktabs.sty >/dev/null 2>&1; then
+  if [ "$(id -u)" = 0 ] && command -v apt-get >/dev/null; then
+    echo "[setup] apt-get install texlive-latex-base texlive-latex-recommended (LaTeX table test)"
+    DEBIAN_FRONTEND=noninteractive apt-get install -y -qq --no-install-recommends \
+      texlive-latex-base texlive-latex-recommended >/dev/null \
+      || { apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq \
+           --no-install-recommends texlive-latex-base texlive-latex-recommended >/dev/null; }
+  else
+    echo "pdflatex with booktabs is missing and setup.sh is not root: install texlive-latex-base and texlive-latex-recommended" > .venv/.latex-unavailable
+    echo "[setup] warning: $(cat .venv/.latex-unavailable)" >&2
+  fi
+fi
 echo "[setup] ready: .venv/bin/snakemake, .venv/bin/python"

@@ -96,6 +96,10 @@ def _is_pipe_table(lines: list[str]) -> bool:
     return bool(lines) and all(line.lstrip().startswith("|") for line in lines)
 
 
+def _is_bullet(line: str) -> bool:
+    return line.strip().startswith(("* ", "- "))
+
+
 def md_blocks(md: str) -> list[list[str]]:
     """The blank-line separated blocks of a Markdown text, each as its list of lines."""
     return [b.splitlines() for b in re.split(r"\n[ \t]*\n", md.strip()) if b.strip()]
@@ -104,8 +108,8 @@ def md_blocks(md: str) -> list[list[str]]:
 def md_to_rst(md: str, keep_tables: bool = True) -> str:
     """A table or figure rule's Markdown caption as a Snakemake report caption.
 
-    Headings become bold lines, every other line is kept as a line (reST line blocks, text
-    escaped so that nothing in it reads as markup), pipe tables become literal blocks
+    Headings become bold lines, a block of ``* `` bullets a bullet list, every other line is kept
+    as a line (reST line blocks, text escaped so that nothing in it reads as markup), pipe tables become literal blocks
     (``keep_tables``) or are left out (a table's page shows the table itself). The result is
     wrapped in Jinja ``raw`` tags: Snakemake renders captions as Jinja templates, and a caption's
     own braces must reach the page as text."""
@@ -114,6 +118,9 @@ def md_to_rst(md: str, keep_tables: bool = True) -> str:
         if _is_pipe_table(lines):
             if keep_tables:
                 parts.append("::\n\n" + "\n".join("    " + line for line in lines))
+            continue
+        if all(_is_bullet(line) for line in lines):  # a Markdown list: a reST bullet list
+            parts.append("\n".join(f"- {rst_escape(line.strip()[2:])}" for line in lines))
             continue
         rows = []
         for line in lines:
@@ -155,8 +162,9 @@ def _bold(text: str) -> str:
 
 
 def md_to_html(md: str) -> str:
-    """A Markdown caption as HTML: headings, paragraphs line by line (escaped), pipe tables as
-    tables (as preformatted text when they do not parse)."""
+    """A Markdown caption as HTML: headings, paragraphs line by line (escaped), a block of ``* ``
+    bullets as a list, ``**bold**`` as bold, pipe tables as tables (as preformatted text when they
+    do not parse)."""
     out = []
     for lines in md_blocks(md):
         if _is_pipe_table(lines):
@@ -164,6 +172,10 @@ def md_to_html(md: str) -> str:
                 out.append(parse_pipe_table(lines).to_html(index=False, escape=True))
             except ValueError:
                 out.append("<pre>" + html.escape("\n".join(lines)) + "</pre>")
+            continue
+        if all(_is_bullet(line) for line in lines):  # a Markdown list
+            items = (f"<li>{_bold(html.escape(line.strip()[2:]))}</li>" for line in lines)
+            out.append('<ul class="caption">' + "".join(items) + "</ul>")
             continue
         for line in lines:
             text = line.strip()

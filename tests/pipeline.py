@@ -44,3 +44,50 @@ def issue_mentions(out):
             if re.search(r"\bissues?\b", line, re.I):
                 found.append(f"{path.relative_to(out)}:{i}: {line.strip()[:120]}")
     return found
+
+
+def latex_failures(out, max_overfull_pt=5.0):
+    """Compile every ``.tex`` under ``out`` with pdflatex, each ``\\input`` into a bare ``article``
+    with exactly the preamble its header comment names (harness.tables.LATEX_PREAMBLE); returns
+    "name: why" for each that fails or overfills a line by more than ``max_overfull_pt``.
+
+    Skips the calling test when pdflatex cannot be had and setup.sh said why
+    (``.venv/.latex-unavailable``, not root); fails it when pdflatex is missing otherwise."""
+    import re
+    import shutil
+    import tempfile
+
+    import pytest
+
+    if shutil.which("pdflatex") is None:
+        why = ROOT / ".venv" / ".latex-unavailable"
+        if why.exists():
+            pytest.skip(f"LaTeX tables not compiled: {why.read_text().strip()}")
+        pytest.fail("pdflatex not found: run `bash setup.sh` as root (installs texlive)")
+    found = []
+    files = sorted(Path(out).rglob("*.tex"))
+    assert files, f"no .tex under {out}"
+    for tex in files:
+        text = tex.read_text()
+        preamble = [m[1] for m in re.finditer(r"^%\s+(\\usepackage.*)$", text, re.M)]
+        with tempfile.TemporaryDirectory() as tmp:
+            doc = Path(tmp) / "doc.tex"
+            doc.write_text(
+                "\\documentclass{article}\n" + "\n".join(preamble) + "\n\\begin{document}\n"
+                f"\\input{{{tex.resolve()}}}\n\\end{{document}}\n"
+            )
+            res = subprocess.run(
+                ["pdflatex", "-interaction=nonstopmode", "-halt-on-error", "doc.tex"],
+                cwd=tmp, capture_output=True, text=True, timeout=120, check=False,
+            )
+            log = (Path(tmp) / "doc.log").read_text(errors="replace")
+        if res.returncode != 0:
+            errors = [line for line in log.splitlines() if line.startswith("!")]
+            found.append(f"{tex.name}: pdflatex failed: {' | '.join(errors[:3])}")
+            continue
+        over = [float(v) for v in re.findall(r"Overfull \\hbox \((\d+\.?\d*)pt too wide", log)]
+        if over and max(over) > max_overfull_pt:
+            found.append(f"{tex.name}: a line {max(over):.0f} pt wider than the text")
+        if "Float too large" in log:
+            found.append(f"{tex.name}: a float taller than the page")
+    return found

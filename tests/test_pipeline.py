@@ -8,7 +8,7 @@ import pandas as pd
 import pytest
 
 from harness.regression import compare
-from tests.pipeline import issue_mentions, run_targets
+from tests.pipeline import issue_mentions, latex_failures, run_targets
 
 
 NEEDS_APT = pytest.mark.skipif(
@@ -100,6 +100,11 @@ def test_ci_config_reproduces_the_stored_numbers(ci_run):
 @NEEDS_APT
 def test_no_caption_or_table_of_the_ci_run_mentions_an_issue(ci_run):
     assert issue_mentions(ci_run) == []
+
+
+def test_every_latex_table_of_the_ci_run_compiles(ci_run):
+    """issue 24: each .tex compiles with pdflatex and the preamble it names, fits the page."""
+    assert latex_failures(ci_run) == []
     assert list(ci_run.rglob("*.md")) and list(ci_run.rglob("*.tex"))  # something was checked
 
 

@@ -11,7 +11,7 @@ import pandas as pd
 import pytest
 import yaml
 
-from tests.pipeline import issue_mentions, run_targets
+from tests.pipeline import issue_mentions, latex_failures, run_targets
 from tests.test_caltech256 import make_folder
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -60,6 +60,7 @@ def test_stand_in_targets_on_the_ci_config(tmp_path):
     md = (tmp_path / "tables/sdca_table3.md").read_text()
     assert "Stand-in" in md and "non-zeros" in md
     assert issue_mentions(tmp_path) == []  # captions speak to readers, not to our tracker
+    assert latex_failures(tmp_path) == []  # every .tex compiles and fits the page
 
 
 def test_caltech_route_on_a_tiny_image_folder(tmp_path):

@@ -6,7 +6,7 @@ import shutil
 import pandas as pd
 import pytest
 
-from tests.pipeline import issue_mentions, run_targets
+from tests.pipeline import issue_mentions, latex_failures, run_targets
 
 
 @pytest.mark.skipif(shutil.which("apt-get") is None, reason="the embedded route needs Debian's apt")
@@ -48,6 +48,7 @@ def test_oahu_targets_on_the_ci_config(tmp_path):
     for ext in ("md", "tex"):
         assert (tmp_path / f"tables/oahu_table3.{ext}").stat().st_size > 0
     assert issue_mentions(tmp_path) == []  # captions speak to readers, not to our tracker
+    assert latex_failures(tmp_path) == []  # every .tex compiles and fits the page
     for fig in (4, 5, 7):
         for ext in ("png", "pdf", "md"):
             assert (tmp_path / f"figures/figure_oahu_{fig}.{ext}").stat().st_size > 0

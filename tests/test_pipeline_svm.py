@@ -8,7 +8,7 @@ import shutil
 import pandas as pd
 import pytest
 
-from tests.pipeline import issue_mentions, run_targets
+from tests.pipeline import issue_mentions, latex_failures, run_targets
 
 
 @pytest.mark.skipif(shutil.which("apt-get") is None, reason="the embedded route needs Debian's apt")
@@ -47,6 +47,7 @@ def test_svm_targets_on_the_ci_config(tmp_path):
     md = (tmp_path / "tables/svm_table1.md").read_text()
     assert "needs download" in md and "Stand-ins" in md and "Settings per row" in md
     assert issue_mentions(tmp_path) == []  # captions speak to readers, not to our tracker
+    assert latex_failures(tmp_path) == []  # every .tex compiles and fits the page
     scaling = pd.read_csv(tmp_path / "tables/svm_scaling.csv")
     assert list(scaling.n_triplets) == [50, 50, 100, 100] and (scaling.status == "optimal").all()
     assert list(scaling.solver) == ["CLARABEL", "dcd"] * 2

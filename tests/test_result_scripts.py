@@ -145,7 +145,7 @@ def _run_oahu_table3(rows, cfg, tmp_path, monkeypatch):
 def test_oahu_table_3_gives_no_spread_for_a_single_run(tmp_path, monkeypatch):
     """One seed: the CSV's std is NaN and the Markdown and LaTeX cells read "± n/a"
     (harness.tables.mean_std), never "± 0.000"; the CSV carries the settings provenance
-    columns and the LaTeX is one captioned float per metric (harness.tables.latex_table)."""
+    columns and the LaTeX is one captioned float per metric (harness.tables.latex_tables)."""
     cfg = _config()
     t3 = cfg["oahu"]["table3"]
     t3["seeds"] = [0]

@@ -44,17 +44,44 @@ def test_single_seed_spread_is_na_and_latex_is_escaped():
     import numpy as np
     import pandas as pd
 
-    from harness.tables import latex_table, latex_text, mean_std
+    from harness.tables import latex_tables, mean_std
 
     assert mean_std(0.5, np.nan, 1) == "0.5000 ± n/a"
     assert mean_std(0.5, 0.0, 1) == "0.5000 ± n/a"
     assert mean_std(0.5, 0.01, 3) == "0.5000 ± 0.0100"
     df = pd.DataFrame({"a_b (50%)": ["x & y", "0.5 ± 0.1"]}, index=pd.Index(["m_1", "m#2"]))
-    tex = latex_table(df, latex_text("caption_with 100% & **bold**"))
+    tex = latex_tables("t", [("caption_with 100% & **bold**", df)], [])
     assert r"a\_b (50\%)" in tex and r"x \& y" in tex and r"m\_1" in tex and r"m\#2" in tex
-    assert r"\caption{caption\_with 100\% \& bold}" in tex
+    assert r"\caption{caption\_with 100\% \& bold}\label{tab:t}" in tex
     assert r"0.5 $\pm$ 0.1" in tex
     assert tex.count(r"\begin{table}") == 1 and r"\toprule" in tex
+
+
+def test_a_latex_table_file_names_its_preamble_keeps_the_float_short_and_compiles(tmp_path):
+    """issue 24: a short caption in each float; the long provenance (paragraphs, Markdown bullets
+    and bold as LaTeX lists and bold, no Markdown syntax left) as notes after the floats, which
+    may break across pages; a wide tabular scaled to the text width; the preamble it needs named
+    at the top; and it compiles (pdflatex) without a float or line too large."""
+    import pandas as pd
+
+    from harness.tables import LATEX_PREAMBLE, latex_tables
+    from tests.pipeline import latex_failures
+
+    wide = pd.DataFrame(
+        {(f"dataset_{i}", k): ["0.5000 ± 0.1000 •", "–"] for i in range(9) for k in ("ours", "paper")},
+        index=pd.Index(["OASIS-authors-C", "SDCA"], name="method"),
+    )
+    notes = ["A long paragraph, 50% of it ◦ symbols × and ≤ signs. " * 60, "",
+             "Settings per row:", "", "* **Eucl** [paper]: a_b", "* **SDCA** [ours]: c"]
+    tex = latex_tables("demo", [("Short caption", wide), ("Second", wide)], notes)
+    for line in LATEX_PREAMBLE:
+        assert f"%   {line}" in tex
+    assert r"\caption{Short caption}\label{tab:demo}" in tex and r"\label{tab:demo-2}" in tex
+    assert r"\item \textbf{Eucl} [paper]: a\_b" in tex and "**" not in tex and "* " not in tex
+    assert tex.index(r"\end{table}") < tex.index("A long paragraph")  # notes outside the floats
+    assert all(ord(ch) < 128 for ch in tex)  # symbols written as LaTeX
+    (tmp_path / "demo.tex").write_text(tex)
+    assert latex_failures(tmp_path) == []
 
 
 def test_every_figure_draws_a_method_in_one_colour_and_bands_stay_in_range():

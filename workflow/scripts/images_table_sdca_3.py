@@ -12,7 +12,6 @@ from harness.io import save_csv, save_text, start_log
 from harness.settings import check_fresh
 from harness.tables import (
     collect,
-    latex_text,
     paper_values,
     paper_values_for_rows,
     settings_caption,
@@ -121,7 +120,8 @@ caption = [
 ]
 title = "SDCA seed paper, Table 3: mAP on Caltech-256 (50 classes) and the offline stand-in"
 save_text(snakemake.output.md, to_markdown(summary, datasets, methods, title, caption))
-latex_caption = latex_text(" ".join(c for c in caption if c))
-save_text(snakemake.output.tex, to_latex(summary, datasets, methods, latex_caption))
+save_text(
+    snakemake.output.tex, to_latex(summary, datasets, methods, "sdca_table3", title, caption)
+)
 print(summary.to_string())
 print(feat.to_string())
