@@ -33,7 +33,8 @@ for line in open("requirements.txt"):
         if (got or "").split("+")[0] != m[2]:  # a local label (torch 2.13.0+cpu) is the same release
             bad.append(f"{m[1]}=={m[2]} (installed: {got or 'none'})")
 for mod in ("numpy", "scipy", "pandas", "sklearn", "pooch", "snakemake", "metric_learn", "cvxpy",
-            "matplotlib", "torch", "numba", "rdata", "jsonschema", "yaml", "tqdm", "pytest"):
+            "matplotlib", "torch", "numba", "rdata", "jsonschema", "yaml", "tqdm", "pytest",
+            "scikit_posthocs"):
     try:
         importlib.import_module(mod)
     except Exception as err:

@@ -187,3 +187,28 @@ def scaling(rows: pd.DataFrame, out_png, out_pdf, out_md, caption: str) -> pd.Da
         ),
     )
     return summary
+
+
+def cd_diagram(comparison: dict, path, title: str) -> None:
+    """Critical-difference diagram (Demšar 2006) of :func:`harness.tables.rank_comparison`'s
+    result, drawn by ``scikit_posthocs.critical_difference_diagram`` (average ranks on the axis;
+    methods joined by a bar do not differ by the Nemenyi test at 0.05), saved to ``path``
+    (atomically). With no test (too few datasets or methods) the figure says so."""
+    fig, ax = plt.subplots(figsize=(7.0, 0.35 * max(len(comparison["avg_rank"]), 4) + 1.0))
+    if comparison["p_nemenyi"].empty:
+        ax.axis("off")
+        ax.text(0.5, 0.5, "no critical-difference diagram: fewer than 2 datasets or 3 methods",
+                ha="center", va="center")
+    else:
+        import scikit_posthocs as sp
+
+        sp.critical_difference_diagram(
+            comparison["avg_rank"], comparison["p_nemenyi"], ax=ax,
+            color_palette={m: method_style(m)["color"] for m in comparison["avg_rank"].index},
+        )
+        ax.set_xlabel("average rank (1 = best)")
+    ax.set_title(title, fontsize=9)
+    fig.tight_layout()
+    with atomic_path(path) as tmp:
+        fig.savefig(tmp, format=str(path).rsplit(".", 1)[1], dpi=150)
+    plt.close(fig)

@@ -113,6 +113,90 @@ def summarize(
     ]
 
 
+def add_ranks(summary: pd.DataFrame, higher_is_better: bool = True) -> pd.DataFrame:
+    """``summary`` (one row per dataset and algorithm, :func:`summarize`) with a ``rank`` column:
+    within each dataset the rank of the row's mean among the rows with status "ok", 1 = best,
+    ties sharing their average rank (``scipy.stats.rankdata``); NaN for rows without a number."""
+    from scipy.stats import rankdata
+
+    out = summary.copy()
+    out["rank"] = np.nan
+    for _, idx in out[out.status == "ok"].groupby("dataset").groups.items():
+        vals = out.loc[idx, "mean"].to_numpy(float)
+        out.loc[idx, "rank"] = rankdata(-vals if higher_is_better else vals)
+    return out
+
+
+def rank_comparison(summary: pd.DataFrame, higher_is_better: bool = True) -> dict:
+    """Methods compared over datasets as Demšar (JMLR 2006) recommends: average ranks, the
+    Friedman test (``scipy.stats.friedmanchisquare``) and the Nemenyi post-hoc test of every pair
+    (``scikit_posthocs.posthoc_nemenyi_friedman``), on the mean per (dataset, method) of the
+    methods that have a number on every dataset that has one for all of them (a complete block).
+
+    Returns {"avg_rank": Series (method -> average rank, 1 = best, ascending), "p_nemenyi":
+    DataFrame (method x method p-values), "friedman_stat", "friedman_p", "n_datasets",
+    "datasets", "left_out": methods without a number on every dataset}; with fewer than 2
+    datasets or 3 methods the tests are undefined: their values are NaN and ``p_nemenyi`` empty.
+    """
+    import scikit_posthocs as sp
+    from scipy.stats import friedmanchisquare
+
+    ok = summary[summary.status == "ok"]
+    table = ok.pivot(index="dataset", columns="algorithm", values="mean")
+    order = list(dict.fromkeys(summary.algorithm))
+    table = table.reindex(columns=[m for m in order if m in table.columns])
+    complete = table.dropna(axis=1, how="any")
+    left_out = [m for m in order if m not in complete.columns]
+    ranks = add_ranks(
+        complete.stack().rename("mean").reset_index().assign(status="ok"), higher_is_better
+    )
+    avg = ranks.groupby("algorithm")["rank"].mean().sort_values()
+    out = {
+        "avg_rank": avg,
+        "p_nemenyi": pd.DataFrame(),
+        "friedman_stat": np.nan,
+        "friedman_p": np.nan,
+        "n_datasets": len(complete),
+        "datasets": list(complete.index),
+        "left_out": left_out,
+    }
+    if len(complete) >= 2 and complete.shape[1] >= 3:
+        stat, p = friedmanchisquare(*[complete[m].to_numpy() for m in complete.columns])
+        data = -complete if higher_is_better else complete
+        out.update(
+            friedman_stat=float(stat),
+            friedman_p=float(p),
+            p_nemenyi=sp.posthoc_nemenyi_friedman(data.to_numpy()).set_axis(
+                list(complete.columns), axis=0
+            ).set_axis(list(complete.columns), axis=1),
+        )
+    return out
+
+
+def rank_lines(comparison: dict, metric: str) -> list[str]:
+    """Caption lines and a Markdown table of :func:`rank_comparison`'s result."""
+    c = comparison
+    if c["n_datasets"] < 2 or len(c["avg_rank"]) < 3:
+        return [
+            f"Ranks over datasets: not computed ({c['n_datasets']} dataset(s) with a {metric} "
+            f"for {len(c['avg_rank'])} methods; the Friedman test needs 2 and 3)."
+        ]
+    head = (
+        f"Average rank over the {c['n_datasets']} datasets every ranked method ran on "
+        f"({', '.join(c['datasets'])}; 1 = best {metric}): Friedman chi2 = "
+        f"{c['friedman_stat']:.2f}, p = {c['friedman_p']:.3g}; Nemenyi post-hoc p-values of every "
+        "pair (scikit-posthocs) below, and the critical-difference diagram (methods joined by a "
+        "bar do not differ at 0.05). With this few datasets the tests have little power: read "
+        "the ranks, not the significance."
+    )
+    if c["left_out"]:
+        head += f" Not ranked (a dataset without a number): {', '.join(c['left_out'])}."
+    frame = c["avg_rank"].round(2).rename("average rank").to_frame()
+    order = list(c["avg_rank"].index)
+    p = c["p_nemenyi"].reindex(index=order, columns=order).map(lambda v: f"{v:.3f}")
+    return [head, "", frame.to_markdown(), "", "Nemenyi p-values:", "", p.to_markdown(), ""]
+
+
 PROTOCOLS = {
     "paper": "the paper's protocol (settings it states; the rest listed as ours)",
     "ours": "our variant (tuned or bounded by us)",
@@ -234,6 +318,9 @@ LATEX_SYMBOLS = {
     "·": r"$\cdot$",
     "–": "--",
     "—": "---",
+    "<": r"$<$",  # the default OT1 font encoding prints < > | as other glyphs
+    ">": r"$>$",
+    "|": r"$|$",
 }
 
 
@@ -340,6 +427,8 @@ def _cell(r, digits=4):
         ours = r.status
     else:
         ours = mean_std(r["mean"], r["std"], r["n_seeds"], digits)
+        if "rank" in r and not pd.isna(r["rank"]):  # rank within the dataset, 1 = best
+            ours += f" ({r['rank']:g})"
     paper = "–" if pd.isna(r.paper) else f"{r.paper:.{digits}f}"
     return ours, paper
 
@@ -387,8 +476,3 @@ def to_markdown(summary, datasets, methods, title, caption_lines) -> str:
         "",
     ]
     return "\n".join(parts)
-
-
-def to_latex(summary, datasets, methods, name: str, short: str, notes: list[str]) -> str:
-    """The wide table (:func:`wide`) as a ``.tex`` file (:func:`latex_tables`)."""
-    return latex_tables(name, [(short, wide(summary, datasets, methods))], notes)

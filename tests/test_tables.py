@@ -3,6 +3,7 @@
 from pathlib import Path
 
 import pandas as pd
+import pytest
 
 from harness.tables import latex_text, paper_values_for_rows
 
@@ -34,7 +35,7 @@ def test_paper_values_follow_the_rows_protocol_and_base_name():
 
 def test_latex_text_escapes_specials_and_drops_markdown_emphasis():
     assert latex_text(r"**a_b** ||x||^2 {c} 5% & #1 $ \ ~") == (
-        r"a\_b ||x||\^{}2 \{c\} 5\% \& \#1 \$ \textbackslash{} \~{}"
+        r"a\_b $|$$|$x$|$$|$\^{}2 \{c\} 5\% \& \#1 \$ \textbackslash{} \~{}"
     )
 
 
@@ -146,3 +147,49 @@ def test_a_reconstructed_row_says_so_and_how_often_its_bound_zeroed_the_step():
     assert line.startswith("ITML-online [reconstructed]: a method of a cited paper we do not have")
     assert "vehicle 85%, letter 25% (mean over seeds)" in line
     assert reconstructed_notes(runs, {"LEGO": {}}, ["vehicle"]) == []
+
+
+def test_ranks_within_datasets_and_the_friedman_nemenyi_comparison_over_them(tmp_path):
+    """issue 24: ranks per dataset by hand (1 = best, ties share the mean rank, rows without a
+    number unranked); average ranks, Friedman (scipy) and Nemenyi (scikit-posthocs) over the
+    datasets every method ran on; a method missing a dataset is left out and named; the
+    critical-difference diagram is written."""
+    import numpy as np
+    import pandas as pd
+    import scikit_posthocs as sp
+    from scipy.stats import friedmanchisquare
+
+    from harness.plots import cd_diagram
+    from harness.tables import add_ranks, rank_comparison, rank_lines
+
+    means = {"d1": [0.9, 0.5, 0.5, 0.1], "d2": [0.8, 0.7, 0.2, 0.3], "d3": [0.6, 0.9, 0.3, 0.2]}
+    rows = [
+        {"dataset": d, "algorithm": m, "mean": v, "status": "ok"}
+        for d, vs in means.items()
+        for m, v in zip("ABCD", vs)
+    ]
+    rows.append({"dataset": "d3", "algorithm": "E", "mean": np.nan, "status": "failed"})
+    rows += [{"dataset": d, "algorithm": "E", "mean": 0.99, "status": "ok"} for d in ("d1", "d2")]
+    s = add_ranks(pd.DataFrame(rows))
+    r = s.set_index(["dataset", "algorithm"])["rank"]
+    assert r[("d1", "E")] == 1 and r[("d1", "A")] == 2 and r[("d1", "B")] == r[("d1", "C")] == 3.5
+    assert np.isnan(r[("d3", "E")]) and r[("d3", "B")] == 1
+    low = add_ranks(pd.DataFrame(rows), higher_is_better=False).set_index(["dataset", "algorithm"])
+    assert low.loc[("d1", "D"), "rank"] == 1
+    c = rank_comparison(s)
+    assert c["left_out"] == ["E"] and c["n_datasets"] == 3
+    ranks = {"A": [1, 1, 2], "B": [2.5, 2, 1], "C": [2.5, 4, 3], "D": [4, 3, 4]}
+    for m, rs in ranks.items():
+        assert c["avg_rank"][m] == pytest.approx(np.mean(rs))
+    stat, p = friedmanchisquare(*[[means[d][i] for d in means] for i in range(4)])
+    assert c["friedman_stat"] == pytest.approx(stat) and c["friedman_p"] == pytest.approx(p)
+    block = -np.array([means[d] for d in means])
+    expected = sp.posthoc_nemenyi_friedman(block).to_numpy()
+    np.testing.assert_allclose(c["p_nemenyi"].loc[list("ABCD"), list("ABCD")], expected)
+    assert "Friedman chi2" in rank_lines(c, "mAP")[0] and "Not ranked" in rank_lines(c, "mAP")[0]
+    cd_diagram(c, tmp_path / "cd.png", "title")
+    assert (tmp_path / "cd.png").stat().st_size > 1000
+    one = rank_comparison(s[s.dataset == "d1"])  # one dataset: no test
+    assert np.isnan(one["friedman_p"]) and one["p_nemenyi"].empty
+    assert "not computed" in rank_lines(one, "mAP")[0]
+    cd_diagram(one, tmp_path / "none.png", "title")

@@ -331,4 +331,8 @@ def report_figures():
     names += ["figure_svm_2", "figure_svm_mds", "figure_oahu_4", "figure_oahu_5", "figure_oahu_7"]
     if IMAGES_ON:
         names.append("figure_oasis_2")
-    return {name: getattr(rules, name).output.md for name in names}
+    figures = {name: getattr(rules, name).output.md for name in names}
+    figures["sdca_table2_cd"] = rules.table_sdca_2.output.cd_md  # drawn by the table rules
+    if IMAGES_ON:
+        figures["sdca_table3_cd"] = rules.table_sdca_3.output.cd_md
+    return figures

@@ -94,6 +94,8 @@ rule table_sdca_3:
         csv=f"{RESULTS}/tables/sdca_table3.csv",
         md=f"{RESULTS}/tables/sdca_table3.md",
         tex=f"{RESULTS}/tables/sdca_table3.tex",
+        cd=report_figure(f"{FIGURES}/sdca_table3_cd.png", "sdca_table3_cd"),
+        cd_md=f"{FIGURES}/sdca_table3_cd.md",
         features=f"{RESULTS}/tables/images_features.csv",
     log:
         f"{LOGS}/tables/sdca_table3.log",

@@ -15,6 +15,8 @@ rule table_sdca_2:
         csv=f"{RESULTS}/tables/sdca_table2.csv",
         md=f"{RESULTS}/tables/sdca_table2.md",
         tex=f"{RESULTS}/tables/sdca_table2.tex",
+        cd=report_figure(f"{FIGURES}/sdca_table2_cd.png", "sdca_table2_cd"),
+        cd_md=f"{FIGURES}/sdca_table2_cd.md",
     log:
         f"{LOGS}/tables/sdca_table2.log",
     conda:
