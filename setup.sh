@@ -78,10 +78,9 @@ rm -f .venv/.latex-unavailable
 if ! command -v pdflatex >/dev/null || ! kpsewhich booktabs.sty >/dev/null 2>&1; then
   if [ "$(id -u)" = 0 ] && command -v apt-get >/dev/null; then
     echo "[setup] apt-get install texlive-latex-base texlive-latex-recommended (LaTeX table test)"
+    # (the package lists are fresh: the block above updates them when they are a day old)
     DEBIAN_FRONTEND=noninteractive apt-get install -y -qq --no-install-recommends \
-      texlive-latex-base texlive-latex-recommended >/dev/null \
-      || { apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq \
-           --no-install-recommends texlive-latex-base texlive-latex-recommended >/dev/null; }
+      texlive-latex-base texlive-latex-recommended >/dev/null
   else
     echo "pdflatex with booktabs is missing and setup.sh is not root: install texlive-latex-base and texlive-latex-recommended" > .venv/.latex-unavailable
     echo "[setup] warning: $(cat .venv/.latex-unavailable)" >&2

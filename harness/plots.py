@@ -212,3 +212,23 @@ def cd_diagram(comparison: dict, path, title: str) -> None:
     with atomic_path(path) as tmp:
         fig.savefig(tmp, format=str(path).rsplit(".", 1)[1], dpi=150)
     plt.close(fig)
+
+
+def rank_outputs(summary, label: str, metric: str, png, md) -> dict:
+    """Everything a table shows about its rows' ranks, made once for the table scripts.
+
+    ``summary`` (:func:`harness.tables.summarize` rows, higher ``metric`` is better) gets its
+    per-dataset ``rank`` (:func:`harness.tables.add_ranks`); the comparison over datasets
+    (:func:`harness.tables.rank_comparison`) is drawn as a critical-difference diagram to ``png``
+    with its caption in ``md`` ("LABEL: critical-difference diagram (METRIC)"). Returns
+    {"summary": the ranked summary, "lines": the caption lines and tables for the table's
+    Markdown, "float": (short caption, frame) of the average ranks for its LaTeX}."""
+    from .tables import add_ranks, rank_comparison, rank_frame, rank_lines
+
+    summary = add_ranks(summary)
+    comparison = rank_comparison(summary)
+    lines = rank_lines(comparison, metric)
+    cd_diagram(comparison, png, f"{label}: critical difference ({metric})")
+    save_text(md, "\n".join([f"# {label}: critical-difference diagram ({metric})", "", *lines]))
+    short = f"{label}: average rank over datasets (1 = best {metric})"
+    return {"summary": summary, "lines": lines, "float": (short, rank_frame(comparison))}

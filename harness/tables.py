@@ -173,6 +173,11 @@ def rank_comparison(summary: pd.DataFrame, higher_is_better: bool = True) -> dic
     return out
 
 
+def rank_frame(comparison: dict) -> pd.DataFrame:
+    """The average ranks of :func:`rank_comparison` as a one-column frame (best first)."""
+    return comparison["avg_rank"].round(2).rename("average rank").to_frame()
+
+
 def rank_lines(comparison: dict, metric: str) -> list[str]:
     """Caption lines and a Markdown table of :func:`rank_comparison`'s result."""
     c = comparison
@@ -191,7 +196,7 @@ def rank_lines(comparison: dict, metric: str) -> list[str]:
     )
     if c["left_out"]:
         head += f" Not ranked (a dataset without a number): {', '.join(c['left_out'])}."
-    frame = c["avg_rank"].round(2).rename("average rank").to_frame()
+    frame = rank_frame(c)
     order = list(c["avg_rank"].index)
     p = c["p_nemenyi"].reindex(index=order, columns=order).map(lambda v: f"{v:.3f}")
     return [head, "", frame.to_markdown(), "", "Nemenyi p-values:", "", p.to_markdown(), ""]

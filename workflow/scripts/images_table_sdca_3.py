@@ -10,17 +10,14 @@ from datasets.caltech256 import image_set
 from harness.config import available_datasets
 from harness.io import save_csv, save_text, start_log
 from harness.settings import check_fresh
-from harness.plots import cd_diagram
+from harness.plots import rank_outputs
 from harness.tables import (
-    add_ranks,
     collect,
     latex_tables,
     paper_values,
     paper_values_for_rows,
     settings_caption,
     settings_table,
-    rank_comparison,
-    rank_lines,
     summarize,
     to_markdown,
     wide,
@@ -57,11 +54,11 @@ for (d, m), grp in failed.groupby(["dataset", "algorithm"]):
     summary.loc[sel, "status"] = "failed"
     print(f"{m} on {d} failed: {grp['error'].iloc[0]}")
 summary = summary.merge(settings_table(cfg["methods"]), on="algorithm", how="left")
-summary = add_ranks(summary)  # within each dataset, 1 = best mAP
-comparison = rank_comparison(summary)  # over datasets: average ranks, Friedman, Nemenyi
-cd_diagram(
-    comparison, snakemake.output.cd, "SDCA seed paper, Table 3 rows: critical difference (mAP)"
+# ranks within each dataset (1 = best mAP) and over datasets: Friedman, Nemenyi, CD diagram
+ranked = rank_outputs(
+    summary, "SDCA seed paper, Table 3 rows", "mAP", snakemake.output.cd, snakemake.output.cd_md
 )
+summary = ranked["summary"]
 save_csv(snakemake.output.csv, summary)
 
 
@@ -132,19 +129,8 @@ caption = [
 ]
 title = "SDCA seed paper, Table 3: mAP on Caltech-256 (50 classes) and the offline stand-in"
 md = to_markdown(summary, datasets, methods, title, caption)
-ranks = rank_lines(comparison, "mAP")
-save_text(snakemake.output.md, md + "\n".join(["", *ranks]))
-save_text(
-    snakemake.output.cd_md,
-    "\n".join(["# SDCA seed paper, Table 3 rows: critical-difference diagram (mAP)", "", *ranks]),
-)
-floats = [
-    (title, wide(summary, datasets, methods)),
-    (
-        "SDCA seed paper, Table 3 rows: average rank over datasets (1 = best mAP)",
-        comparison["avg_rank"].round(2).rename("average rank").to_frame(),
-    ),
-]
+save_text(snakemake.output.md, md + "\n".join(["", *ranked["lines"]]))
+floats = [(title, wide(summary, datasets, methods)), ranked["float"]]
 save_text(snakemake.output.tex, latex_tables("sdca_table3", floats, caption))
 print(summary.to_string())
 print(feat.to_string())

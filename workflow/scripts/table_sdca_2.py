@@ -7,9 +7,8 @@ from datasets import get_dataset
 from harness.config import available_datasets, missing_reason
 from harness.io import save_csv, save_text, start_log
 from harness.settings import check_fresh
-from harness.plots import cd_diagram
+from harness.plots import rank_outputs
 from harness.tables import (
-    add_ranks,
     collect,
     latex_tables,
     paper_values,
@@ -17,8 +16,6 @@ from harness.tables import (
     reconstructed_notes,
     settings_caption,
     settings_table,
-    rank_comparison,
-    rank_lines,
     summarize,
     to_markdown,
     wide,
@@ -51,11 +48,11 @@ if other_file:  # sdca_table2.compare_with: the same table made on another data 
     summary = summary.merge(other, on=["dataset", "algorithm"], how="left")
     summary["other_route"] = other_route
     summary["route_diff"] = summary["mean"] - summary["other_route_mean"]
-summary = add_ranks(summary)  # within each dataset, 1 = best mAP
-comparison = rank_comparison(summary)  # over datasets: average ranks, Friedman, Nemenyi
-cd_diagram(
-    comparison, snakemake.output.cd, "SDCA seed paper, Table 2 rows: critical difference (mAP)"
+# ranks within each dataset (1 = best mAP) and over datasets: Friedman, Nemenyi, CD diagram
+ranked = rank_outputs(
+    summary, "SDCA seed paper, Table 2 rows", "mAP", snakemake.output.cd, snakemake.output.cd_md
 )
+summary = ranked["summary"]
 save_csv(snakemake.output.csv, summary)
 
 
@@ -133,22 +130,11 @@ if other_file:
             "",
         ]
     )
-ranks = rank_lines(comparison, "mAP")
-md += "\n".join(["", *ranks])
-save_text(
-    snakemake.output.cd_md,
-    "\n".join(["# SDCA seed paper, Table 2 rows: critical-difference diagram (mAP)", "", *ranks]),
-)
+md += "\n".join(["", *ranked["lines"]])
 save_text(snakemake.output.md, md)
 
 
 short = "SDCA seed paper, Table 2: mAP, ours (mean ± std over seeds) beside the paper's"
-floats = [
-    (short, wide(shown, datasets, rows)),
-    (
-        "SDCA seed paper, Table 2 rows: average rank over datasets (1 = best mAP)",
-        comparison["avg_rank"].round(2).rename("average rank").to_frame(),
-    ),
-]
+floats = [(short, wide(shown, datasets, rows)), ranked["float"]]
 save_text(snakemake.output.tex, latex_tables("sdca_table2", floats, caption))
 print(summary.drop(columns=["paper_settings", "our_settings"]).to_string())
