@@ -264,6 +264,26 @@ def save_features(path, X, y, **extra) -> None:
     save_npz(path, y=np.asarray(y), **arrays, **extra)
 
 
+def feature_summary(paths) -> "pd.DataFrame":
+    """One row per features file of rule images_features (``.../features/NAME/seedS.npz``, written
+    by :func:`save_features` with ``seed`` and a JSON ``info``): dataset, seed, n_images,
+    n_features and the ``info`` entries (mean_nnz, descriptor_s_per_image, codebook_s, ...)."""
+    import json
+
+    import pandas as pd
+
+    rows = []
+    for path in paths:
+        d = np.load(path)
+        n, dim = tuple(d["X_shape"]) if "X_shape" in d.files else d["X"].shape
+        name = str(path).split("/features/")[1].split("/")[0]
+        rows.append(
+            {"dataset": name, "seed": int(d["seed"]), "n_images": n, "n_features": dim,
+             **json.loads(str(d["info"]))}
+        )
+    return pd.DataFrame(rows)
+
+
 def load_features(npz):
     """The feature matrix of a loaded .npz (``np.load`` result, the dict of
     :func:`datasets.base.load_prepared`, or a path, read through ``load_prepared``, which refuses

@@ -149,7 +149,12 @@ def _scaling(
     """Fit time against the number of triplets (OASIS, SDCA: as many steps as triplets, uniform
     draws with replacement) and against the number of training samples (OASIS and SDCA with
     ``triplets_per_sample`` triplets per sample, LMNN on the samples with their labels), as the
-    OASIS paper's Figure 1(b). Rows: (figure, seed, method, axis, size, fit_wall_s)."""
+    OASIS paper's Figure 1(b). Rows: (figure, seed, method, axis, size, fit_wall_s, fit_cpu_s,
+    load_1min, n_cpus): ``load_1min`` is the machine's one-minute load average
+    (``os.getloadavg``) read right after the fit and ``n_cpus`` its number of CPUs, so that a
+    caption states the load the timings were taken under instead of assuming an idle machine."""
+    import os
+
     from .experiment import fit_learner
 
     split = make_split(y, seed)
@@ -167,9 +172,15 @@ def _scaling(
                 "axis": axis,
                 "size": size,
                 "fit_wall_s": timing["fit_wall_s"],
+                "fit_cpu_s": timing["fit_cpu_s"],
+                "load_1min": os.getloadavg()[0],
+                "n_cpus": os.cpu_count(),
             }
         )
-        log(f"  {method} {axis}={size}: {timing['fit_wall_s']:.2f} s")
+        log(
+            f"  {method} {axis}={size}: {timing['fit_wall_s']:.2f} s wall, "
+            f"{timing['fit_cpu_s']:.2f} s CPU (load {rows[-1]['load_1min']:.2f})"
+        )
 
     online = {
         "OASIS": {"C": oasis_C, "n_epochs": 1},

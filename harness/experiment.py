@@ -83,10 +83,15 @@ def fit_learner(
     X: np.ndarray,
     y: np.ndarray,
     seed: int,
-    verbose: bool = False,
+    verbose: bool | None = None,
     pairs_per_triplet: int = 2,
 ):
     """Fit learner ``name`` on index ``triplets`` into ``X`` (labels ``y`` only for LMNN).
+
+    ``verbose``: a progress bar with the estimated time left (tqdm) for the learners on the
+    shared online loops (``algorithms.base.BilinearMixin``, ``OnlineMixin``); None = on inside a
+    rule job, into its log (:func:`harness.io.job_progress`). Library learners (metric-learn,
+    cvxpy) keep their own output off.
 
     A pair learner gets ``pairs_per_triplet`` pairs per triplet
     (:func:`datasets.constraints.triplets_to_pairs`; 2: (a, p) similar and (a, n) dissimilar).
@@ -94,10 +99,16 @@ def fit_learner(
     Returns ``(model, timing)`` with timing = {"fit_wall_s", "fit_cpu_s"}; conversion of the
     constraints is not timed.
     """
-    from algorithms.base import BilinearMixin
+    from algorithms import ALGORITHMS
+    from algorithms.base import BilinearMixin, OnlineMixin
 
+    from .io import job_progress
+
+    cls = ALGORITHMS.get(name)
+    shared_loop = cls is not None and issubclass(cls, (BilinearMixin, OnlineMixin))
+    progress = (job_progress() if verbose is None else verbose) and shared_loop
     model = make_learner(
-        name, preprocessor=X, random_state=learner_seed(seed), verbose=verbose, **params
+        name, preprocessor=X, random_state=learner_seed(seed), verbose=progress, **params
     )
     if sp.issparse(X) and not isinstance(model, BilinearMixin):
         X = X.toarray()  # Mahalanobis learners need dense input: the training rows only
@@ -277,3 +288,35 @@ def run_cell(
 def test_rows(runs: pd.DataFrame) -> pd.DataFrame:
     """The final test-stage rows of collected runs."""
     return runs[(runs.stage == "test") & (runs.checkpoint == "final")]
+
+
+def cell_info(runs: pd.DataFrame, metric: str = "mAP") -> pd.DataFrame:
+    """Per (dataset, algorithm) of collected runs (:func:`test_rows`): ``selected`` (the grid
+    point chosen on validation, per seed, ";"-joined) and ``fit_wall_s`` (mean seconds of the
+    final fit), the extra columns of a retrieval table's CSV."""
+    final = test_rows(runs)
+    sel = final[final.metric == metric].sort_values("seed").groupby(["dataset", "algorithm"])
+    out = sel.params_label.agg(lambda v: ";".join(v.astype(str))).rename("selected").to_frame()
+    fit = final[final.metric == "fit_wall_s"].groupby(["dataset", "algorithm"]).value.mean()
+    return out.join(fit.rename("fit_wall_s")).reset_index()
+
+
+def route_comparison(runs: pd.DataFrame, route: str, other_csv, metric: str = "mAP"):
+    """(info, section) comparing each cell's mean ``metric`` with the same cell of another data
+    route's table (``other_csv``, a table CSV with dataset, algorithm, mean, std, route):
+    ``info`` has other_route_mean, other_route_std, other_route and route_diff (ours - other)
+    per (dataset, algorithm); ``section`` is the difference as (heading, frame) for the
+    Markdown."""
+    other = pd.read_csv(other_csv)
+    other_route = str(other["route"].iloc[0]) if "route" in other else "other"
+    final = test_rows(runs)
+    ours = final[final.metric == metric].groupby(["dataset", "algorithm"]).value.mean()
+    other = other[["dataset", "algorithm", "mean", "std"]].rename(
+        columns={"mean": "other_route_mean", "std": "other_route_std"}
+    )
+    info = other.merge(ours.rename("ours").reset_index(), on=["dataset", "algorithm"], how="left")
+    info["other_route"] = other_route
+    info["route_diff"] = info.pop("ours") - info["other_route_mean"]
+    diff = info.pivot(index="algorithm", columns="dataset", values="route_diff")
+    diff = diff.map(lambda v: "–" if pd.isna(v) else f"{v:+.4f}")
+    return info, (f"Difference, {route} route - {other_route} route ({metric}):", diff)

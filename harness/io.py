@@ -133,7 +133,9 @@ def _reserve(fd: int, nbytes: int) -> bool:
 class _Tee:
     """Write to the console and to a log file. A failing log write (disk full, quota) never
     stops the job nor hides its own error: the console still gets everything, and the first
-    failure is reported there once."""
+    failure is reported there once. A progress bar's redraw (text with a carriage return, as
+    tqdm writes) goes to the log only, one line per redraw, so that Snakemake's own progress
+    on the console stays as it is."""
 
     def __init__(self, console, log):
         self.console = console
@@ -141,8 +143,11 @@ class _Tee:
         self.log_error = None
 
     def write(self, s):
-        self.console.write(s)
-        self.console.flush()
+        if "\r" in s:  # a progress bar's redraw (tqdm): one line per redraw, in the log only
+            s = "".join(part.strip() + "\n" for part in s.split("\r") if part.strip())
+        else:
+            self.console.write(s)
+            self.console.flush()
         if self.log_error is None:
             try:
                 self.log.write(s)
@@ -164,6 +169,16 @@ class _Tee:
         return False
 
 
+_IN_JOB = False
+
+
+def job_progress() -> bool:
+    """True inside a rule job (after :func:`start_log`): the learners on the shared online loops
+    then report progress and the estimated time left into the job's log (tqdm, through
+    ``algorithms.base.TraceRecorder``)."""
+    return _IN_JOB
+
+
 def start_log(path) -> None:
     """Send this process's stdout and stderr to ``path`` and to the console (rule scripts).
 
@@ -175,6 +190,8 @@ def start_log(path) -> None:
     import sys
     import warnings
 
+    global _IN_JOB
+    _IN_JOB = True
     Path(path).parent.mkdir(parents=True, exist_ok=True)
     fh = open(path, "w", buffering=1)
     _reserve(fh.fileno(), LOG_RESERVE_BYTES)

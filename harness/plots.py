@@ -1,5 +1,7 @@
-"""Figures (matplotlib, PNG and PDF): curves with mean and a band of +- one standard deviation
-over seeds, labelled axes, legend; the caption goes to a Markdown file beside them."""
+"""The figures' shared style (matplotlib, PNG and PDF): one look (:data:`STYLE`), one colour and
+marker per method (:func:`method_style`), one human name per dataset (:func:`display_name`), one
+way to save (:func:`save_figure`); curves with mean and a band of +- one standard deviation over
+seeds, labelled axes, legend; the caption goes to a Markdown file beside them."""
 
 from __future__ import annotations
 
@@ -12,6 +14,20 @@ import matplotlib.pyplot as plt  # noqa: E402
 import pandas as pd  # noqa: E402
 
 from .io import atomic_path, save_text  # noqa: E402
+
+#: The look every figure shares (set once here, where every figure script gets its helpers).
+STYLE = {
+    "figure.dpi": 150,
+    "savefig.dpi": 150,
+    "font.size": 8,
+    "axes.titlesize": 9,
+    "axes.labelsize": 8,
+    "legend.fontsize": 7,
+    "xtick.labelsize": 7,
+    "ytick.labelsize": 7,
+    "legend.framealpha": 0.8,
+}
+plt.rcParams.update(STYLE)
 
 _PALETTE = (
     [plt.get_cmap("tab10")(i) for i in range(10)]
@@ -27,6 +43,48 @@ _STYLE_ORDER = [
     "OASIS-psd-end", "Dissim-OASIS", "SDCA-random", "OAHU-init", "OAHU-combined", "SVM-relative",
     "SVM-relative-RBF", "Binary", "TFIDF",
 ]
+
+
+#: Human names of the datasets, image sets and text notions (the one mapping every figure and
+#: caption title uses; a name not listed is shown as it is).
+DISPLAY_NAMES = {
+    "vehicle": "Vehicle (Statlog)",
+    "vowel": "Vowel",
+    "letter": "Letter",
+    "segment": "Segment (Statlog)",
+    "svmguide4": "svmguide4",
+    "fashion_mnist": "Fashion-MNIST",
+    "emnist": "EMNIST",
+    "cifar10_gray": "CIFAR-10 (grey)",
+    "lfw": "LFW",
+    "fashion_mnist_pixels": "Fashion-MNIST, pixels",
+    "fashion_mnist_bovw": "Fashion-MNIST, bag of visual words",
+    "webkb_university": "WebKB, University",
+    "webkb_topic": "WebKB, Topic",
+    "webkb_topic_facultystudent": "WebKB, Topic+FacultyStudent",
+    "reuters_topic": "Reuters corn/grain, Topic (stand-in)",
+    "reuters_topic_corngrain": "Reuters corn/grain, Topic+FacultyStudent (stand-in)",
+}
+
+
+def display_name(name: str) -> str:
+    """The human name of a dataset, image set, notion or method (:data:`DISPLAY_NAMES`;
+    ``caltech256_N`` = "Caltech-256, N classes"; method names are shown as they are)."""
+    import re
+
+    m = re.fullmatch(r"caltech256_(\d+)", name)
+    if m:
+        return f"Caltech-256, {m.group(1)} classes"
+    return DISPLAY_NAMES.get(name, name)
+
+
+def save_figure(fig, *paths) -> None:
+    """Write ``fig`` to every path (format from the extension; PNG at 150 dpi) atomically and
+    close it: the one way every figure of the project is saved."""
+    for path in paths:
+        with atomic_path(path) as tmp:
+            fig.savefig(tmp, format=str(path).rsplit(".", 1)[1], dpi=150, bbox_inches="tight")
+    plt.close(fig)
 
 
 def method_style(name: str) -> dict:
@@ -109,10 +167,7 @@ def curves(
     ax.grid(alpha=0.3)
     ax.legend(fontsize=8)
     fig.tight_layout()
-    for path in (out_png, out_pdf):
-        with atomic_path(path) as tmp:
-            fig.savefig(tmp, format=str(path).rsplit(".", 1)[1])
-    plt.close(fig)
+    save_figure(fig, out_png, out_pdf)
     last = summary.sort_values("step").groupby("method").tail(1)
     lines = [
         f"# {title}",
@@ -136,54 +191,62 @@ def one_seed_na(summary: pd.DataFrame) -> pd.DataFrame:
     return out
 
 
+def load_words(rows: pd.DataFrame) -> str:
+    """How loaded the machine was while ``rows`` (timing rows with ``load_1min`` and ``n_cpus``,
+    :func:`harness.curves.scaling`) were measured, in words for a caption; says so where the rows
+    predate the load record."""
+    if "load_1min" not in rows or rows["load_1min"].isna().all():
+        return "machine load not recorded"
+    lo, hi = rows["load_1min"].min(), rows["load_1min"].max()
+    return (
+        f"one-minute load average during the timings {lo:.2f}-{hi:.2f} on "
+        f"{int(rows['n_cpus'].max())} CPUs (os.getloadavg after each fit)"
+    )
+
+
 def scaling(rows: pd.DataFrame, out_png, out_pdf, out_md, caption: str) -> pd.DataFrame:
     """Two log-log panels: fit time against the number of triplets and against the number of
-    training samples (mean +- std over seeds)."""
+    training samples: the median over seeds as a line and the range over seeds (min to max) as
+    a band, which stays visible on a log axis where mean - std can be negative. Returns the
+    summary (axis, method, size, median, min, max, mean, std, n_seeds); the caption gets the
+    machine load measured during the timings (:func:`load_words`)."""
+    from matplotlib.ticker import LogLocator, NullFormatter
+
     summary = (
         rows.groupby(["axis", "method", "size"])
-        .fit_wall_s.agg(["mean", "std", "count"])
+        .fit_wall_s.agg(["median", "min", "max", "mean", "std", "count"])
         .reset_index()
         .rename(columns={"count": "n_seeds"})
     )
-    summary["std"] = summary["std"].fillna(0.0)
     fig, axes = plt.subplots(1, 2, figsize=(9, 3.6), dpi=150)
     for ax, axis, label in zip(
         axes, ("n_triplets", "n_samples"), ("number of triplets", "number of training samples")
     ):
         for method, s in summary[summary.axis == axis].groupby("method", sort=False):
-            low, high = clipped_band(s["mean"], s["std"], (0.0, None))
-            ax.errorbar(
-                s["size"],
-                s["mean"],
-                yerr=[s["mean"] - low, high - s["mean"]],
-                ms=3,
-                capsize=2,
-                label=method,
-                **method_style(method),
-            )
+            style = method_style(method)
+            ax.plot(s["size"], s["median"], label=display_name(method), ms=4, lw=1.5, **style)
+            ax.fill_between(s["size"], s["min"], s["max"], color=style["color"], alpha=0.2, lw=0)
         ax.set_xscale("log")
         ax.set_yscale("log")
+        for a in (ax.xaxis, ax.yaxis):
+            a.set_minor_locator(LogLocator(subs="auto"))
+            a.set_minor_formatter(NullFormatter())  # minor ticks without labels
         ax.set_xlabel(label)
         ax.set_ylabel("fit wall time (s)")
-        ax.grid(alpha=0.3, which="both")
+        ax.grid(alpha=0.3, which="major")
         ax.legend(fontsize=8)
     fig.suptitle("Fit time (after the OASIS paper, Fig. 1b)", fontsize=10)
     fig.tight_layout()
-    for path in (out_png, out_pdf):
-        with atomic_path(path) as tmp:
-            fig.savefig(tmp, format=str(path).rsplit(".", 1)[1])
-    plt.close(fig)
+    save_figure(fig, out_png, out_pdf)
+    text = (
+        f"{caption} Lines: median over seeds; bands: min to max over seeds; {load_words(rows)}."
+    )
+    table = one_seed_na(summary)
     save_text(
         out_md,
         "\n".join(
-            [
-                "# Fit time against problem size",
-                "",
-                caption,
-                "",
-                one_seed_na(summary).to_markdown(index=False, floatfmt=".3g"),
-                "",
-            ]
+            ["# Fit time against problem size", "", text, "",
+             table.to_markdown(index=False, floatfmt=".3g"), ""]
         ),
     )
     return summary
@@ -209,26 +272,4 @@ def cd_diagram(comparison: dict, path, title: str) -> None:
         ax.set_xlabel("average rank (1 = best)")
     ax.set_title(title, fontsize=9)
     fig.tight_layout()
-    with atomic_path(path) as tmp:
-        fig.savefig(tmp, format=str(path).rsplit(".", 1)[1], dpi=150)
-    plt.close(fig)
-
-
-def rank_outputs(summary, label: str, metric: str, png, md) -> dict:
-    """Everything a table shows about its rows' ranks, made once for the table scripts.
-
-    ``summary`` (:func:`harness.tables.summarize` rows, higher ``metric`` is better) gets its
-    per-dataset ``rank`` (:func:`harness.tables.add_ranks`); the comparison over datasets
-    (:func:`harness.tables.rank_comparison`) is drawn as a critical-difference diagram to ``png``
-    with its caption in ``md`` ("LABEL: critical-difference diagram (METRIC)"). Returns
-    {"summary": the ranked summary, "lines": the caption lines and tables for the table's
-    Markdown, "float": (short caption, frame) of the average ranks for its LaTeX}."""
-    from .tables import add_ranks, rank_comparison, rank_frame, rank_lines
-
-    summary = add_ranks(summary)
-    comparison = rank_comparison(summary)
-    lines = rank_lines(comparison, metric)
-    cd_diagram(comparison, png, f"{label}: critical difference ({metric})")
-    save_text(md, "\n".join([f"# {label}: critical-difference diagram ({metric})", "", *lines]))
-    short = f"{label}: average rank over datasets (1 = best {metric})"
-    return {"summary": summary, "lines": lines, "float": (short, rank_frame(comparison))}
+    save_figure(fig, path)

@@ -591,3 +591,81 @@ def measure_in_subprocess(X, groups, n_triplets, seed, C, solver, timeout_s):
 
 def percent(v) -> str:
     return "–" if pd.isna(v) else f"{100 * v:.2f}"
+
+
+TABLE1_METHODS = ("SVM-relative", "SVM-relative-RBF", "Binary", "TFIDF", "Eucl")
+"""The rows of Table 1: the paper's three and our kernel and class-labelled-set rows."""
+
+
+def table1_cells(runs: pd.DataFrame, config: dict) -> dict:
+    """Table 1's cells from the svm runs (rule svm_run's rows): for each notion and method the
+    per-seed test triplet accuracy of the largest training set (SVM-relative) or of the
+    preprocessing variant with the best mean test accuracy (Binary, TFIDF: the paper reports the
+    static metric best on the test set).
+
+    Returns {"values": tidy rows (dataset = notion, algorithm = method, metric
+    "triplet_accuracy", seed, value), "status": why a cell has no number ("n/a" where the method
+    does not apply to the notion or the kernel row is off; the data route's reason where the
+    notion cannot be served), "info": per cell variant, n_train_triplets, n_test_triplets,
+    n_ties_mean and solve_s_mean, "methods": the rows that apply to some notion, "notions",
+    "n_max": the largest training set}. Raises ``ValueError`` for a cell of a notion that ran but
+    has no rows (a wiring error: rerun svm_run)."""
+    from .config import missing_reason
+
+    cfg, route = config["svm"], config["data"]["route"]
+    notions = list(cfg["text_notions"]) + list(cfg["datasets"])
+    n_max = max(cfg["n_train_triplets"])
+    kernel_off = not cfg["kernel"].get("n_train_triplets")
+    values, status, info = [], {}, []
+    for d in notions:
+        for m in TABLE1_METHODS:
+            v = runs[(runs.notion == d) & (runs.method == m)]
+            if m == "SVM-relative":
+                v = v[v.n_train_triplets == n_max]
+            if m in ("Binary", "TFIDF") and len(v):
+                v = v[v.variant == v.groupby("variant").triplet_accuracy.mean().idxmax()]
+            if not len(v):
+                if not method_applies(d, m) or (m == "SVM-relative-RBF" and kernel_off):
+                    status[(d, m)] = "n/a"
+                elif not notion_available(d, route, config["data"].get("mirror")):
+                    status[(d, m)] = missing_reason(config)
+                else:
+                    raise ValueError(f"no rows of {m} on {d}, which ran: rerun svm_run")
+                continue
+            values.append(v.assign(dataset=d, algorithm=m, metric="triplet_accuracy",
+                                   value=v.triplet_accuracy))
+            info.append({
+                "dataset": d, "algorithm": m,
+                "variant": ";".join(sorted(set(v.variant.astype(str)))),
+                "n_train_triplets": int(v.n_train_triplets.max()),
+                "n_test_triplets": int(v.n_test_triplets.max()),
+                "n_ties_mean": v.n_ties.mean(),
+                "solve_s_mean": v.solve_s.mean() if "solve_s" in v else np.nan,
+            })
+    cols = ["dataset", "algorithm", "metric", "seed", "value"]
+    values = pd.concat(values, ignore_index=True)[cols] if values else pd.DataFrame(columns=cols)
+    applies = [m for m in TABLE1_METHODS
+               if any(status.get((d, m)) != "n/a" for d in notions)]
+    return {"values": values, "status": status, "info": pd.DataFrame(info), "methods": applies,
+            "notions": notions, "n_max": n_max}
+
+
+def table1_notes(config: dict, methods: list[str]) -> dict:
+    """The svm block's ``notes`` (settings provenance per row) as a methods block for
+    :func:`harness.tables.settings_table`, the training sizes of the "ours" settings taken from
+    the config (so that an overlay, e.g. up to 200,000 triplets, cannot leave a stale size)."""
+    cfg = config["svm"]
+    n_max = max(cfg["n_train_triplets"])
+    notes = {name: {"notes": dict(n)} for name, n in (cfg.get("notes") or {}).items()}
+    sizes = {
+        "SVM-relative": f"{n_max:,} training triplets for Table 1 (the paper states no size"
+        + ("; bounded for run time, its Figure 2 levels off past 150,000" if n_max < 150_000 else "")
+        + ")",
+    }
+    if cfg["kernel"].get("n_train_triplets"):
+        sizes["SVM-relative-RBF"] = f"{cfg['kernel']['n_train_triplets']:,} training triplets"
+    for name, size in sizes.items():
+        if name in notes:
+            ours = notes[name]["notes"].get("ours", "")
+            notes[name]["notes"]["ours"] = size + ("; " + ours if ours else "")
+    return {m: notes.get(m, {}) for m in methods}

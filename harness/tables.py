@@ -1,7 +1,6 @@
-"""Aggregate tidy run rows into the papers' tables (CSV, Markdown, LaTeX) with the paper's values.
-
-Statistics: mean and sample standard deviation (ddof = 1; NaN, shown "n/a", for a single seed) over seeds of the
-per-seed test mAP. ``diff`` = ours - paper.
+"""The pieces of the papers' tables: the paper's numbers (config/paper_results.csv), ranks and
+the comparison over datasets (Friedman, Nemenyi), the settings provenance of each row, and
+LaTeX that compiles. :mod:`harness.paper_table` puts them together into a table.
 """
 
 from __future__ import annotations
@@ -45,74 +44,6 @@ def paper_frame(rows) -> pd.DataFrame:
     return df
 
 
-def paper_values(rows, metric: str) -> pd.DataFrame:
-    """The numbers of ``metric`` among one table's :func:`paper_rows` records: columns dataset,
-    algorithm (our row that shows it), paper (the value) and paper_method (the paper's method:
-    the key by which the report finds the number again, never the value)."""
-    ref = paper_frame(rows)
-    ref = ref[ref.metric == metric]
-    out = ref[["dataset", "method", "value"]].assign(algorithm=ref["method"])
-    out = out.rename(columns={"value": "paper", "method": "paper_method"})
-    return out[["dataset", "algorithm", "paper", "paper_method"]]
-
-
-def summarize(
-    runs: pd.DataFrame,
-    metric: str,
-    methods: list[str],
-    datasets: list[str],
-    unavailable: dict[str, str],
-    paper: pd.DataFrame,
-) -> pd.DataFrame:
-    """One row per (dataset, algorithm): mean, std, n_seeds, paper value, diff, mean fit time,
-    selected hyperparameters per seed, and a status ("ok" or why there is no number)."""
-    from .experiment import test_rows
-
-    final = test_rows(runs)
-    vals = final[final.metric == metric]
-    agg = vals.groupby(["dataset", "algorithm"]).agg(
-        mean=("value", "mean"),
-        std=("value", lambda v: v.std(ddof=1) if len(v) > 1 else np.nan),
-        n_seeds=("value", "size"),
-        selected=("params_label", lambda v: ";".join(v.astype(str))),
-    )
-    fit = final[final.metric == "fit_wall_s"].groupby(["dataset", "algorithm"]).value.mean()
-    agg["fit_wall_s"] = fit
-    rows = []
-    for d in datasets:
-        for m in methods:
-            if (d, m) in agg.index:
-                r = agg.loc[(d, m)].to_dict()
-                r["status"] = "ok"
-            else:
-                r = {
-                    "mean": np.nan,
-                    "std": np.nan,
-                    "n_seeds": 0,
-                    "selected": "",
-                    "fit_wall_s": np.nan,
-                    "status": unavailable.get(d, "missing"),
-                }
-            rows.append({"dataset": d, "algorithm": m, **r})
-    out = pd.DataFrame(rows).merge(paper, on=["dataset", "algorithm"], how="left")
-    out["diff"] = out["mean"] - out["paper"]
-    return out[
-        [
-            "dataset",
-            "algorithm",
-            "mean",
-            "std",
-            "n_seeds",
-            "paper",
-            "paper_method",
-            "diff",
-            "fit_wall_s",
-            "selected",
-            "status",
-        ]
-    ]
-
-
 def add_ranks(summary: pd.DataFrame, higher_is_better: bool = True) -> pd.DataFrame:
     """``summary`` (one row per dataset and algorithm, :func:`summarize`) with a ``rank`` column:
     within each dataset the rank of the row's mean among the rows with status "ok", 1 = best,
@@ -121,7 +52,8 @@ def add_ranks(summary: pd.DataFrame, higher_is_better: bool = True) -> pd.DataFr
 
     out = summary.copy()
     out["rank"] = np.nan
-    for _, idx in out[out.status == "ok"].groupby("dataset").groups.items():
+    have = out[(out.status == "ok") & out["mean"].notna()]
+    for _, idx in have.groupby("dataset").groups.items():
         vals = out.loc[idx, "mean"].to_numpy(float)
         out.loc[idx, "rank"] = rankdata(-vals if higher_is_better else vals)
     return out
@@ -380,12 +312,16 @@ def latex_notes(lines: list[str]) -> str:
     return "\n".join(out)
 
 
-def latex_tabular(df: pd.DataFrame) -> str:
-    """``df`` as a booktabs ``tabular`` through pandas' Styler (cells, row and column labels
-    escaped, missing cells "--"), its symbols written as LaTeX."""
-    sty = df.style.format(escape="latex", na_rep="–").format_index(escape="latex", axis=0)
+def latex_tabular(df) -> str:
+    """``df`` (a frame, or a pandas Styler whose CSS ``font-weight: bold`` marks cells) as a
+    booktabs ``tabular`` through pandas' Styler (cells, row and column labels escaped, missing
+    cells "--", bold as ``\\bfseries``), its symbols written as LaTeX."""
+    from pandas.io.formats.style import Styler
+
+    sty = df if isinstance(df, Styler) else df.style
+    sty = sty.format(escape="latex", na_rep="–").format_index(escape="latex", axis=0)
     sty = sty.format_index(escape="latex", axis=1)
-    return latex_symbols(sty.to_latex(hrules=True, multicol_align="c"))
+    return latex_symbols(sty.to_latex(hrules=True, multicol_align="c", convert_css=True))
 
 
 def latex_tables(name: str, floats: list, notes: list[str]) -> str:
@@ -427,57 +363,9 @@ def mean_std(mean, std, n, digits=4) -> str:
     return f"{mean:.{digits}f} ± {spread}"
 
 
-def _cell(r, digits=4):
-    if r.status != "ok":
-        ours = r.status
-    else:
-        ours = mean_std(r["mean"], r["std"], r["n_seeds"], digits)
-        if "rank" in r and not pd.isna(r["rank"]):  # rank within the dataset, 1 = best
-            ours += f" ({r['rank']:g})"
-    paper = "–" if pd.isna(r.paper) else f"{r.paper:.{digits}f}"
-    return ours, paper
-
-
-def wide(summary: pd.DataFrame, datasets: list[str], methods: list[str]) -> pd.DataFrame:
-    """Methods x datasets; two columns per dataset: ours (mean ± std) and the paper's value."""
-    cols = {}
-    s = summary.set_index(["dataset", "algorithm"])
-    for d in datasets:
-        ours, paper = [], []
-        for m in methods:
-            o, p = _cell(s.loc[(d, m)])
-            ours.append(o)
-            paper.append(p)
-        cols[(d, "ours")] = ours
-        cols[(d, "paper")] = paper
-    df = pd.DataFrame(cols, index=pd.Index(methods, name="method"))
-    return df
-
-
-def to_markdown(summary, datasets, methods, title, caption_lines) -> str:
-    w = wide(summary, datasets, methods)
-    flat = w.copy()
-    flat.columns = [f"{d} ({k})" for d, k in w.columns]
-    diff = summary.pivot(index="algorithm", columns="dataset", values="diff").reindex(
-        index=methods, columns=datasets
-    )
-    times = summary.pivot(index="algorithm", columns="dataset", values="fit_wall_s").reindex(
-        index=methods, columns=datasets
-    )
-    parts = [
-        f"# {title}",
-        "",
-        *caption_lines,
-        "",
-        flat.to_markdown(),
-        "",
-        "Difference, ours - paper (mAP):",
-        "",
-        diff.map(lambda v: "–" if pd.isna(v) else f"{v:+.4f}").to_markdown(),
-        "",
-        "Mean fit wall time per seed on the full training set (s):",
-        "",
-        times.map(lambda v: "–" if pd.isna(v) else f"{v:.2f}").to_markdown(),
-        "",
-    ]
-    return "\n".join(parts)
+def win_tie_loss(frame: pd.DataFrame, column: str) -> pd.DataFrame:
+    """Counts of "win", "tie" and "loss" in ``column`` of ``frame`` per algorithm (the three
+    columns always present; rows with another value, e.g. the reference itself, left out)."""
+    got = frame[frame[column].isin(["win", "tie", "loss"])]
+    out = got.groupby(["algorithm", column]).size().unstack(fill_value=0)
+    return out.reindex(columns=["win", "tie", "loss"], fill_value=0)

@@ -161,7 +161,7 @@ def test_oahu_table_3_gives_no_spread_for_a_single_run(tmp_path, monkeypatch):
     _run_oahu_table3(rows, cfg, tmp_path, monkeypatch)
     table = pd.read_csv(tmp_path / "out.csv")
     ok = table[table.status == "ok"]
-    assert len(ok) == 3 * len(t3["methods"]) and ok["std"].isna().all() and (ok.n_runs == 1).all()
+    assert len(ok) == 3 * len(t3["methods"]) and ok["std"].isna().all() and (ok.n_seeds == 1).all()
     assert {"protocol", "paper_settings", "our_settings"} <= set(table.columns)
     md, tex = (tmp_path / "out.md").read_text(), (tmp_path / "out.tex").read_text()
     assert "0.300 ± n/a" in md and "± 0.000" not in md
@@ -190,8 +190,8 @@ def test_oahu_table_3_marks_as_the_paper_does(tmp_path, monkeypatch):
     table = pd.read_csv(tmp_path / "out.csv", keep_default_na=False)
     others = table[(table.status == "ok") & (table.algorithm != "OAHU")]
     err_rows = others[others.metric == "error_rate"]
-    assert (err_rows.paper_mark == "•").all() and (err_rows.vs_OAHU == "loss").all()
-    assert (others[others.metric != "error_rate"].paper_mark == "").all()
+    assert (err_rows.mark == "•").all() and (err_rows.vs_OAHU == "loss").all()
+    assert (others[others.metric != "error_rate"].mark == "").all()
     md = (tmp_path / "out.md").read_text()
     counts = md.split("Win/tie/loss of OAHU against each method", 1)[1]
     assert "(win)" not in md and "•" in md

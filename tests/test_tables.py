@@ -1,5 +1,6 @@
 """harness.tables: the paper's values beside the rows that implement its methods, LaTeX captions."""
 
+import re
 from pathlib import Path
 
 import pandas as pd
@@ -104,7 +105,8 @@ def test_every_figure_draws_a_method_in_one_colour_and_bands_stay_in_range():
 def test_a_tables_paper_numbers_are_its_params_and_change_with_its_own_rows_only(tmp_path):
     """issue 22: the tables took config/paper_results.csv as a path in params, so an edited
     paper number reran nothing; each table rule now takes its own rows (paper_rows) as params."""
-    from harness.tables import paper_frame, paper_rows, paper_values
+    from harness.paper_table import paper_for_rows
+    from harness.tables import paper_frame, paper_rows
 
     src = Path(__file__).resolve().parents[1] / "config/paper_results.csv"
     before = {
@@ -125,8 +127,8 @@ def test_a_tables_paper_numbers_are_its_params_and_change_with_its_own_rows_only
     assert after["table3"] != before["table3"]  # Table 3's reruns
     t3 = paper_frame(after["table3"])
     assert t3.value.dtype == float and t3["std"].notna().any()
-    t2 = paper_values(before["table2"], "mAP")
-    assert list(t2.columns) == ["dataset", "algorithm", "paper", "paper_method"]
+    t2 = paper_for_rows(paper_frame(before["table2"]))
+    assert list(t2.columns) == ["dataset", "algorithm", "metric", "paper", "paper_std", "paper_method"]
     assert t2.set_index(["dataset", "paper_method"]).paper[("vehicle", "ITML")] == 0.4142
 
 
@@ -193,3 +195,132 @@ def test_ranks_within_datasets_and_the_friedman_nemenyi_comparison_over_them(tmp
     assert np.isnan(one["friedman_p"]) and one["p_nemenyi"].empty
     assert "not computed" in rank_lines(one, "mAP")[0]
     cd_diagram(one, tmp_path / "none.png", "title")
+
+
+def _builder_rows():
+    """Three methods on two datasets, three seeds; C is missing on d2 (needs download)."""
+    vals = {
+        ("d1", "A"): [0.90, 0.91, 0.92],
+        ("d1", "B"): [0.80, 0.95, 0.86],  # close to A, noisy: not significantly worse
+        ("d1", "C"): [0.50, 0.53, 0.51],  # clearly worse
+        ("d2", "A"): [0.40, 0.42, 0.41],
+        ("d2", "B"): [0.70, 0.71, 0.73],
+    }
+    return pd.DataFrame(
+        [
+            {"dataset": d, "algorithm": m, "metric": "mAP", "seed": s, "value": v}
+            for (d, m), vs in vals.items()
+            for s, v in enumerate(vs)
+        ]
+    )
+
+
+def test_the_table_builder_ranks_marks_the_best_and_tests_against_it(tmp_path):
+    """issue 24: one builder for every table. Per (dataset, method): mean and std over seeds,
+    the rank (1 = best), the best in bold, a paired t-test over the shared seeds against the
+    best row (scipy's ttest_rel, the same numbers), ≈ where not significant; the paper's value
+    and ours - paper; a status where there is no number; a reference method's test and its
+    marks; the Markdown, CSV and LaTeX (compiled) agree."""
+    import numpy as np
+    from scipy.stats import ttest_rel
+
+    from harness.paper_table import Metric, PaperTable, summarize, write_table
+    from tests.pipeline import latex_failures
+
+    values = _builder_rows()
+    paper = pd.DataFrame(
+        {"dataset": ["d1"], "algorithm": ["A"], "metric": ["mAP"], "paper": [0.95],
+         "paper_std": [np.nan], "paper_method": ["A"]}
+    )
+    methods_cfg = {"A": {"notes": {"protocol": "paper"}}, "B": {"notes": {"protocol": "ours"}},
+                   "C": {}}
+    t = PaperTable(
+        "demo", "Demo table", values, [Metric("mAP", "mAP")], ["d1", "d2"], ["A", "B", "C"],
+        paper=paper, status={"d2": "needs download"}, methods_cfg=methods_cfg,
+        caption=["A caption."], reference="A", reference_marks={"mAP": {"loss": "•"}},
+    )
+    s = summarize(t).set_index(["dataset", "algorithm"])
+    assert s.loc[("d1", "A"), "mean"] == pytest.approx(0.91)
+    assert s.loc[("d1", "A"), "std"] == pytest.approx(0.01)
+    assert s.loc[("d1", "A"), "diff"] == pytest.approx(0.91 - 0.95)
+    assert list(s.loc["d1", "rank"]) == [1.0, 2.0, 3.0] and list(s.loc["d2", "rank"][:2]) == [2.0, 1.0]
+    assert s.loc[("d1", "A"), "best"] and s.loc[("d2", "B"), "best"]
+    assert s.loc[("d2", "C"), "status"] == "needs download" and np.isnan(s.loc[("d2", "C"), "rank"])
+    p_b = ttest_rel([0.80, 0.95, 0.86], [0.90, 0.91, 0.92]).pvalue
+    p_c = ttest_rel([0.50, 0.53, 0.51], [0.90, 0.91, 0.92]).pvalue
+    assert s.loc[("d1", "B"), "p_vs_best"] == pytest.approx(p_b) and p_b > 0.05
+    assert s.loc[("d1", "B"), "vs_best"] == "tie" and s.loc[("d1", "C"), "vs_best"] == "loss"
+    assert s.loc[("d1", "C"), "p_vs_best"] == pytest.approx(p_c) and p_c < 0.05
+    assert s.loc[("d1", "C"), "vs_A"] == "loss" and s.loc[("d1", "C"), "mark"] == "•"
+    assert s.loc[("d2", "B"), "vs_A"] == "win" and s.loc[("d2", "B"), "mark"] == ""
+    out = {k: tmp_path / f"demo.{k}" for k in ("csv", "md", "tex")}
+    write_table(t, out["csv"], out["md"], out["tex"], tmp_path / "cd.png", tmp_path / "cd.md")
+    md, tex = out["md"].read_text(), out["tex"].read_text()
+    flat = re.sub(r" +", " ", md)
+    assert "| A [paper] | **0.9100 ± 0.0100 (1)** | 0.9500 |" in flat
+    assert "0.8700 ± 0.0755 (2) ≈" in md and "0.5133 ± 0.0153 (3) •" in md
+    assert "| needs download |" in flat
+    assert "d2 (paper)" not in md  # no paper number on d2: no paper column
+    assert "Difference, ours - paper (mAP)" in md and "-0.0400" in md
+    assert r"\bfseries 0.9100 $\pm$ 0.0100 (1)" in tex and "Average rank" not in tex.split("%")[0]
+    csv = pd.read_csv(out["csv"])
+    assert {"rank", "best", "p_vs_best", "vs_best", "protocol", "paper_method"} <= set(csv.columns)
+    assert (tmp_path / "cd.png").stat().st_size > 1000
+    assert latex_failures(tmp_path) == []
+
+
+def test_figures_use_human_names_and_timings_state_the_measured_load(tmp_path):
+    """issue 24: one mapping of dataset names for every figure; the fit-time figure draws the
+    median and the min-max range over seeds (positive, so visible on a log axis) and its caption
+    states the load average recorded with each timing instead of assuming an idle machine."""
+    from harness.plots import display_name, scaling
+
+    assert display_name("fashion_mnist_pixels") == "Fashion-MNIST, pixels"
+    assert display_name("caltech256_50") == "Caltech-256, 50 classes"
+    assert display_name("OASIS") == "OASIS"
+    rows = pd.DataFrame(
+        [
+            {"axis": ax, "method": "OASIS", "size": n, "seed": s, "fit_wall_s": t,
+             "load_1min": load, "n_cpus": 2}
+            for ax in ("n_triplets", "n_samples")
+            for n, times in ((100, (0.001, 0.09)), (1000, (0.02, 0.03)))
+            for s, (t, load) in enumerate(zip(times, (0.5, 1.25)))
+        ]
+    )
+    paths = [tmp_path / f"f.{e}" for e in ("png", "pdf", "md")]
+    summary = scaling(rows, *paths, caption="Demo.")
+    first = summary[(summary["size"] == 100)].iloc[0]
+    assert first["min"] == 0.001 and first["max"] == 0.09 and first["median"] == pytest.approx(0.0455)
+    text = paths[2].read_text()
+    assert "load average during the timings 0.50-1.25 on 2 CPUs" in text
+    assert "no other job" not in text
+
+
+def test_progress_bars_go_to_the_job_log_only_one_line_per_redraw(tmp_path, monkeypatch):
+    """issue 24: inside a rule job the learners on the shared loops report progress and time
+    left (tqdm) into the job's log, one line per redraw, and not onto the console, where
+    Snakemake's progress stays as it is; library learners keep theirs off."""
+    import io
+
+    import numpy as np
+
+    import harness.io as hio
+    from harness.experiment import fit_learner
+
+    console, log = io.StringIO(), io.StringIO()
+    tee = hio._Tee(console, log)
+    tee.write("plain line\n")
+    tee.write("\rOASIS:  50%|#####     | 5/10 [00:01<00:01]\rOASIS: 100%|##########| 10/10\r")
+    assert console.getvalue() == "plain line\n"
+    assert log.getvalue().splitlines() == [
+        "plain line", "OASIS:  50%|#####     | 5/10 [00:01<00:01]", "OASIS: 100%|##########| 10/10"
+    ]
+    rng = np.random.default_rng(0)
+    X, y = rng.normal(size=(60, 4)), np.repeat([0, 1, 2], 20)
+    t = np.array([[0, 1, 20], [21, 22, 40], [41, 42, 0]] * 10)
+    monkeypatch.setattr(hio, "_IN_JOB", True)
+    assert fit_learner("OASIS", {"C": 0.1}, t, X, y, 0)[0].verbose is True
+    assert fit_learner("LEGO", {}, t, X, y, 0)[0].verbose is True
+    assert fit_learner("ITML", {"max_iter": 2}, t, X, y, 0)[0].verbose is False  # metric-learn
+    monkeypatch.setattr(hio, "_IN_JOB", False)
+    assert fit_learner("OASIS", {"C": 0.1}, t, X, y, 0)[0].verbose is False

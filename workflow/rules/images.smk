@@ -142,6 +142,7 @@ rule table_oasis_2:
     output:
         csv=f"{RESULTS}/tables/oasis_table2.csv",
         md=f"{RESULTS}/tables/oasis_table2.md",
+        tex=f"{RESULTS}/tables/oasis_table2.tex",
     log:
         f"{LOGS}/tables/oasis_table2.log",
     conda:

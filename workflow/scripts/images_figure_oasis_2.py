@@ -10,8 +10,8 @@ import pandas as pd
 
 from datasets.caltech256 import image_set
 from harness.experiment import test_rows
-from harness.io import atomic_path, save_csv, save_text, start_log
-from harness.plots import clipped_band, method_style
+from harness.io import save_csv, save_text, start_log
+from harness.plots import clipped_band, display_name, method_style, save_figure
 
 start_log(snakemake.log[0])
 cfg = snakemake.config["images"]
@@ -46,7 +46,7 @@ for ax, d in zip(axes[0], panels):
         low, high = clipped_band(s["mean"], s.se, (0.0, 1.0))
         ax.fill_between(s.k, low, high, alpha=0.2, color=style["color"], lw=0)
     ax.axhline(level, color="k", ls=":", lw=1, label="chance")
-    ax.set_title(d)
+    ax.set_title(display_name(d), fontsize=9)
     ax.set_xlabel("k (number of retrieved training images)")
     ax.set_ylabel("precision at top k")
     ax.set_xlim(1, stats.k.max())
@@ -54,9 +54,7 @@ for ax, d in zip(axes[0], panels):
 axes[0][-1].legend(fontsize=7, loc="upper right")
 fig.suptitle("OASIS paper, Fig. 2: precision at top k (mean ± s.e. over seeds)", fontsize=10)
 fig.tight_layout()
-for key in ("png", "pdf"):
-    with atomic_path(snakemake.output[key]) as tmp:
-        fig.savefig(tmp, format=key, dpi=130)
+save_figure(fig, snakemake.output.png, snakemake.output.pdf)
 save_csv(snakemake.output.csv, stats)
 missing = [d for d in cfg["datasets"] if d not in panels]
 fail_rows = final[final.metric == "failed"]

@@ -10,9 +10,9 @@ import matplotlib.pyplot as plt
 import numpy as np
 import pandas as pd
 
-from harness.io import atomic_path, save_csv, save_text, start_log
+from harness.io import save_csv, save_text, start_log
 from harness.oahu_experiment import OAHU_CHOICES, SPLIT_WORDS, pair_rule_caption
-from harness.plots import clipped_band, method_style
+from harness.plots import clipped_band, display_name, method_style, save_figure
 from harness.settings import check_fresh
 from harness.tables import collect
 
@@ -25,10 +25,7 @@ name = snakemake.rule
 
 def save(fig):
     fig.tight_layout()
-    for path in (out.png, out.pdf):
-        with atomic_path(path) as tmp:
-            fig.savefig(tmp, format=str(path).rsplit(".", 1)[1])
-    plt.close(fig)
+    save_figure(fig, out.png, out.pdf)
 
 
 def settings(methods):
@@ -82,7 +79,9 @@ if name == "figure_oahu_4":
     ax1.set_xscale("log")
     ax1.set_xlabel("number of constraints (uniform subsample of the stream)")
     ax1.set_ylabel(f"kNN (k = {c['k']}) test error rate")
-    ax1.set_title(f"(a/b) error rate vs constraints, {c['dataset']}", fontsize=9)
+    # the paper's Figure 4: (a) Fashion-MNIST, (b) CIFAR-10; another dataset is no panel of it
+    panel = {"fashion_mnist": "(a) ", "cifar10_gray": "(b) "}.get(c["dataset"], "")
+    ax1.set_title(f"{panel}Error rate vs constraints, {display_name(c['dataset'])}", fontsize=9)
     ax1.grid(alpha=0.3)
     ax1.legend(fontsize=7)
     last = a.step.max()
@@ -104,7 +103,7 @@ if name == "figure_oahu_4":
     ax2.set_ylim(0, 1)
     ax2.set_xlabel("constraints seen (online steps)")
     ax2.set_ylabel("metric weight alpha_l (stacked)")
-    ax2.set_title(f"(c) OAHU's alpha along training, {c['dataset']}", fontsize=9)
+    ax2.set_title(f"(c) OAHU's alpha along training, {display_name(c['dataset'])}", fontsize=9)
     ax2.legend(fontsize=7, ncol=2)
     save(fig)
     t3 = cfg["table3"]
@@ -167,7 +166,7 @@ elif name == "figure_oahu_5":
     ax.plot([0, 1], [0, 1], ls=":", color="grey", lw=0.8)
     ax.set_xlabel("false positive rate")
     ax.set_ylabel("true positive rate")
-    ax.set_title(f"OAHU paper, Fig. 5: verification ROC, {dataset}", fontsize=9)
+    ax.set_title(f"OAHU paper, Fig. 5: verification ROC, {display_name(dataset)}", fontsize=9)
     ax.legend(fontsize=7, loc="lower right")
     ax.grid(alpha=0.3)
     save(fig)
@@ -227,7 +226,7 @@ else:  # figure_oahu_7
         ax.set_xticks(c["ks"], [str(k) for k in c["ks"]])
         ax.set_xlabel("K")
         ax.set_ylabel("Recall@K")
-        ax.set_title(f"Recall@K, {d} ({route} route)", fontsize=9)
+        ax.set_title(f"Recall@K, {display_name(d)} ({route} route)", fontsize=9)
         ax.grid(alpha=0.3)
         ax.legend(fontsize=7)
     save(fig)

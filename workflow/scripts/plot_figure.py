@@ -138,7 +138,9 @@ elif name == "figure_scaling":
         "uniformly at random with replacement). Right: n training "
         f"samples; OASIS and SDCA with {cfg['scaling_triplets_per_sample']} triplets per "
         f"sample, LMNN ({cfg['scaling_lmnn']}) on the samples and their labels. One BLAS "
-        f"thread, no other job running; mean ± std over seeds {seeds}.",
+        f"thread; the rule asks Snakemake for every core, so it starts no other job of this "
+        f"run beside it (other processes of the machine are not controlled: see the load); "
+        f"seeds {seeds}.",
     )
 else:
     curves(

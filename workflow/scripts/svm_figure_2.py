@@ -13,8 +13,8 @@ matplotlib.use("Agg")
 import matplotlib.pyplot as plt
 import pandas as pd
 
-from harness.io import atomic_path, save_text, start_log
-from harness.plots import clipped_band, method_style
+from harness.io import save_text, start_log
+from harness.plots import clipped_band, display_name, method_style, save_figure
 from harness.settings import check_block_fresh
 from harness.svm_experiment import NOTIONS
 from harness.tables import collect
@@ -60,7 +60,9 @@ for ax, notion in zip(axes.ravel(), notions):
             label=f"{r.method} [{r.variant}] (static)",
         )
     mimics = NOTIONS[notion].mimics if notion in NOTIONS else ""
-    ax.set_title(notion + (f"\n(stand-in for {mimics})" if mimics else ""), fontsize=9)
+    ax.set_title(
+        display_name(notion) + (f"\n(for {display_name(mimics)})" if mimics else ""), fontsize=9
+    )
     ax.set_xlabel("size of P_train (number of training triplets)", fontsize=8)
     ax.set_ylabel("P_test satisfied (%)", fontsize=8)
     ax.ticklabel_format(axis="x", style="sci", scilimits=(0, 4))
@@ -70,10 +72,7 @@ if not notions:
     axes[0, 0].text(0.5, 0.5, "no notion of svm.figure2.notions ran", ha="center", va="center")
     axes[0, 0].axis("off")
 fig.tight_layout()
-for path in (snakemake.output.png, snakemake.output.pdf):
-    with atomic_path(path) as tmp:
-        fig.savefig(tmp, format=str(path).rsplit(".", 1)[1])
-plt.close(fig)
+save_figure(fig, snakemake.output.png, snakemake.output.pdf)
 # what the panels draw: the SVM-relative curve and each static baseline's best variant
 table = pd.concat([curve, best]).query("notion in @notions").copy()
 table["mean"] = (100 * table["mean"]).round(2)

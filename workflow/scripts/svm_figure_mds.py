@@ -12,7 +12,8 @@ import matplotlib.pyplot as plt
 import numpy as np
 import pandas as pd
 
-from harness.io import atomic_path, save_text, start_log
+from harness.io import save_text, start_log
+from harness.plots import display_name, save_figure
 from harness.settings import settings_hash
 from harness.svm_experiment import NOTIONS, classical_mds
 
@@ -32,9 +33,9 @@ if not np.array_equal(a["mds_items"], c["mds_items"]):
 labels = a["mds_labels"].astype(str)
 notion_b, notion_c, seed = str(a["notion"]), str(c["notion"]), int(a["seed"])
 panels = [
-    ("a", a["d2_unweighted"], f"a) unweighted binary L2 ({notion_b})"),
-    ("b", a["d2_learned"], f"b) learned: {notion_b}"),
-    ("c", c["d2_learned"], f"c) learned: {notion_c}"),
+    ("a", a["d2_unweighted"], f"a) unweighted binary L2 ({display_name(notion_b)})"),
+    ("b", a["d2_learned"], f"b) learned: {display_name(notion_b)}"),
+    ("c", c["d2_learned"], f"c) learned: {display_name(notion_c)}"),
 ]
 classes = sorted(set(labels))
 fig, axes = plt.subplots(1, 3, figsize=(13, 4.3), dpi=150)
@@ -56,10 +57,7 @@ for ax, (key, D2, title) in zip(axes, panels):
     rows.append(row)
 fig.suptitle(f"Classical MDS of {len(labels)} test documents, seed {seed}", fontsize=10)
 fig.tight_layout()
-for path in (snakemake.output.png, snakemake.output.pdf):
-    with atomic_path(path) as tmp:
-        fig.savefig(tmp, format=str(path).rsplit(".", 1)[1])
-plt.close(fig)
+save_figure(fig, snakemake.output.png, snakemake.output.pdf)
 stand_in = "".join(
     f" {n} is the offline stand-in for {NOTIONS[n].mimics} (Reuters-21578 corn/grain documents, "
     "Debian weka)."

@@ -1,0 +1,385 @@
+"""One builder for every paper table: tidy per-seed rows in; CSV, Markdown, LaTeX and the
+critical-difference diagram out.
+
+Statistics, chosen once for the whole project:
+
+* a cell = mean and sample standard deviation (ddof = 1; "n/a" over one seed) over the seeds
+  (or runs) of one (dataset, method, metric); ``diff`` = ours - paper;
+* within a dataset: the cell's rank among the rows with a number (1 = best, ties share their
+  average rank, ``scipy.stats.rankdata``), the best mean in bold, and a paired t-test over the
+  shared seeds against the best row (``evaluation.classification.paired_ttest``, 0.05): a row
+  not significantly different from the best is marked "≈" (no mark over fewer than two shared
+  seeds); optionally the same test against a reference method (the OAHU paper's marks);
+* across datasets: average ranks, the Friedman test and the Nemenyi post-hoc test
+  (:func:`harness.tables.rank_comparison`, scipy and scikit-posthocs) and a critical-difference
+  diagram (:func:`harness.plots.cd_diagram`), for the metrics a table ranks.
+
+A rule script gathers its rows (:func:`seed_values`), the paper's numbers
+(:func:`harness.tables.paper_frame`) and its caption, and calls :func:`write_table` once.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+
+import numpy as np
+import pandas as pd
+
+from .io import save_csv, save_text
+from .tables import (
+    add_ranks,
+    latex_tables,
+    rank_comparison,
+    rank_frame,
+    rank_lines,
+    settings_caption,
+    settings_table,
+)
+
+ALPHA = 0.05
+"""Significance level of every test of a table."""
+
+TIE_MARK = "≈"
+"""Appended to a cell whose paired test against the column's best row is not significant."""
+
+
+@dataclass(frozen=True)
+class Metric:
+    """One measured quantity of a table.
+
+    ``name``: the ``metric`` value in the tidy rows; ``label``: its name in captions and headings;
+    ``higher_is_better``: the direction of ranks and tests; ``digits``: decimals shown;
+    ``scale``: factor applied when shown (100 for a percentage; the CSV keeps the raw value);
+    ``ranked``: whether ranks and tests are computed (False for a quantity such as U or a time
+    whose order says nothing about quality); ``paper_digits``: decimals of the paper's numbers
+    as the paper prints them (default ``digits``)."""
+
+    name: str
+    label: str
+    higher_is_better: bool = True
+    digits: int = 4
+    scale: float = 1.0
+    ranked: bool = True
+    paper_digits: int | None = None
+
+
+@dataclass
+class PaperTable:
+    """Everything one paper table shows.
+
+    ``values``: tidy per-seed rows, columns dataset, algorithm, metric, seed, value.
+    ``metrics``, ``datasets``, ``methods``: what the table shows, in order.
+    ``paper``: the paper's numbers, columns dataset, algorithm (our row that shows it), metric,
+    paper, paper_method and optionally paper_std (:func:`paper_for_rows`).
+    ``status``: why a cell has no number, keyed by dataset or by (dataset, algorithm)
+    (default "missing").
+    ``methods_cfg``: the config's methods block (row provenance: ``notes.protocol``,
+    :func:`harness.tables.settings_table`); rows show "[protocol]" after their name.
+    ``caption``: the caption lines (Markdown subset: paragraphs, ``* `` bullets, ``**bold**``).
+    ``info``: extra columns per cell, keyed by dataset and algorithm (and metric where it has
+    that column); a ``mark`` column is appended to the cell text.
+    ``reference``: a method every other row is tested against (paired over seeds), giving the
+    CSV's ``p_vs_<reference>`` and ``vs_<reference>`` ("win"/"tie"/"loss", the row's side).
+    ``reference_marks``: metric -> {outcome: mark}: the reference test's outcome shown as a mark
+    in that metric's cells (e.g. the OAHU paper's "•" where the reference is significantly
+    better, ``{"error_rate": {"loss": "•", "win": "◦"}}``), in the CSV's ``mark``.
+    ``sections``: extra Markdown blocks after the table: (heading, frame), a list of lines, or a
+    function of the summary (:func:`summarize`) returning either.
+    """
+
+    name: str
+    title: str
+    values: pd.DataFrame
+    metrics: list[Metric]
+    datasets: list[str]
+    methods: list[str]
+    paper: pd.DataFrame | None = None
+    status: dict = field(default_factory=dict)
+    methods_cfg: dict | None = None
+    caption: list[str] = field(default_factory=list)
+    info: pd.DataFrame | None = None
+    reference: str | None = None
+    reference_marks: dict = field(default_factory=dict)
+    sections: list = field(default_factory=list)
+
+
+def seed_values(runs: pd.DataFrame, metrics, seed_col: str = "seed") -> pd.DataFrame:
+    """The rows of ``runs`` (tidy: dataset, algorithm, metric, seed, value) of the given metric
+    names, as the builder's per-seed values."""
+    v = runs[runs.metric.isin(list(metrics))]
+    return v.rename(columns={seed_col: "seed"})[["dataset", "algorithm", "metric", "seed", "value"]]
+
+
+def paper_for_rows(ref: pd.DataFrame, methods_cfg: dict | None = None) -> pd.DataFrame:
+    """The paper's numbers (a :func:`harness.tables.paper_frame`) keyed to our rows: columns
+    dataset, algorithm, metric, paper, paper_std, paper_method. With ``methods_cfg`` (a config
+    methods block) a row named after a paper method up to its first "-" carries that method's
+    number (:func:`harness.tables.paper_values_for_rows`: ITML-online -> ITML); without it a
+    row carries the number of the method of its own name."""
+    from .tables import paper_values_for_rows
+
+    out = ref.drop(columns=["paper"]).rename(columns={"value": "paper", "std": "paper_std"})
+    out = out.assign(algorithm=out["method"], paper_method=out["method"])
+    out = out[["dataset", "algorithm", "metric", "paper", "paper_std", "paper_method"]]
+    if methods_cfg is None:
+        return out
+    parts = [
+        paper_values_for_rows(g.drop(columns="metric"), methods_cfg).assign(metric=m)
+        for m, g in out.groupby("metric")
+    ]
+    return pd.concat(parts, ignore_index=True) if parts else out.iloc[:0]
+
+
+def _status(status: dict, d: str, m: str) -> str:
+    return status.get((d, m), status.get(d, "missing"))
+
+
+def summarize(t: PaperTable) -> pd.DataFrame:
+    """One row per (dataset, algorithm, metric) of ``t``: mean, std, n_seeds, seeds, paper,
+    paper_std, paper_method, diff, status ("ok" or why there is no number), rank, best,
+    p_vs_best, vs_best, the provenance columns and ``t.info``'s; in the table's order."""
+    from evaluation.classification import paired_ttest
+
+    per = {k: g.set_index("seed").value for k, g in t.values.groupby(["dataset", "algorithm", "metric"])}
+    rows = []
+    for metric in t.metrics:
+        for d in t.datasets:
+            for m in t.methods:
+                v = per.get((d, m, metric.name))
+                r = {"dataset": d, "algorithm": m, "metric": metric.name}
+                if v is None or not len(v):
+                    rows.append({**r, "n_seeds": 0, "status": _status(t.status, d, m)})
+                    continue
+                v = v.sort_index()
+                rows.append(
+                    {
+                        **r,
+                        "mean": v.mean(),
+                        "std": v.std(ddof=1) if len(v) > 1 else np.nan,
+                        "n_seeds": len(v),
+                        "seeds": ";".join(map(str, v.index)),
+                        "status": "ok",
+                    }
+                )
+    out = pd.DataFrame(rows)
+    for col in ("mean", "std", "seeds"):
+        if col not in out:
+            out[col] = np.nan
+    paper = t.paper if t.paper is not None else pd.DataFrame(
+        columns=["dataset", "algorithm", "metric", "paper", "paper_std", "paper_method"]
+    )
+    out = out.merge(paper, on=["dataset", "algorithm", "metric"], how="left")
+    for col in ("paper", "paper_std"):
+        out[col] = pd.to_numeric(out.get(col), errors="coerce")
+    out["paper_method"] = out["paper_method"].fillna("")
+    out["diff"] = out["mean"] - out["paper"]
+    out["rank"], out["best"], out["p_vs_best"], out["vs_best"] = np.nan, False, np.nan, ""
+    refcol = f"vs_{t.reference}" if t.reference else None
+    if refcol:
+        out["p_" + refcol], out[refcol] = np.nan, ""
+    higher = {mt.name: mt.higher_is_better for mt in t.metrics}
+    ranked = {mt.name for mt in t.metrics if mt.ranked}
+    for (d, metric), idx in out.groupby(["dataset", "metric"]).groups.items():
+        g = out.loc[idx]
+        have = g[(g.status == "ok") & g["mean"].notna()]
+        if refcol and metric in ranked:
+            ref = per.get((d, t.reference, metric))
+            for i, r in have.iterrows():
+                if r.algorithm != t.reference and ref is not None:
+                    out.loc[i, ["p_" + refcol, refcol]] = _paired(
+                        per[(d, r.algorithm, metric)], ref, higher[metric], paired_ttest
+                    )
+        if metric not in ranked or have.empty:
+            continue
+        out.loc[have.index, "rank"] = add_ranks(have, higher[metric])["rank"]
+        best = out.loc[have.index, "rank"].idxmin()
+        best_v = per[(d, out.loc[best, "algorithm"], metric)]
+        out.loc[have.index[out.loc[have.index, "rank"] == out.loc[best, "rank"]], "best"] = True
+        for i in have.index:
+            if not out.loc[i, "best"]:
+                out.loc[i, ["p_vs_best", "vs_best"]] = _paired(
+                    per[(d, out.loc[i, "algorithm"], metric)], best_v, higher[metric], paired_ttest
+                )
+    if refcol:
+        marks = out.apply(lambda r: t.reference_marks.get(r.metric, {}).get(r[refcol], ""), axis=1)
+        out["mark"] = marks if len(out) else ""
+    if t.methods_cfg is not None:
+        out = out.merge(settings_table(t.methods_cfg), on="algorithm", how="left")
+    if t.info is not None and len(t.info):
+        keys = [k for k in ("dataset", "algorithm", "metric") if k in t.info.columns]
+        out = out.merge(t.info, on=keys, how="left")
+    return out
+
+
+def _paired(ours: pd.Series, ref: pd.Series, higher: bool, test) -> tuple[float, str]:
+    """(p, outcome) of ``test`` over the seeds both series have; (NaN, "") with fewer than two."""
+    common = ours.index.intersection(ref.index)
+    if len(common) < 2:
+        return np.nan, ""
+    return test(ours[common].to_numpy(), ref[common].to_numpy(), ALPHA, higher)
+
+
+def _num(v, metric: Metric, digits: int | None = None) -> str:
+    return f"{metric.scale * v:.{metric.digits if digits is None else digits}f}"
+
+
+def cell_text(r, metric: Metric) -> str:
+    """Our cell: "mean ± std (rank)" (std "n/a" over one seed), then "≈" where the row does not
+    differ significantly from the best, then the row's ``mark``; the status where it has no
+    number, "n/a" where it ran but the metric is undefined (e.g. U of a method that learns
+    nothing)."""
+    if r["status"] != "ok":
+        return str(r["status"])
+    if pd.isna(r["mean"]):
+        return "n/a"
+    spread = _num(r["std"], metric) if r["n_seeds"] > 1 and not pd.isna(r["std"]) else "n/a"
+    text = f"{_num(r['mean'], metric)} ± {spread}"
+    if not pd.isna(r.get("rank", np.nan)):
+        text += f" ({r['rank']:g})"
+    if r.get("vs_best") == "tie":
+        text += f" {TIE_MARK}"
+    mark = r.get("mark")
+    if isinstance(mark, str) and mark:
+        text += f" {mark}"
+    return text
+
+
+def paper_text(r, metric: Metric) -> str:
+    """The paper's cell: its value, "± std" where the paper gives one, "–" where it has none."""
+    if pd.isna(r["paper"]):
+        return "–"
+    text = _num(r["paper"], metric, metric.paper_digits)
+    if not pd.isna(r.get("paper_std", np.nan)):
+        text += f" ± {_num(r['paper_std'], metric, metric.paper_digits)}"
+    return text
+
+
+def row_labels(t: PaperTable) -> dict[str, str]:
+    """Row name -> shown label: "NAME [protocol]" where the config marks the row's provenance."""
+    if t.methods_cfg is None:
+        return {m: m for m in t.methods}
+    prov = settings_table(t.methods_cfg).set_index("algorithm").protocol
+    return {m: f"{m} [{prov[m]}]" if prov.get(m, "unmarked") != "unmarked" else m for m in t.methods}
+
+
+def wide(summary: pd.DataFrame, t: PaperTable, metric: Metric) -> tuple[pd.DataFrame, pd.DataFrame]:
+    """(frame, bold) of one metric: methods x (dataset, ours | paper), the paper's column only
+    for a dataset where the paper has a number; ``bold`` flags the best cell of each column."""
+    s = summary[summary.metric == metric.name].set_index(["dataset", "algorithm"])
+    labels = row_labels(t)
+    cols, bold = {}, {}
+    for d in t.datasets:
+        rows = [s.loc[(d, m)] for m in t.methods]
+        cols[(d, "ours")] = [cell_text(r, metric) for r in rows]
+        bold[(d, "ours")] = [bool(r["best"]) for r in rows]
+        if any(not pd.isna(r["paper"]) for r in rows):
+            cols[(d, "paper")] = [paper_text(r, metric) for r in rows]
+            bold[(d, "paper")] = [False] * len(rows)
+    index = pd.Index([labels[m] for m in t.methods], name="method")
+    return pd.DataFrame(cols, index=index), pd.DataFrame(bold, index=index)
+
+
+def _markdown(frame: pd.DataFrame, bold: pd.DataFrame | None = None) -> str:
+    flat = frame.copy()
+    if bold is not None:
+        flat = flat.where(~bold.to_numpy(), "**" + flat.astype(str) + "**")
+    if isinstance(flat.columns, pd.MultiIndex):
+        flat.columns = [f"{d} ({k})" for d, k in flat.columns]
+    return flat.to_markdown()
+
+
+def _pivot(summary, t, metric, column, fmt) -> pd.DataFrame:
+    s = summary[summary.metric == metric.name]
+    p = s.pivot(index="algorithm", columns="dataset", values=column)
+    p = p.reindex(index=t.methods, columns=t.datasets).rename(index=row_labels(t))
+    p.index.name = "method"
+    return p.map(lambda v: "–" if pd.isna(v) else fmt(v))
+
+
+def write_table(t: PaperTable, csv, md, tex, cd=None, cd_md=None) -> pd.DataFrame:
+    """Write table ``t`` as CSV (:func:`summarize`'s rows), Markdown (heading, caption, the
+    settings provenance per row, one table per metric with the paper's column beside ours and
+    the best cell in bold, ours - paper, ``t.sections``, the ranks over datasets) and LaTeX (one
+    float per metric and one of the average ranks, the caption as notes below:
+    :func:`harness.tables.latex_tables`). With ``cd`` and ``cd_md`` the first ranked metric's
+    critical-difference diagram (PNG) and its caption (Markdown). Returns the summary."""
+    from .plots import cd_diagram
+
+    summary = summarize(t)
+    save_csv(csv, summary)
+    provenance = settings_caption(t.methods_cfg) if t.methods_cfg else []
+    notes = [*t.caption, "", *_legend(summary, t)]
+    parts = [f"# {t.title}", "", *notes, "", *provenance, ""]
+    floats, rank_parts = [], []
+    for metric in t.metrics:
+        frame, bold = wide(summary, t, metric)
+        if len(t.metrics) > 1:
+            parts += [f"## {metric.label}", ""]
+        parts += [_markdown(frame, bold), ""]
+        s = summary[summary.metric == metric.name]
+        if s["paper"].notna().any():
+            diff = _pivot(summary, t, metric, "diff", lambda v: f"{metric.scale * v:+.{metric.digits}f}")
+            parts += [f"Difference, ours - paper ({metric.label}):", "", diff.to_markdown(), ""]
+        short = f"{t.title}: {metric.label}, ours (mean ± std over seeds)" + (
+            " beside the paper's" if s["paper"].notna().any() else ""
+        )
+        floats.append((short, _styled(frame, bold)))
+    if "fit_wall_s" in summary:
+        times = _pivot(summary, t, t.metrics[0], "fit_wall_s", lambda v: f"{v:.2f}")
+        parts += ["Mean fit wall time per seed on the full training set (s):", "", times.to_markdown(), ""]
+    for section in t.sections:
+        if callable(section):
+            section = section(summary)
+        if isinstance(section, tuple):
+            heading, frame = section
+            parts += [heading, "", frame.to_markdown(), ""]
+        else:
+            parts += [*section, ""]
+    ranked = [mt for mt in t.metrics if mt.ranked]
+    if ranked:
+        metric = ranked[0]
+        s = summary[summary.metric == metric.name]
+        comparison = rank_comparison(s, metric.higher_is_better)
+        comparison["avg_rank"] = comparison["avg_rank"].rename(index=row_labels(t))
+        if not comparison["p_nemenyi"].empty:
+            ren = row_labels(t)
+            comparison["p_nemenyi"] = comparison["p_nemenyi"].rename(index=ren, columns=ren)
+        lines = rank_lines(comparison, metric.label)
+        rank_parts = ["", *lines]
+        if cd:
+            cd_diagram(comparison, cd, f"{t.title}: critical difference ({metric.label})")
+            save_text(cd_md, "\n".join([f"# {t.title}: critical-difference diagram ({metric.label})", "", *lines]))
+        if len(comparison["avg_rank"]) and comparison["n_datasets"] >= 2:
+            floats.append(
+                (f"{t.title}: average rank over datasets (1 = best {metric.label})",
+                 rank_frame(comparison))
+            )
+    save_text(md, "\n".join(parts + rank_parts) + "\n")
+    save_text(tex, latex_tables(t.name, floats, [*notes, "", *provenance]))
+    return summary
+
+
+def _legend(summary: pd.DataFrame, t: PaperTable) -> list[str]:
+    """The caption line that says how to read the cells (the same words in every table)."""
+    ranked = [mt.label for mt in t.metrics if mt.ranked]
+    line = (
+        "Cells: ours = mean ± std over seeds (n/a over one seed)"
+        + (
+            f"; in brackets the row's rank on that dataset ({', '.join(ranked)}; 1 = best, ties "
+            f"share the mean rank), the best in bold, {TIE_MARK} = not significantly different "
+            f"from the best (paired t-test over the shared seeds, {ALPHA}; no mark over fewer "
+            "than two)"
+            if ranked
+            else ""
+        )
+        + "; paper = the paper's number where it has one."
+    )
+    return [line]
+
+
+def _styled(frame: pd.DataFrame, bold: pd.DataFrame):
+    """``frame`` with the ``bold`` cells in bold, as a pandas Styler for
+    :func:`harness.tables.latex_tabular` (``\\bfseries`` through ``convert_css``)."""
+    return frame.style.apply(
+        lambda col: ["font-weight: bold" if b else "" for b in bold[col.name]], axis=0
+    )
