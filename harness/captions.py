@@ -29,8 +29,10 @@ def sdca_table2(config: dict, runs: pd.DataFrame, missing, other_file) -> list[s
     fixed = "; ".join(f"{m}: {_fmt(c['fixed'])}" for m, c in methods.items() if c.get("fixed"))
     grids = "; ".join(f"{m}: {_fmt(c['grid'])}" for m, c in methods.items() if c.get("grid"))
     if other_file:
+        other = pd.read_csv(other_file, nrows=1)
+        other_route = str(other["route"].iloc[0]) if "route" in other else "other"
         compare_line = [
-            f"Route difference: each cell minus the same cell of the other route's table "
+            f"Route difference: each cell minus the same cell of the {other_route} route's table "
             f"({other_file}; same seeds and settings; each route's per-class splits and triplets "
             "are drawn from its own row order and class names, so they differ where the routes "
             "order rows or name classes differently), in the CSV's route_diff and below."
@@ -98,9 +100,7 @@ def sdca_table3(config: dict, feat: pd.DataFrame, failed: pd.DataFrame, missing)
         f"{1000 * g.descriptor_s_per_image.mean():.2f} ms per image"
         for d, g in bovw.groupby("dataset")
     )
-    stand_in = [
-        d for d in datasets if image_set(d).source != "caltech256" and d not in missing
-    ]
+    stand_in = [d for d in datasets if image_set(d).source != "caltech256" and d not in missing]
     fails = sorted(set(zip(failed.algorithm, failed.dataset)))
     return [
         (
@@ -260,7 +260,9 @@ def oahu_diagnosis(runs: pd.DataFrame) -> list[str]:
         if not {"OAHU", "OAHU-init"} <= set(runs[runs.dataset == d].algorithm):
             continue
         e, e0 = mean(d, "OAHU", "error_rate"), mean(d, "OAHU-init", "error_rate")
-        a, a0 = mean(d, "OAHU", "test_triplet_accuracy"), mean(d, "OAHU-init", "test_triplet_accuracy")
+        a, a0 = mean(d, "OAHU", "test_triplet_accuracy"), mean(
+            d, "OAHU-init", "test_triplet_accuracy"
+        )
         p, p0 = mean(d, "OAHU", "test_mean_d_pos"), mean(d, "OAHU-init", "test_mean_d_pos")
         q, q0 = mean(d, "OAHU", "test_mean_d_neg"), mean(d, "OAHU-init", "test_mean_d_neg")
         dist = (

@@ -320,3 +320,17 @@ def route_comparison(runs: pd.DataFrame, route: str, other_csv, metric: str = "m
     diff = info.pivot(index="algorithm", columns="dataset", values="route_diff")
     diff = diff.map(lambda v: "–" if pd.isna(v) else f"{v:+.4f}")
     return info, (f"Difference, {route} route - {other_route} route ({metric}):", diff)
+
+
+def benchmark_values(paths, metric: str = "job_cpu_s") -> pd.DataFrame:
+    """The CPU seconds of whole jobs from Snakemake ``benchmark:`` files named
+    ``DATASET_seedS_METHOD.tsv`` (column ``cpu_time``), as tidy per-seed rows (dataset,
+    algorithm, metric, seed, value) for :class:`harness.paper_table.PaperTable`."""
+    import re
+
+    rows = []
+    for path in map(str, paths):
+        d, seed, m = re.fullmatch(r"(.+)_seed(\d+)_(.+)\.tsv", path.rsplit("/", 1)[-1]).groups()
+        cpu = float(pd.read_csv(path, sep="\t")["cpu_time"].iloc[0])
+        rows.append({"dataset": d, "algorithm": m, "metric": metric, "seed": int(seed), "value": cpu})
+    return pd.DataFrame(rows, columns=["dataset", "algorithm", "metric", "seed", "value"])

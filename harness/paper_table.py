@@ -140,7 +140,10 @@ def summarize(t: PaperTable) -> pd.DataFrame:
     p_vs_best, vs_best, the provenance columns and ``t.info``'s; in the table's order."""
     from evaluation.classification import paired_ttest
 
-    per = {k: g.set_index("seed").value for k, g in t.values.groupby(["dataset", "algorithm", "metric"])}
+    per = {
+        k: g.set_index("seed").value
+        for k, g in t.values.groupby(["dataset", "algorithm", "metric"])
+    }
     rows = []
     for metric in t.metrics:
         for d in t.datasets:
@@ -165,8 +168,12 @@ def summarize(t: PaperTable) -> pd.DataFrame:
     for col in ("mean", "std", "seeds"):
         if col not in out:
             out[col] = np.nan
-    paper = t.paper if t.paper is not None else pd.DataFrame(
-        columns=["dataset", "algorithm", "metric", "paper", "paper_std", "paper_method"]
+    paper = (
+        t.paper
+        if t.paper is not None
+        else pd.DataFrame(
+            columns=["dataset", "algorithm", "metric", "paper", "paper_std", "paper_method"]
+        )
     )
     out = out.merge(paper, on=["dataset", "algorithm", "metric"], how="left")
     for col in ("paper", "paper_std"):
@@ -259,7 +266,9 @@ def row_labels(t: PaperTable) -> dict[str, str]:
     if t.methods_cfg is None:
         return {m: m for m in t.methods}
     prov = settings_table(t.methods_cfg).set_index("algorithm").protocol
-    return {m: f"{m} [{prov[m]}]" if prov.get(m, "unmarked") != "unmarked" else m for m in t.methods}
+    return {
+        m: f"{m} [{prov[m]}]" if prov.get(m, "unmarked") != "unmarked" else m for m in t.methods
+    }
 
 
 def wide(summary: pd.DataFrame, t: PaperTable, metric: Metric) -> tuple[pd.DataFrame, pd.DataFrame]:
@@ -318,7 +327,9 @@ def write_table(t: PaperTable, csv, md, tex, cd=None, cd_md=None) -> pd.DataFram
         parts += [_markdown(frame, bold), ""]
         s = summary[summary.metric == metric.name]
         if s["paper"].notna().any():
-            diff = _pivot(summary, t, metric, "diff", lambda v: f"{metric.scale * v:+.{metric.digits}f}")
+            diff = _pivot(
+                summary, t, metric, "diff", lambda v: f"{metric.scale * v:+.{metric.digits}f}"
+            )
             parts += [f"Difference, ours - paper ({metric.label}):", "", diff.to_markdown(), ""]
         short = f"{t.title}: {metric.label}, ours (mean ± std over seeds)" + (
             " beside the paper's" if s["paper"].notna().any() else ""
@@ -326,7 +337,12 @@ def write_table(t: PaperTable, csv, md, tex, cd=None, cd_md=None) -> pd.DataFram
         floats.append((short, _styled(frame, bold)))
     if "fit_wall_s" in summary:
         times = _pivot(summary, t, t.metrics[0], "fit_wall_s", lambda v: f"{v:.2f}")
-        parts += ["Mean fit wall time per seed on the full training set (s):", "", times.to_markdown(), ""]
+        parts += [
+            "Mean fit wall time per seed on the full training set (s):",
+            "",
+            times.to_markdown(),
+            "",
+        ]
     for section in t.sections:
         if callable(section):
             section = section(summary)
@@ -348,11 +364,18 @@ def write_table(t: PaperTable, csv, md, tex, cd=None, cd_md=None) -> pd.DataFram
         rank_parts = ["", *lines]
         if cd:
             cd_diagram(comparison, cd, f"{t.title}: critical difference ({metric.label})")
-            save_text(cd_md, "\n".join([f"# {t.title}: critical-difference diagram ({metric.label})", "", *lines]))
+            save_text(
+                cd_md,
+                "\n".join(
+                    [f"# {t.title}: critical-difference diagram ({metric.label})", "", *lines]
+                ),
+            )
         if len(comparison["avg_rank"]) and comparison["n_datasets"] >= 2:
             floats.append(
-                (f"{t.title}: average rank over datasets (1 = best {metric.label})",
-                 rank_frame(comparison))
+                (
+                    f"{t.title}: average rank over datasets (1 = best {metric.label})",
+                    rank_frame(comparison),
+                )
             )
     save_text(md, "\n".join(parts + rank_parts) + "\n")
     save_text(tex, latex_tables(t.name, floats, [*notes, "", *provenance]))

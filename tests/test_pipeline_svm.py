@@ -58,5 +58,5 @@ def test_svm_targets_on_the_ci_config(tmp_path):
     fig2 = (tmp_path / "figures/figure_svm_2.md").read_text()
     assert "| SVM-relative " in fig2 and "SVM-relative-RBF" not in fig2  # only what is drawn
     mds = (tmp_path / "figures/figure_svm_mds.md").read_text()
-    assert "a) unweighted" in mds and "b) learned: reuters_topic" in mds
-    assert "c) learned: reuters_topic_corngrain" in mds
+    assert "a) unweighted" in mds and "b) learned: Reuters corn/grain, Topic (stand-in)" in mds
+    assert "c) learned: Reuters corn/grain, Topic+FacultyStudent (stand-in)" in mds

@@ -2,13 +2,11 @@
 runtime table (harness.paper_table): the final fit's own timer (``fit_cpu_s`` of the runs) and
 the whole job's CPU time (Snakemake's benchmark file); the feature extraction times beside."""
 
-import re
-
 import pandas as pd
 
 from harness import captions
 from harness.config import available_datasets
-from harness.experiment import test_rows
+from harness.experiment import benchmark_values, test_rows
 from harness.io import start_log
 from harness.paper_table import Metric, PaperTable, seed_values, write_table
 
@@ -16,28 +14,33 @@ start_log(snakemake.log[0])
 config = snakemake.config
 cfg, route = config["images"], config["data"]["route"]
 ok, missing = available_datasets(config, "images", route)
-bench = []
-for path in snakemake.input.benchmarks:  # .../benchmarks/DATASET_seedS_METHOD.tsv
-    d, seed, m = re.fullmatch(r"(.+)_seed(\d+)_(.+)\.tsv", path.rsplit("/", 1)[1]).groups()
-    b = pd.read_csv(path, sep="\t")
-    row = {"dataset": d, "algorithm": m, "seed": int(seed)}
-    bench.append({**row, "metric": "job_cpu_s", "value": float(b["cpu_time"].iloc[0])})
-values = pd.concat([seed_values(test_rows(pd.read_csv(snakemake.input.runs)), ["fit_cpu_s"]),
-                    pd.DataFrame(bench)], ignore_index=True)
-feat = pd.read_csv(snakemake.input.features).groupby("dataset").agg(
-    ms_per_image=("descriptor_s_per_image", lambda v: 1000 * v.mean()),
-    codebook_s=("codebook_s", "mean"),
-    mean_nnz=("mean_nnz", "mean"),
+values = pd.concat(
+    [seed_values(test_rows(pd.read_csv(snakemake.input.runs)), ["fit_cpu_s"]),
+     benchmark_values(snakemake.input.benchmarks)],  # fmt: skip
+    ignore_index=True,
 )
-heading = ("Feature extraction (image reading + block descriptors) per image (ms), codebook time "
-           "(k-means + encoding, per seed, s) and mean non-zeros per image:")
+feat = (
+    pd.read_csv(snakemake.input.features)
+    .groupby("dataset")
+    .agg(
+        ms_per_image=("descriptor_s_per_image", lambda v: 1000 * v.mean()),
+        codebook_s=("codebook_s", "mean"),
+        mean_nnz=("mean_nnz", "mean"),
+    )
+)
+heading = (
+    "Feature extraction (image reading + block descriptors) per image (ms), codebook time "
+    "(k-means + encoding, per seed, s) and mean non-zeros per image:"
+)
 out = snakemake.output
 table = PaperTable(
     name="oasis_table2",
     title="OASIS paper, runtime table: CPU time to train each method",
     values=values,
-    metrics=[Metric("fit_cpu_s", "final fit CPU (s)", False, 2, ranked=False),
-             Metric("job_cpu_s", "whole job CPU (s)", False, 1, ranked=False)],
+    metrics=[
+        Metric("fit_cpu_s", "final fit CPU (s)", False, 2, ranked=False),
+        Metric("job_cpu_s", "whole job CPU (s)", False, 1, ranked=False),
+    ],
     datasets=[d for d in cfg["datasets"] if d in ok],
     methods=list(cfg["methods"]),
     status={(d, m): "failed" for d in ok for m in cfg["methods"]},  # no fit time: it raised
