@@ -26,6 +26,7 @@ import numpy as np
 import pandas as pd
 
 from .io import save_csv, save_text
+from .plots import display_name
 from .tables import (
     add_ranks,
     latex_tables,
@@ -272,18 +273,19 @@ def row_labels(t: PaperTable) -> dict[str, str]:
 
 
 def wide(summary: pd.DataFrame, t: PaperTable, metric: Metric) -> tuple[pd.DataFrame, pd.DataFrame]:
-    """(frame, bold) of one metric: methods x (dataset, ours | paper), the paper's column only
+    """(frame, bold) of one metric: methods x (human dataset name, ours | paper), the paper's column only
     for a dataset where the paper has a number; ``bold`` flags the best cell of each column."""
     s = summary[summary.metric == metric.name].set_index(["dataset", "algorithm"])
     labels = row_labels(t)
     cols, bold = {}, {}
     for d in t.datasets:
         rows = [s.loc[(d, m)] for m in t.methods]
-        cols[(d, "ours")] = [cell_text(r, metric) for r in rows]
-        bold[(d, "ours")] = [bool(r["best"]) for r in rows]
+        name = display_name(d)
+        cols[(name, "ours")] = [cell_text(r, metric) for r in rows]
+        bold[(name, "ours")] = [bool(r["best"]) for r in rows]
         if any(not pd.isna(r["paper"]) for r in rows):
-            cols[(d, "paper")] = [paper_text(r, metric) for r in rows]
-            bold[(d, "paper")] = [False] * len(rows)
+            cols[(name, "paper")] = [paper_text(r, metric) for r in rows]
+            bold[(name, "paper")] = [False] * len(rows)
     index = pd.Index([labels[m] for m in t.methods], name="method")
     return pd.DataFrame(cols, index=index), pd.DataFrame(bold, index=index)
 
@@ -302,6 +304,7 @@ def _pivot(summary, t, metric, column, fmt) -> pd.DataFrame:
     p = s.pivot(index="algorithm", columns="dataset", values=column)
     p = p.reindex(index=t.methods, columns=t.datasets).rename(index=row_labels(t))
     p.index.name = "method"
+    p.columns = [display_name(d) for d in p.columns]
     return p.map(lambda v: "–" if pd.isna(v) else fmt(v))
 
 
@@ -326,7 +329,7 @@ def write_table(t: PaperTable, csv, md, tex, cd=None, cd_md=None) -> pd.DataFram
             parts += [f"## {metric.label}", ""]
         parts += [_markdown(frame, bold), ""]
         s = summary[summary.metric == metric.name]
-        if s["paper"].notna().any():
+        if s["diff"].notna().any():
             diff = _pivot(
                 summary, t, metric, "diff", lambda v: f"{metric.scale * v:+.{metric.digits}f}"
             )
@@ -348,7 +351,8 @@ def write_table(t: PaperTable, csv, md, tex, cd=None, cd_md=None) -> pd.DataFram
             section = section(summary)
         if isinstance(section, tuple):
             heading, frame = section
-            parts += [heading, "", frame.to_markdown(), ""]
+            plain = isinstance(frame.index, pd.RangeIndex)  # no row labels to show
+            parts += [heading, "", frame.to_markdown(index=not plain), ""]
         else:
             parts += [*section, ""]
     ranked = [mt for mt in t.metrics if mt.ranked]

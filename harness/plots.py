@@ -48,10 +48,10 @@ _STYLE_ORDER = [
 #: Human names of the datasets, image sets and text notions (the one mapping every figure and
 #: caption title uses; a name not listed is shown as it is).
 DISPLAY_NAMES = {
-    "vehicle": "Vehicle (Statlog)",
+    "vehicle": "Vehicle",
     "vowel": "Vowel",
     "letter": "Letter",
-    "segment": "Segment (Statlog)",
+    "segment": "Segment",
     "svmguide4": "svmguide4",
     "fashion_mnist": "Fashion-MNIST",
     "emnist": "EMNIST",
@@ -85,6 +85,21 @@ def save_figure(fig, *paths) -> None:
         with atomic_path(path) as tmp:
             fig.savefig(tmp, format=str(path).rsplit(".", 1)[1], dpi=150, bbox_inches="tight")
     plt.close(fig)
+
+
+def log_axes(ax, which: str = "xy") -> None:
+    """Put ``ax``'s ``which`` axes ("x", "y" or "xy") on a log scale with readable ticks: labels
+    at 1, 2 and 5 times each power of ten as plain numbers (a range shorter than a decade still
+    gets labels), unlabelled minor ticks between them."""
+    from matplotlib.ticker import FuncFormatter, LogLocator, NullFormatter
+
+    for name in which:
+        getattr(ax, f"set_{name}scale")("log")
+        axis = getattr(ax, f"{name}axis")
+        axis.set_major_locator(LogLocator(base=10, subs=(1.0, 2.0, 5.0)))
+        axis.set_major_formatter(FuncFormatter(lambda v, _: f"{v:g}"))
+        axis.set_minor_locator(LogLocator(base=10, subs="auto"))
+        axis.set_minor_formatter(NullFormatter())
 
 
 def method_style(name: str) -> dict:
@@ -157,10 +172,8 @@ def curves(
                 color=line.get_color(),
                 label=f"{method}, paper ({step:,} iterations)",
             )
-    if logx:
-        ax.set_xscale("log")
-    if logy:
-        ax.set_yscale("log")
+    if logx or logy:
+        log_axes(ax, ("x" if logx else "") + ("y" if logy else ""))
     ax.set_xlabel("iterations (triplets drawn, with replacement)")
     ax.set_ylabel(ylabel)
     ax.set_title(title, fontsize=10)
@@ -210,8 +223,6 @@ def scaling(rows: pd.DataFrame, out_png, out_pdf, out_md, caption: str) -> pd.Da
     a band, which stays visible on a log axis where mean - std can be negative. Returns the
     summary (axis, method, size, median, min, max, mean, std, n_seeds); the caption gets the
     machine load measured during the timings (:func:`load_words`)."""
-    from matplotlib.ticker import LogLocator, NullFormatter
-
     summary = (
         rows.groupby(["axis", "method", "size"])
         .fit_wall_s.agg(["median", "min", "max", "mean", "std", "count"])
@@ -226,11 +237,7 @@ def scaling(rows: pd.DataFrame, out_png, out_pdf, out_md, caption: str) -> pd.Da
             style = method_style(method)
             ax.plot(s["size"], s["median"], label=display_name(method), ms=4, lw=1.5, **style)
             ax.fill_between(s["size"], s["min"], s["max"], color=style["color"], alpha=0.2, lw=0)
-        ax.set_xscale("log")
-        ax.set_yscale("log")
-        for a in (ax.xaxis, ax.yaxis):
-            a.set_minor_locator(LogLocator(subs="auto"))
-            a.set_minor_formatter(NullFormatter())  # minor ticks without labels
+        log_axes(ax)
         ax.set_xlabel(label)
         ax.set_ylabel("fit wall time (s)")
         ax.grid(alpha=0.3, which="major")

@@ -12,7 +12,7 @@ import pandas as pd
 
 from harness.io import save_csv, save_text, start_log
 from harness.oahu_experiment import OAHU_CHOICES, SPLIT_WORDS, pair_rule_caption
-from harness.plots import clipped_band, display_name, method_style, save_figure
+from harness.plots import clipped_band, display_name, log_axes, method_style, save_figure
 from harness.settings import check_fresh
 from harness.tables import collect
 
@@ -76,7 +76,7 @@ if name == "figure_oahu_4":
     fig, (ax1, ax2) = plt.subplots(1, 2, figsize=(10, 3.8), dpi=150)
     for m, g in s.groupby("algorithm", sort=False):
         errorbars(ax1, g.n_constraints, g, m)
-    ax1.set_xscale("log")
+    log_axes(ax1, "x")
     ax1.set_xlabel("number of constraints (uniform subsample of the stream)")
     ax1.set_ylabel(f"kNN (k = {c['k']}) test error rate")
     # the paper's Figure 4: (a) Fashion-MNIST, (b) CIFAR-10; another dataset is no panel of it
@@ -99,7 +99,7 @@ if name == "figure_oahu_4":
             label=f"E{layer}" + (" (linear)" if layer == 0 else ""),
         )
         bottom = bottom + v
-    ax2.set_xscale("log")
+    log_axes(ax2, "x")
     ax2.set_ylim(0, 1)
     ax2.set_xlabel("constraints seen (online steps)")
     ax2.set_ylabel("metric weight alpha_l (stacked)")

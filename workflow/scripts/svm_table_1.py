@@ -38,6 +38,6 @@ table = PaperTable(
     methods_cfg=table1_notes(config, cells["methods"]),
     caption=captions.svm_table1(config, runs, picked, cells["n_max"]),
     info=info,
-    sections=[("Mean solve time of eq. 8 (s) and status of the fits:", solve)],
+    sections=[("Mean solve time of eq. 8 (s) and status of the fits:", solve.reset_index())],
 )
 print(write_table(table, out.csv, out.md, out.tex).to_string())
