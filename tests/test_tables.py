@@ -294,6 +294,18 @@ def test_figures_use_human_names_and_timings_state_the_measured_load(tmp_path):
     text = paths[2].read_text()
     assert "load average during the timings 0.50-1.25 on 2 CPUs" in text
     assert "no other job" not in text
+    import matplotlib.pyplot as plt
+
+    from harness.plots import log_axes
+
+    fig, ax = plt.subplots()
+    ax.plot([100, 1000], [0.002, 0.009])
+    log_axes(ax)
+    fig.canvas.draw()
+    labels = {t.get_text() for t in ax.yaxis.get_majorticklabels() if t.get_visible()}
+    assert {"0.002", "0.005"} <= labels  # a range shorter than a decade still has labels
+    assert all(t.get_text() == "" for t in ax.yaxis.get_minorticklabels())
+    plt.close(fig)
 
 
 def test_progress_bars_go_to_the_job_log_only_one_line_per_redraw(tmp_path, monkeypatch):
