@@ -274,7 +274,9 @@ def cd_diagram(comparison: dict, path, title: str) -> None:
 
         sp.critical_difference_diagram(
             comparison["avg_rank"], comparison["p_nemenyi"], ax=ax,
-            color_palette={m: method_style(m)["color"] for m in comparison["avg_rank"].index},
+            color_palette={  # a row label "NAME [protocol]" gets its method's colour
+                m: method_style(m.split(" [")[0])["color"] for m in comparison["avg_rank"].index
+            },
         )
         ax.set_xlabel("average rank (1 = best)")
     ax.set_title(title, fontsize=9)
