@@ -6,7 +6,8 @@ import pandas as pd
 
 from harness import captions
 from harness.config import available_datasets
-from harness.experiment import benchmark_values, test_rows
+from harness.experiment import test_rows
+from harness.table_rows import benchmark_values
 from harness.io import start_log
 from harness.paper_table import Metric, PaperTable, seed_values, write_table
 

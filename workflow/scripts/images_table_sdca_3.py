@@ -5,7 +5,8 @@ seed (non-zeros, extraction time per image)."""
 from datasets.bovw import feature_summary
 from harness import captions
 from harness.config import available_datasets
-from harness.experiment import cell_info, test_rows
+from harness.experiment import test_rows
+from harness.table_rows import cell_info
 from harness.io import save_csv, start_log
 from harness.paper_table import Metric, PaperTable, paper_for_rows, seed_values, write_table
 from harness.settings import check_fresh

@@ -4,7 +4,7 @@ paper's value beside ours, built by harness.paper_table."""
 
 from harness import captions
 from harness.io import save_csv, start_log
-from harness.oahu_experiment import win_tie_loss_lines
+from harness.table_rows import win_tie_loss_lines
 from harness.paper_table import Metric, PaperTable, paper_for_rows, seed_values, write_table
 from harness.settings import check_fresh
 from harness.tables import collect, paper_frame

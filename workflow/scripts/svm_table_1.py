@@ -8,7 +8,7 @@ from harness import captions
 from harness.io import save_csv, start_log
 from harness.paper_table import Metric, PaperTable, paper_for_rows, write_table
 from harness.settings import check_block_fresh
-from harness.svm_experiment import table1_cells, table1_notes
+from harness.table_rows import table1_cells, table1_notes
 from harness.tables import collect, paper_frame
 
 start_log(snakemake.log[0])

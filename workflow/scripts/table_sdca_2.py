@@ -3,7 +3,8 @@ beside ours, ranks and the critical-difference diagram), built by harness.paper_
 
 from harness import captions
 from harness.config import available_datasets, missing_reason
-from harness.experiment import cell_info, route_comparison, test_rows
+from harness.experiment import test_rows
+from harness.table_rows import cell_info, route_comparison
 from harness.io import save_csv, start_log
 from harness.paper_table import Metric, PaperTable, paper_for_rows, seed_values, write_table
 from harness.settings import check_fresh

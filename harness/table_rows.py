@@ -1,0 +1,157 @@
+"""The rows behind the paper tables, per paper: which runs make a cell, extra columns and the
+Markdown sections a table adds (used by the table rule scripts with :mod:`harness.paper_table`).
+
+Kept apart from the modules the fitting cells import (harness.experiment, svm_experiment,
+oahu_experiment), so that an edit here reruns the tables that use it and no cell (a cell's code
+hash covers the modules its script imports: harness.settings)."""
+
+from __future__ import annotations
+
+import numpy as np
+import pandas as pd
+
+from .experiment import test_rows
+from .svm_experiment import method_applies, notion_available
+
+
+def cell_info(runs: pd.DataFrame, metric: str = "mAP") -> pd.DataFrame:
+    """Per (dataset, algorithm) of collected runs (:func:`test_rows`): ``selected`` (the grid
+    point chosen on validation, per seed, ";"-joined) and ``fit_wall_s`` (mean seconds of the
+    final fit), the extra columns of a retrieval table's CSV."""
+    final = test_rows(runs)
+    sel = final[final.metric == metric].sort_values("seed").groupby(["dataset", "algorithm"])
+    out = sel.params_label.agg(lambda v: ";".join(v.astype(str))).rename("selected").to_frame()
+    fit = final[final.metric == "fit_wall_s"].groupby(["dataset", "algorithm"]).value.mean()
+    return out.join(fit.rename("fit_wall_s")).reset_index()
+
+
+def route_comparison(runs: pd.DataFrame, route: str, other_csv, metric: str = "mAP"):
+    """(info, section) comparing each cell's mean ``metric`` with the same cell of another data
+    route's table (``other_csv``, a table CSV with dataset, algorithm, mean, std, route):
+    ``info`` has other_route_mean, other_route_std, other_route and route_diff (ours - other)
+    per (dataset, algorithm); ``section`` is the difference as (heading, frame) for the
+    Markdown."""
+    other = pd.read_csv(other_csv)
+    other_route = str(other["route"].iloc[0]) if "route" in other else "other"
+    final = test_rows(runs)
+    ours = final[final.metric == metric].groupby(["dataset", "algorithm"]).value.mean()
+    other = other[["dataset", "algorithm", "mean", "std"]].rename(
+        columns={"mean": "other_route_mean", "std": "other_route_std"}
+    )
+    info = other.merge(ours.rename("ours").reset_index(), on=["dataset", "algorithm"], how="left")
+    info["other_route"] = other_route
+    info["route_diff"] = info.pop("ours") - info["other_route_mean"]
+    diff = info.pivot(index="algorithm", columns="dataset", values="route_diff")
+    diff = diff.map(lambda v: "–" if pd.isna(v) else f"{v:+.4f}")
+    return info, (f"Difference, {route} route - {other_route} route ({metric}):", diff)
+
+
+def benchmark_values(paths, metric: str = "job_cpu_s") -> pd.DataFrame:
+    """The CPU seconds of whole jobs from Snakemake ``benchmark:`` files named
+    ``DATASET_seedS_METHOD.tsv`` (column ``cpu_time``), as tidy per-seed rows (dataset,
+    algorithm, metric, seed, value) for :class:`harness.paper_table.PaperTable`."""
+    import re
+
+    rows = []
+    for path in map(str, paths):
+        d, seed, m = re.fullmatch(r"(.+)_seed(\d+)_(.+)\.tsv", path.rsplit("/", 1)[-1]).groups()
+        cpu = float(pd.read_csv(path, sep="\t")["cpu_time"].iloc[0])
+        rows.append({"dataset": d, "algorithm": m, "metric": metric, "seed": int(seed), "value": cpu})
+    return pd.DataFrame(rows, columns=["dataset", "algorithm", "metric", "seed", "value"])
+
+
+TABLE1_METHODS = ("SVM-relative", "SVM-relative-RBF", "Binary", "TFIDF", "Eucl")
+"""The rows of Table 1: the paper's three and our kernel and class-labelled-set rows."""
+
+
+def table1_cells(runs: pd.DataFrame, config: dict) -> dict:
+    """Table 1's cells from the svm runs (rule svm_run's rows): for each notion and method the
+    per-seed test triplet accuracy of the largest training set (SVM-relative) or of the
+    preprocessing variant with the best mean test accuracy (Binary, TFIDF: the paper reports the
+    static metric best on the test set).
+
+    Returns {"values": tidy rows (dataset = notion, algorithm = method, metric
+    "triplet_accuracy", seed, value), "status": why a cell has no number ("n/a" where the method
+    does not apply to the notion or the kernel row is off; the data route's reason where the
+    notion cannot be served), "info": per cell variant, n_train_triplets, n_test_triplets,
+    n_ties_mean and solve_s_mean, "methods": the rows that apply to some notion, "notions",
+    "n_max": the largest training set}. Raises ``ValueError`` for a cell of a notion that ran but
+    has no rows (a wiring error: rerun svm_run)."""
+    from .config import missing_reason
+
+    cfg, route = config["svm"], config["data"]["route"]
+    notions = list(cfg["text_notions"]) + list(cfg["datasets"])
+    n_max = max(cfg["n_train_triplets"])
+    kernel_off = not cfg["kernel"].get("n_train_triplets")
+    values, status, info = [], {}, []
+    for d in notions:
+        for m in TABLE1_METHODS:
+            v = runs[(runs.notion == d) & (runs.method == m)]
+            if m == "SVM-relative":
+                v = v[v.n_train_triplets == n_max]
+            if m in ("Binary", "TFIDF") and len(v):
+                v = v[v.variant == v.groupby("variant").triplet_accuracy.mean().idxmax()]
+            if not len(v):
+                if not method_applies(d, m) or (m == "SVM-relative-RBF" and kernel_off):
+                    status[(d, m)] = "n/a"
+                elif not notion_available(d, route, config["data"].get("mirror")):
+                    status[(d, m)] = missing_reason(config)
+                else:
+                    raise ValueError(f"no rows of {m} on {d}, which ran: rerun svm_run")
+                continue
+            values.append(v.assign(dataset=d, algorithm=m, metric="triplet_accuracy",
+                                   value=v.triplet_accuracy))
+            info.append({
+                "dataset": d, "algorithm": m,
+                "variant": ";".join(sorted(set(v.variant.astype(str)))),
+                "n_train_triplets": int(v.n_train_triplets.max()),
+                "n_test_triplets": int(v.n_test_triplets.max()),
+                "n_ties_mean": v.n_ties.mean(),
+                "solve_s_mean": v.solve_s.mean() if "solve_s" in v else np.nan,
+            })
+    cols = ["dataset", "algorithm", "metric", "seed", "value"]
+    values = pd.concat(values, ignore_index=True)[cols] if values else pd.DataFrame(columns=cols)
+    applies = [m for m in TABLE1_METHODS
+               if any(status.get((d, m)) != "n/a" for d in notions)]
+    return {"values": values, "status": status, "info": pd.DataFrame(info), "methods": applies,
+            "notions": notions, "n_max": n_max}
+
+
+def table1_notes(config: dict, methods: list[str]) -> dict:
+    """The svm block's ``notes`` (settings provenance per row) as a methods block for
+    :func:`harness.tables.settings_table`, the training sizes of the "ours" settings taken from
+    the config (so that an overlay, e.g. up to 200,000 triplets, cannot leave a stale size)."""
+    cfg = config["svm"]
+    n_max = max(cfg["n_train_triplets"])
+    notes = {name: {"notes": dict(n)} for name, n in (cfg.get("notes") or {}).items()}
+    sizes = {
+        "SVM-relative": f"{n_max:,} training triplets for Table 1 (the paper states no size"
+        + ("; bounded for run time, its Figure 2 levels off past 150,000" if n_max < 150_000 else "")
+        + ")",
+    }
+    if cfg["kernel"].get("n_train_triplets"):
+        sizes["SVM-relative-RBF"] = f"{cfg['kernel']['n_train_triplets']:,} training triplets"
+    for name, size in sizes.items():
+        if name in notes:
+            ours = notes[name]["notes"].get("ours", "")
+            notes[name]["notes"]["ours"] = size + ("; " + ours if ours else "")
+    return {m: notes.get(m, {}) for m in methods}
+
+
+def win_tie_loss_lines(summary: pd.DataFrame) -> list[str]:
+    """Table 3's win/tie/loss counts from a :func:`harness.paper_table.summarize` with reference
+    OAHU: the paper's (OAHU against each method, error rate, over datasets), then ours (each
+    method against OAHU, error rate and macro F1), as Markdown lines."""
+    from .tables import win_tie_loss
+
+    swap = {"win": "loss", "loss": "win", "tie": "tie"}  # the method's side -> OAHU's side
+    err = summary[summary.metric == "error_rate"].assign(oahu=lambda f: f.vs_OAHU.map(swap))
+    return [
+        "Win/tie/loss of OAHU against each method (error rate, over datasets; as the paper's):",
+        "",
+        win_tie_loss(err, "oahu").to_markdown(),
+        "",
+        "Ours: win/tie/loss of each method against OAHU (error rate and macro F1, over datasets):",
+        "",
+        win_tie_loss(summary, "vs_OAHU").to_markdown(),
+    ]
