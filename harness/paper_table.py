@@ -30,6 +30,7 @@ from .plots import display_name
 from .tables import (
     add_ranks,
     latex_tables,
+    mean_std,
     rank_comparison,
     rank_frame,
     rank_lines,
@@ -139,8 +140,6 @@ def summarize(t: PaperTable) -> pd.DataFrame:
     """One row per (dataset, algorithm, metric) of ``t``: mean, std, n_seeds, seeds, paper,
     paper_std, paper_method, diff, status ("ok" or why there is no number), rank, best,
     p_vs_best, vs_best, the provenance columns and ``t.info``'s; in the table's order."""
-    from evaluation.classification import paired_ttest
-
     per = {
         k: g.set_index("seed").value
         for k, g in t.values.groupby(["dataset", "algorithm", "metric"])
@@ -195,7 +194,7 @@ def summarize(t: PaperTable) -> pd.DataFrame:
             for i, r in have.iterrows():
                 if r.algorithm != t.reference and ref is not None:
                     out.loc[i, ["p_" + refcol, refcol]] = _paired(
-                        per[(d, r.algorithm, metric)], ref, higher[metric], paired_ttest
+                        per[(d, r.algorithm, metric)], ref, higher[metric]
                     )
         if metric not in ranked or have.empty:
             continue
@@ -206,7 +205,7 @@ def summarize(t: PaperTable) -> pd.DataFrame:
         for i in have.index:
             if not out.loc[i, "best"]:
                 out.loc[i, ["p_vs_best", "vs_best"]] = _paired(
-                    per[(d, out.loc[i, "algorithm"], metric)], best_v, higher[metric], paired_ttest
+                    per[(d, out.loc[i, "algorithm"], metric)], best_v, higher[metric]
                 )
     if refcol:
         marks = out.apply(lambda r: t.reference_marks.get(r.metric, {}).get(r[refcol], ""), axis=1)
@@ -219,12 +218,15 @@ def summarize(t: PaperTable) -> pd.DataFrame:
     return out
 
 
-def _paired(ours: pd.Series, ref: pd.Series, higher: bool, test) -> tuple[float, str]:
-    """(p, outcome) of ``test`` over the seeds both series have; (NaN, "") with fewer than two."""
+def _paired(ours: pd.Series, ref: pd.Series, higher: bool) -> tuple[float, str]:
+    """(p, outcome) of the paired t-test (``evaluation.classification.paired_ttest``) over the
+    seeds both series have; (NaN, "") with fewer than two."""
+    from evaluation.classification import paired_ttest
+
     common = ours.index.intersection(ref.index)
     if len(common) < 2:
         return np.nan, ""
-    return test(ours[common].to_numpy(), ref[common].to_numpy(), ALPHA, higher)
+    return paired_ttest(ours[common].to_numpy(), ref[common].to_numpy(), ALPHA, higher)
 
 
 def _num(v, metric: Metric, digits: int | None = None) -> str:
@@ -240,8 +242,7 @@ def cell_text(r, metric: Metric) -> str:
         return str(r["status"])
     if pd.isna(r["mean"]):
         return "n/a"
-    spread = _num(r["std"], metric) if r["n_seeds"] > 1 and not pd.isna(r["std"]) else "n/a"
-    text = f"{_num(r['mean'], metric)} ± {spread}"
+    text = mean_std(metric.scale * r["mean"], metric.scale * r["std"], r["n_seeds"], metric.digits)
     if not pd.isna(r.get("rank", np.nan)):
         text += f" ({r['rank']:g})"
     if r.get("vs_best") == "tie":
@@ -273,8 +274,8 @@ def row_labels(t: PaperTable) -> dict[str, str]:
 
 
 def wide(summary: pd.DataFrame, t: PaperTable, metric: Metric) -> tuple[pd.DataFrame, pd.DataFrame]:
-    """(frame, bold) of one metric: methods x (human dataset name, ours | paper), the paper's column only
-    for a dataset where the paper has a number; ``bold`` flags the best cell of each column."""
+    """(frame, bold) of one metric: methods x (human dataset name, ours | paper), the paper's
+    column only for a dataset where the paper has a number; ``bold`` flags each column's best."""
     s = summary[summary.metric == metric.name].set_index(["dataset", "algorithm"])
     labels = row_labels(t)
     cols, bold = {}, {}
@@ -320,7 +321,7 @@ def write_table(t: PaperTable, csv, md, tex, cd=None, cd_md=None) -> pd.DataFram
     summary = summarize(t)
     save_csv(csv, summary)
     provenance = settings_caption(t.methods_cfg) if t.methods_cfg else []
-    notes = [*t.caption, "", *_legend(summary, t)]
+    notes = [*t.caption, "", *_legend(t)]
     parts = [f"# {t.title}", "", *notes, "", *provenance, ""]
     floats, rank_parts = [], []
     for metric in t.metrics:
@@ -360,10 +361,9 @@ def write_table(t: PaperTable, csv, md, tex, cd=None, cd_md=None) -> pd.DataFram
         metric = ranked[0]
         s = summary[summary.metric == metric.name]
         comparison = rank_comparison(s, metric.higher_is_better)
-        comparison["avg_rank"] = comparison["avg_rank"].rename(index=row_labels(t))
-        if not comparison["p_nemenyi"].empty:
-            ren = row_labels(t)
-            comparison["p_nemenyi"] = comparison["p_nemenyi"].rename(index=ren, columns=ren)
+        labels = row_labels(t)
+        comparison["avg_rank"] = comparison["avg_rank"].rename(index=labels)
+        comparison["p_nemenyi"] = comparison["p_nemenyi"].rename(index=labels, columns=labels)
         lines = rank_lines(comparison, metric.label)
         rank_parts = ["", *lines]
         if cd:
@@ -386,7 +386,7 @@ def write_table(t: PaperTable, csv, md, tex, cd=None, cd_md=None) -> pd.DataFram
     return summary
 
 
-def _legend(summary: pd.DataFrame, t: PaperTable) -> list[str]:
+def _legend(t: PaperTable) -> list[str]:
     """The caption line that says how to read the cells (the same words in every table)."""
     ranked = [mt.label for mt in t.metrics if mt.ranked]
     line = (
@@ -395,7 +395,7 @@ def _legend(summary: pd.DataFrame, t: PaperTable) -> list[str]:
             f"; in brackets the row's rank on that dataset ({', '.join(ranked)}; 1 = best, ties "
             f"share the mean rank), the best in bold, {TIE_MARK} = not significantly different "
             f"from the best (paired t-test over the shared seeds, {ALPHA}; no mark over fewer "
-            "than two)"
+            "than two); ranks, bold and this test are ours, the papers print none of them"
             if ranked
             else ""
         )

@@ -79,11 +79,11 @@ def display_name(name: str) -> str:
 
 
 def save_figure(fig, *paths) -> None:
-    """Write ``fig`` to every path (format from the extension; PNG at 150 dpi) atomically and
-    close it: the one way every figure of the project is saved."""
+    """Write ``fig`` to every path (format from the extension; PNG at :data:`STYLE`'s dpi)
+    atomically and close it: the one way every figure of the project is saved."""
     for path in paths:
         with atomic_path(path) as tmp:
-            fig.savefig(tmp, format=str(path).rsplit(".", 1)[1], dpi=150, bbox_inches="tight")
+            fig.savefig(tmp, format=str(path).rsplit(".", 1)[1], bbox_inches="tight")
     plt.close(fig)
 
 
@@ -172,8 +172,7 @@ def curves(
                 color=line.get_color(),
                 label=f"{method}, paper ({step:,} iterations)",
             )
-    if logx or logy:
-        log_axes(ax, ("x" if logx else "") + ("y" if logy else ""))
+    log_axes(ax, ("x" if logx else "") + ("y" if logy else ""))
     ax.set_xlabel("iterations (triplets drawn, with replacement)")
     ax.set_ylabel(ylabel)
     ax.set_title(title, fontsize=10)

@@ -119,7 +119,10 @@ def md_to_rst(md: str, keep_tables: bool = True) -> str:
     for lines in md_blocks(md):
         if _is_pipe_table(lines):
             if keep_tables:
-                parts.append("::\n\n" + "\n".join("    " + line for line in lines))
+                # a literal block shows ** as text: bold cells lose their marks there
+                parts.append(
+                    "::\n\n" + "\n".join("    " + line.replace("**", "") for line in lines)
+                )
             continue
         if all(_is_bullet(line) for line in lines):  # a Markdown list: a reST bullet list
             parts.append("\n".join(f"- {rst_escape(line.strip()[2:])}" for line in lines))
@@ -171,7 +174,8 @@ def md_to_html(md: str) -> str:
     for lines in md_blocks(md):
         if _is_pipe_table(lines):
             try:
-                out.append(parse_pipe_table(lines).to_html(index=False, escape=True))
+                # a table builder's best cell is **bold** (harness.paper_table): bold here too
+                out.append(_bold(parse_pipe_table(lines).to_html(index=False, escape=True)))
             except ValueError:
                 out.append("<pre>" + html.escape("\n".join(lines)) + "</pre>")
             continue

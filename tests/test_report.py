@@ -69,6 +69,17 @@ def test_markdown_bold_stays_bold_and_nothing_else_is_markup():
     assert _text(body).strip() == "OAHU-combined [not-in-paper, ours]: a_b"
 
 
+def test_a_tables_bold_best_cell_is_bold_on_the_page_and_plain_in_a_literal_block():
+    """issue 24: no Markdown syntax on the report's pages: the builder's **best** cell is
+    <strong> in the HTML table and loses its asterisks in a reST literal block."""
+    from harness.report import md_to_html
+
+    md = "| method | Vehicle (ours) |\n|:--|:--|\n| ITML [ours] | **0.6154 ± 0.0186 (1)** |\n"
+    page = md_to_html(md)
+    assert "<strong>0.6154 ± 0.0186 (1)</strong>" in page and "**" not in page
+    assert "**" not in _text(_render_caption(md_to_rst(md)))
+
+
 def test_a_pipe_table_parses_back_to_its_cells():
     df = pd.DataFrame({"method": ["OASIS", "SDCA"], "mean": [0.285451, 0.474334]})
     back = parse_pipe_table(df.to_markdown(index=False).splitlines())
