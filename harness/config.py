@@ -34,6 +34,26 @@ def method_blocks(config: dict):
         yield f"oahu.{name}", block["methods"], [("oahu", n) for n in names]
 
 
+EXPERIMENT_BLOCKS = ("sdca_table2", "figures", "performance", "svm", "oahu", "images")
+"""The config blocks that each switch on a set of tables and figures (each has its own rule file
+in ``workflow/rules``); a config runs exactly the blocks it gives."""
+
+
+def experiment_blocks(config: dict) -> list[str]:
+    """The experiment blocks that ``config`` gives (call it before the schema fills defaults): a
+    block left out plans nothing, so a config with one block runs that block's tables alone.
+
+    Raises :class:`ConfigError` when the config gives none of :data:`EXPERIMENT_BLOCKS`."""
+    on = [b for b in EXPERIMENT_BLOCKS if config.get(b) is not None]
+    if not on:
+        raise ConfigError(
+            "config: no experiment block; give at least one of "
+            f"{', '.join(EXPERIMENT_BLOCKS)} (config/examples/minimal.yaml runs SDCA Table 2 "
+            "alone)"
+        )
+    return on
+
+
 def check_config(config: dict) -> None:
     """Raise :class:`ConfigError` for an unknown method or hyperparameter, a value of the wrong type
     or out of range, or an unusable output folder, naming the value's full dotted config path

@@ -27,6 +27,11 @@ from harness.config import check_config_size, check_no_templating  # noqa: E402
 # Before anything walks the config: its size (a YAML alias expansion) and no YTE templating.
 check_config_size(config)
 check_no_templating(workflow.configfiles)
+from harness.config import experiment_blocks  # noqa: E402
+
+# The experiment blocks the config gives, read before the schema fills in defaults: main.smk
+# includes the rule file of these only, so a config with one block plans that block alone.
+BLOCKS_ON = experiment_blocks(config)
 validate(config, ROOT / "workflow/schemas/config.schema.yaml")
 
 from datasets import get_dataset  # noqa: E402
@@ -69,8 +74,8 @@ LOGS = f"{RESULTS}/logs"
 if workflow.is_main_process:
     for _msg in quarantine_corrupt_prepared(f"{CACHE}/prepared"):
         print(_msg, file=sys.stderr)
-# Outputs that `reproduce_all` asks for besides Table 2, the figures and the performance table:
-# each experiment's rule file appends its tables and figures here.
+# Outputs that `reproduce_all` asks for: each experiment's rule file appends its tables and
+# figures here.
 REPRODUCE_ALL = []
 
 # Cluster execution (profiles/, config/README.md). A timing rule asks for every core of the
@@ -308,31 +313,8 @@ def image_benchmarks():
     )
 
 
-# --- functions of report.smk (the report); they read that file's settings when called ---
-
-
-def report_tables():
-    """name -> (csv, md) of every table reproduce_all builds (harness.report.ITEMS names)."""
-    tables = {
-        "sdca_table2": rules.table_sdca_2.output,
-        "performance": rules.performance.output,
-        "svm_table1": rules.table_svm_1.output,
-        "oahu_table3": rules.table_oahu_3.output,
-    }
-    if IMAGES_ON:
-        tables["sdca_table3"] = rules.table_sdca_3.output
-        tables["oasis_table2"] = rules.table_oasis_2.output
-    return {name: (out.csv, out.md) for name, out in tables.items()}
-
-
-def report_figures():
-    """name -> md of every figure reproduce_all builds."""
-    names = ["figure_sdca_1", "figure_sdca_2", "figure_oasis_3", "figure_scaling"]
-    names += ["figure_svm_2", "figure_svm_mds", "figure_oahu_4", "figure_oahu_5", "figure_oahu_7"]
-    if IMAGES_ON:
-        names.append("figure_oasis_2")
-    figures = {name: getattr(rules, name).output.md for name in names}
-    figures["sdca_table2_cd"] = rules.table_sdca_2.output.cd_md  # drawn by the table rules
-    if IMAGES_ON:
-        figures["sdca_table3_cd"] = rules.table_sdca_3.output.cd_md
-    return figures
+# --- the report (report.smk) ---
+# Each experiment's rule file adds its tables (name -> rule output with csv and md) and figures
+# (name -> the figure's Markdown caption file); names are harness.report.ITEMS names.
+REPORT_TABLES = {}
+REPORT_FIGURES = {}

@@ -159,3 +159,8 @@ use rule figure_sdca_1 as figure_scaling with:
         settings=SCALING_SETTINGS,
         producer="scaling_times",
         code=script_code("workflow/scripts/plot_figure.py"),
+
+
+for _name in ("figure_sdca_1", "figure_sdca_2", "figure_oasis_3", "figure_scaling"):
+    REPRODUCE_ALL.extend(getattr(rules, _name).output)
+    REPORT_FIGURES[_name] = getattr(rules, _name).output.md

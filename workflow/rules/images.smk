@@ -161,3 +161,7 @@ if IMAGES_ON:
     REPRODUCE_ALL.extend(rules.table_sdca_3.output)
     REPRODUCE_ALL.extend(rules.figure_oasis_2.output)
     REPRODUCE_ALL.extend(rules.table_oasis_2.output)
+    REPORT_TABLES["sdca_table3"] = rules.table_sdca_3.output
+    REPORT_TABLES["oasis_table2"] = rules.table_oasis_2.output
+    REPORT_FIGURES["figure_oasis_2"] = rules.figure_oasis_2.output.md
+    REPORT_FIGURES["sdca_table3_cd"] = rules.table_sdca_3.output.cd_md

@@ -30,3 +30,7 @@ rule performance:
         others=canonical(other_methods(config)),
     script:
         "../scripts/performance.py"
+
+
+REPRODUCE_ALL.extend(rules.performance.output)
+REPORT_TABLES["performance"] = rules.performance.output

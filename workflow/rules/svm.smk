@@ -167,5 +167,8 @@ rule svm_scaling:
 REPRODUCE_ALL.extend(rules.table_svm_1.output)
 REPRODUCE_ALL.extend(rules.figure_svm_2.output)
 REPRODUCE_ALL.extend(rules.figure_svm_mds.output)
+REPORT_TABLES["svm_table1"] = rules.table_svm_1.output
+REPORT_FIGURES["figure_svm_2"] = rules.figure_svm_2.output.md
+REPORT_FIGURES["figure_svm_mds"] = rules.figure_svm_mds.output.md
 # svm_scaling (solve time against problem size, ~2 min, serial) is its own target, not in
 # reproduce_all: it measures the solver, not a paper result.

@@ -46,3 +46,8 @@ rule regression_check:
         code=script_code("workflow/scripts/regression_check.py"),
     script:
         "../scripts/regression_check.py"
+
+
+REPRODUCE_ALL.extend(rules.table_sdca_2.output)
+REPORT_TABLES["sdca_table2"] = rules.table_sdca_2.output
+REPORT_FIGURES["sdca_table2_cd"] = rules.table_sdca_2.output.cd_md  # drawn by the table rule
