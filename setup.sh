@@ -59,6 +59,12 @@ if [ ! -f "$stamp" ] || [ "$(cat "$stamp")" != "$want" ] || ! check_env 2>/dev/n
   echo "$want" > "$stamp"
 fi
 
+# The checkout on the environment's path (a .pth file, not an install: `datasets` and `algorithms`
+# would shadow the packages of those names outside this environment): .venv/bin/python and
+# .venv/bin/snakemake import the project's packages from any working directory.
+site=$(.venv/bin/python -c 'import sysconfig; print(sysconfig.get_paths()["purelib"])')
+echo "$(pwd -P)" > "$site/tripletbench-checkout.pth"
+
 # The embedded data route runs `apt-get download`, which needs package lists (refreshed daily).
 if command -v apt-get >/dev/null; then
   fresh=$(find /var/lib/apt/lists -maxdepth 1 -name '*_Packages*' -mmin -1440 2>/dev/null | head -n 1)

@@ -1,49 +1,79 @@
 """Learners: one module per method, sharing the base classes of :mod:`algorithms.base`.
 
-``ALGORITHMS`` maps the tables' method names to classes; ``make_learner(name, **params)`` builds
-one and raises a clear error for an unknown name or hyperparameter. The ``*_Supervised`` variants
-(``fit(X, y)``, as metric-learn's) are in :mod:`algorithms.supervised` (not imported here, so that
-the pipeline's code hashes do not depend on them).
+Learners are found, not registered: every module of this package (but ``base``, ``supervised``,
+``external`` and private ``_*`` modules) is imported once, and each class defined there that
+declares its own ``name`` (its name in configs and tables, e.g. ``name = "ITML-online"``) is a
+learner. To add one, put a module here (copy ``algorithms/euclidean.py``, the smallest); the
+config schema's list of names is generated from what is found (:func:`harness.config.schema`).
+
+A config row may instead name a scikit-learn-compatible metric learner of another library by its
+dotted path (``metric_learn.MLKR``, ``sklearn.neighbors.NeighborhoodComponentsAnalysis``):
+:mod:`algorithms.external` wraps it. ``make_learner(name, **params)`` builds either and raises a
+clear error for an unknown name or hyperparameter.
+
+``from algorithms import OASIS`` works (a learner by its class name, loaded on first use), but the
+project's own modules import a learner from its module (``from algorithms.oasis import OASIS``):
+a job's code hash reads imports (:mod:`harness.settings`), and this package's ``__init__`` no
+longer imports the learners. The ``*_Supervised`` variants (``fit(X, y)``, as metric-learn's) are
+in :mod:`algorithms.supervised`.
 """
 
-from .comet import COMET, SparseCOMET
-from .euclidean import Euclidean
-from .itml import ITML
-from .itml_online import OnlineITML
-from .lego import LEGO
-from .lmnn import LMNN
-from .oasis import OASIS, DissimOASIS
-from .oahu import OAHU
-from .opml import OPML
-from .rca import RCA
-from .rdml import RDML
-from .sdca import SDCA
-from .svm_relative import SVMRelative
+from __future__ import annotations
 
-ALGORITHMS = {
-    "Eucl": Euclidean,
-    "RCA": RCA,
-    "LMNN": LMNN,
-    "ITML": ITML,
-    "ITML-online": OnlineITML,
-    "LEGO": LEGO,
-    "OASIS": OASIS,
-    "Dissim-OASIS": DissimOASIS,
-    "SDCA": SDCA,
-    "COMET": COMET,
-    "SparseCOMET": SparseCOMET,
-    "RDML": RDML,
-    "OPML": OPML,
-    "OAHU": OAHU,
-    "SVM-relative": SVMRelative,
-}
+import importlib
+import pkgutil
+
+NOT_LEARNER_MODULES = frozenset({"base", "supervised", "external"})
+"""Modules of this package that hold no learner of their own."""
+
+
+def _discover() -> dict[str, type]:
+    """name -> class of every learner module of this package (module docstring); raises
+    ``ImportError`` when two classes declare the same name."""
+    found: dict[str, type] = {}
+    for info in sorted(pkgutil.iter_modules(__path__), key=lambda i: i.name):
+        if info.name.startswith("_") or info.name in NOT_LEARNER_MODULES:
+            continue
+        module = importlib.import_module(f"{__name__}.{info.name}")
+        for obj in vars(module).values():
+            if not (isinstance(obj, type) and obj.__module__ == module.__name__):
+                continue
+            name = vars(obj).get("name")
+            if not isinstance(name, str):
+                continue
+            if name in found:
+                raise ImportError(
+                    f"two learners are named {name!r}: {found[name].__module__}."
+                    f"{found[name].__qualname__} and {module.__name__}.{obj.__qualname__}"
+                )
+            found[name] = obj
+    return found
+
+
+ALGORITHMS: dict[str, type] = _discover()
+"""Learner name (configs, tables) -> class, as found in this package's modules."""
+
+
+def learner_class(name: str) -> type:
+    """The class of learner ``name``: a name of :data:`ALGORITHMS` or the dotted path of an
+    external learner (its wrapper, :func:`algorithms.external.external_learner`). Raises
+    ``KeyError`` naming the known learners."""
+    if name in ALGORITHMS:
+        return ALGORITHMS[name]
+    if "." in name:
+        from .external import external_learner
+
+        return external_learner(name)
+    raise KeyError(
+        f"unknown algorithm {name!r}; known algorithms: {sorted(ALGORITHMS)}, or the dotted "
+        "path of a scikit-learn-compatible metric learner (e.g. metric_learn.MLKR)"
+    )
 
 
 def make_learner(name: str, **params):
-    """An unfitted learner ``name`` (a key of ``ALGORITHMS``) with ``params``."""
-    if name not in ALGORITHMS:
-        raise KeyError(f"unknown algorithm {name!r}; known algorithms: {sorted(ALGORITHMS)}")
-    cls = ALGORITHMS[name]
+    """An unfitted learner ``name`` (see :func:`learner_class`) with ``params``; raises
+    ``KeyError`` for an unknown name or a hyperparameter the learner does not have."""
+    cls = learner_class(name)
     valid = cls().get_params()
     bad = sorted(set(params) - set(valid))
     if bad:
@@ -51,22 +81,12 @@ def make_learner(name: str, **params):
     return cls(**params)
 
 
-__all__ = [
-    "ALGORITHMS",
-    "make_learner",
-    "COMET",
-    "SparseCOMET",
-    "Euclidean",
-    "ITML",
-    "OnlineITML",
-    "LEGO",
-    "LMNN",
-    "OASIS",
-    "DissimOASIS",
-    "OPML",
-    "OAHU",
-    "RCA",
-    "RDML",
-    "SDCA",
-    "SVMRelative",
-]
+def __getattr__(attr: str):
+    """``from algorithms import OASIS``: a learner by its class name."""
+    for cls in ALGORITHMS.values():
+        if cls.__name__ == attr:
+            return cls
+    raise AttributeError(f"module {__name__!r} has no attribute {attr!r}")
+
+
+__all__ = ["ALGORITHMS", "learner_class", "make_learner"]

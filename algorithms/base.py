@@ -1,6 +1,6 @@
 """Shared base classes of the learners: input handling, scoring API, and the online loop.
 
-API (compatible with metric-learn 0.7.0, see ``../shared/DESIGN.md``; metric-learn's
+API (compatible with metric-learn 0.7.0: README, "API against metric-learn 0.7"; metric-learn's
 ``base_metric.py`` is the reference for the names and their meanings):
 
 * constructor: hyperparameters only (paper symbols in the docstrings), ``preprocessor``,
@@ -42,6 +42,7 @@ import copy
 import inspect
 import numbers
 import time
+import warnings
 import weakref
 
 import numpy as np
@@ -588,16 +589,22 @@ class MahalanobisMixin:
 
     @property
     def components_(self) -> np.ndarray:
-        """L (d, d) float64, read-only, with L^T L = M: from the eigendecomposition of the
-        symmetric part of M, negative eigenvalues (rounding) clipped to 0. Recomputed only when
-        ``M_`` has changed since the last call (online learners update M_ in place); the cache
-        lives outside the instance (``__dict__`` is unchanged). Raises ``NotFittedError``."""
+        """L (d, d) float64, read-only, with L^T L = M: metric-learn's own conversion
+        (``metric_learn._util.components_from_metric`` on the symmetric part of M: the square
+        root of a diagonal M, else the Cholesky factor, else the eigendecomposition), so that
+        ``transform`` gives metric-learn's coordinates for the same M; where metric-learn refuses
+        M as not PSD beyond rounding, the eigendecomposition with negative eigenvalues clipped
+        to 0. A learner fitted by metric-learn through a learned L (LMNN) keeps that L.
+        Recomputed only when ``M_`` has changed since the last call (online learners update M_
+        in place); the cache lives outside the instance. Raises ``NotFittedError``."""
         self._check_fitted()
+        library = getattr(self, "_library_components", None)
+        if library is not None:
+            return library
         M = self.M_
         hit = _FACTORS.get(self)
         if hit is None or hit[0].shape != M.shape or not np.array_equal(hit[0], M):
-            w, V = np.linalg.eigh((M + M.T) / 2)
-            L = (V * np.sqrt(np.clip(w, 0, None))).T
+            L = _components_from_metric((M + M.T) / 2)
             L.setflags(write=False)
             hit = (M.copy(), L)
             _FACTORS[self] = hit
@@ -628,6 +635,17 @@ class MahalanobisMixin:
         """d_M of each pair ((n, 2, d) points or (n, 2) indicators), float64 (n,) >= 0."""
         return -self.pair_score(pairs)
 
+    def score_pairs(self, pairs) -> np.ndarray:
+        """d_M of each pair, with metric-learn 0.7's ``FutureWarning`` (it deprecated
+        ``score_pairs`` for ``pair_distance`` / ``pair_score``; same values and warning text)."""
+        warnings.warn(
+            "score_pairs will be deprecated in release 0.7.0. Use pair_score to compute "
+            "similarity scores, or pair_distances to compute distances.",
+            FutureWarning,
+            stacklevel=2,
+        )
+        return self.pair_distance(pairs)
+
     def get_metric(self):
         """``f(u, v, squared=False)`` = d_M(u, v) (d_M^2 if ``squared``) for two 1-D points, with a
         copy of L (later fits do not change it); usable as ``metric=`` of scikit-learn's
@@ -652,6 +670,19 @@ class MahalanobisMixin:
 
         L = self.components_
         return -euclidean_distances(np.asarray(X) @ L.T, np.asarray(Y) @ L.T, squared=True)
+
+
+def _components_from_metric(M: np.ndarray) -> np.ndarray:
+    """L with L^T L = M (d, d) by metric-learn's ``components_from_metric``; where it refuses M
+    (not PSD beyond its tolerance), V diag(sqrt(max(w, 0))) transposed from ``eigh``."""
+    from metric_learn._util import components_from_metric
+    from metric_learn.exceptions import NonPSDError
+
+    try:
+        return np.array(components_from_metric(M), dtype=np.float64)
+    except NonPSDError:
+        w, V = np.linalg.eigh(M)
+        return (V * np.sqrt(np.clip(w, 0, None))).T
 
 
 def checkpoints(n_steps: int, per_decade: int = 10) -> np.ndarray:

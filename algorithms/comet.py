@@ -2,8 +2,8 @@
 
 Sources, and what each gives:
 
-* the COMET draft (``../shared/papers/004_*``: Atzmon, Shalit, Chechik, "Metric Learning using
-  Block Coordinate Descent", an unfinished ICML 2015 LaTeX draft without experiments): the bilinear
+* the COMET draft (Atzmon, Shalit, Chechik, "Metric Learning using Block Coordinate Descent",
+  an unfinished ICML 2015 LaTeX draft without experiments): the bilinear
   similarity S_W(q, p) = q^T W p, the ranking hinge loss per triplet
   l_t = [1 - q_t^T W p_t^+ + q_t^T W p_t^-]_+, the objective L(W) = sum_t l_t - mu logdet(W) over
   positive definite W (hinge terms summed over the batch of triplets, not averaged; a Frobenius
@@ -85,6 +85,8 @@ class COMET(BilinearMixin, BaseLearner):
 
     Fitted: ``W_`` (d, d) symmetric positive definite, ``objective_``, ``trace_``.
     """
+
+    name = "COMET"  # its name in configs and tables (algorithms: found by this)
 
     def __init__(
         self,
@@ -245,6 +247,8 @@ class SparseCOMET(COMET):
     ``objective_`` (hinge - mu logdet, without the group penalty), ``trace_`` (adds the fraction
     of non-zero groups and of non-zero entries of W).
     """
+
+    name = "SparseCOMET"  # its name in configs and tables (algorithms: found by this)
 
     def __init__(
         self,

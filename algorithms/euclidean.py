@@ -10,6 +10,8 @@ from .base import BaseLearner, MahalanobisMixin
 class Euclidean(MahalanobisMixin, BaseLearner):
     """Euclidean distance. ``fit(triplets)`` only reads the dimension; ``M_`` = I (d, d)."""
 
+    name = "Eucl"  # its name in configs and tables (algorithms: found by this)
+
     def __init__(self, preprocessor=None, random_state=None, verbose=False):
         self.preprocessor = preprocessor
         self.random_state = random_state

@@ -38,7 +38,7 @@ the rate is bounded, eta_t = min(eta_0, bound). Two bounds (``eta_bound``):
   >= y_hat_t / y_t > 0 (A positive definite) but not A <= I. On the SDCA paper's sets it diverges
   for eta_0 >= 0.125 (eigenvalues of A up to 1e3, mAP below the Euclidean baseline; measured).
 
-The SDCA seed paper (Wu et al. 2014, "Comparison Algorithms" and setup) lists ITML, tunes an
+The SDCA paper (Wu et al. 2014, "Comparison Algorithms" and setup) lists ITML, tunes an
 "eta" for ITML and LEGO over {0.01, 0.125, 0.5} and calls LEGO "similar to online ITML": the rate
 eta_0 here is that eta. Pairs, targets and the stream are those of LEGO (shared code,
 :class:`algorithms.lego.LogDetPairStream`): each triplet (a, p, n) gives the similar pair (a, p) and
@@ -72,6 +72,8 @@ class OnlineITML(LogDetPairStream):
     whose rate the bound set to 0 (no step taken).
     Raises ``ValueError`` for eta <= 0, an unknown eta_bound and labels outside {+1, -1}.
     """
+
+    name = "ITML-online"  # its name in configs and tables (algorithms: found by this)
 
     def __init__(
         self,

@@ -2,8 +2,8 @@
 online ITML (:mod:`algorithms.itml_online`).
 
 Jain, Kulis, Dhillon, Grauman, "Online Metric Learning and Fast Similarity Search", NIPS 2008,
-section 2 (not in ``../shared/papers``). For a pair (u, v) with target squared distance y_t,
-z = u - v, the prediction is y_hat = z^T A_t z and the update minimizing
+section 2 (the paper itself was not at hand; see below). For a pair (u, v) with target squared
+distance y_t, z = u - v, the prediction is y_hat = z^T A_t z and the update minimizing
 D_ld(A, A_t) + eta * (z^T A z - y_t)^2 / 2 is exact:
 
   y_bar = (eta y_t y_hat - 1 + sqrt((eta y_t y_hat - 1)^2 + 4 eta y_hat^2)) / (2 eta y_hat)
@@ -174,6 +174,8 @@ class LEGO(LogDetPairStream):
     Fitted: ``M_`` = A (d, d) positive definite, ``targets_`` (2,), ``trace_``.
     Raises ``ValueError`` for eta not > 0 or an unknown ``update``.
     """
+
+    name = "LEGO"  # its name in configs and tables (algorithms: found by this)
 
     UPDATES = ("always", "violation")
 

@@ -215,6 +215,8 @@ class OAHU(OnlineMixin, BaseLearner):
     None).
     """
 
+    name = "OAHU"  # its name in configs and tables (algorithms: found by this)
+
     constraint_kind = "triplets"
 
     def __init__(

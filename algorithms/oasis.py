@@ -1,9 +1,10 @@
 """OASIS: Online Algorithm for Scalable Image Similarity (passive-aggressive bilinear similarity),
 and its variants.
 
-Chechik, Sharma, Shalit, Bengio, the OASIS paper (``../shared/papers/001_*``, section 2; its
-extracted text is garbled, so only equation numbers readable there are cited; the longer JMLR 11
-(2010) version is not at hand):
+Chechik, Sharma, Shalit, Bengio, "An Online Algorithm for Large Scale Image Similarity
+Learning", NIPS 2009 (the OASIS paper), section 2; only equation numbers that are legible in our
+copy of its text are cited; the longer JMLR 11 (2010) version, "Large Scale Online Learning of
+Image Similarity Through Ranking", was not at hand:
 
 * similarity S_W(p_i, p_j) = p_i^T W p_j (bilinear, W not required PSD or symmetric); W_0 = I
   ("W is initialized to the identity matrix");
@@ -17,8 +18,8 @@ extracted text is garbled, so only equation numbers readable there are cited; th
 The aggressiveness C: the paper's text at hand gives no value. The OASIS authors' Matlab code as
 ported to Python by G. Taylor ("Based on Matlab implementation of Chechik et al."; read in
 franblas/facialrecoChallenge, ``oasis.py``) defaults to ``aggress=0.1`` (our default ``C=0.1``);
-versions of an unmerged metric-learn pull request default to c = 1e-6 (read here; 1e-4 according
-to ``../shared/DESIGN.md``).
+versions of an unmerged metric-learn pull request default to c = 1e-6 (in the version we read;
+other versions of that pull request are reported to use 1e-4).
 
 Variants (the paper's section 4.3; the options follow the same port's ``do_sym`` / ``do_psd``
 with their periods):
@@ -108,6 +109,8 @@ class OASIS(BilinearMixin, BaseLearner):
     Fitted: ``W_`` (d, d) float64, ``trace_`` (dict of lists, see ``TraceRecorder``),
     ``order_`` (n_steps,) the triplet index seen at each step, ``stream_seconds_``.
     """
+
+    name = "OASIS"  # its name in configs and tables (algorithms: found by this)
 
     def __init__(
         self,
@@ -224,6 +227,8 @@ class DissimOASIS(OASIS):
     """Dissim-OASIS: OASIS's passive-aggressive steps on a dissimilarity
     d_W(p, q) = (p - q)^T W (p - q) (see the module docstring); same parameters as OASIS.
     Scores rank by -d_W (computed from the symmetric part of W, which d_W only depends on)."""
+
+    name = "Dissim-OASIS"  # its name in configs and tables (algorithms: found by this)
 
     def _terms(self, X, idx):
         Dn = X[idx[:, 0]] - X[idx[:, 2]]  # d_W(p, p-) must exceed d_W(p, p+) by 1

@@ -84,6 +84,8 @@ class OPML(LabelledMixin, TransformerMixin, MahalanobisMixin, OnlineMixin, BaseL
     max(0, ||L a||^2 + 1 - ||L b||^2) before the update; mistake: x_p not closer than x_q).
     """
 
+    name = "OPML"  # its name in configs and tables (algorithms: found by this)
+
     constraint_kind = "labels"
 
     def __init__(

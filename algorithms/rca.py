@@ -37,6 +37,8 @@ from .base import BaseLearner, MahalanobisMixin
 class RCA(MahalanobisMixin, BaseLearner):
     """RCA, a chunklet learner: ``fit(X, chunks)``; chunks (n,) int, -1 = in no chunklet."""
 
+    name = "RCA"  # its name in configs and tables (algorithms: found by this)
+
     constraint_kind = "chunklets"
 
     def __init__(self, preprocessor=None, random_state=None, verbose=False):

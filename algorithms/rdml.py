@@ -46,6 +46,8 @@ class RDML(PairClassifierMixin, MahalanobisMixin, OnlineMixin, BaseLearner):
     ``trace_`` (loss: hinge max(0, -y (1 - ||x - x'||_A^2)); mistake: a violated pair).
     """
 
+    name = "RDML"  # its name in configs and tables (algorithms: found by this)
+
     constraint_kind = "pairs"
 
     def __init__(

@@ -1,7 +1,7 @@
 """SDCA for relative similarity: stochastic dual coordinate ascent on a bilinear similarity.
 
 Wu et al., "Learning Relative Similarity by Stochastic Dual Coordinate Ascent", AAAI 2014
-(``../shared/papers/000_*``; "the SDCA seed paper"): Algorithm 1 is Shalev-Shwartz & Zhang's SDCA
+(below "the SDCA paper"): Algorithm 1 is Shalev-Shwartz & Zhang's SDCA
 ("Stochastic Dual Coordinate Ascent Methods for Regularized Loss Minimization", JMLR 14, 2013)
 applied to triplets with the bilinear similarity S_M(x, y) = x^T M y (eq. 2):
 
@@ -84,6 +84,8 @@ class SDCA(BilinearMixin, BaseLearner):
     output, ``duality_gap_last_`` of the last iterate, ``trace_`` (with "duality_gap" per checkpoint),
     ``order_`` (T,) the triplet index seen at each step.
     """
+
+    name = "SDCA"  # its name in configs and tables (algorithms: found by this)
 
     def __init__(
         self,

@@ -798,6 +798,8 @@ class SVMRelative(BaseLearner):
     ``ValueError`` on bad hyperparameters, :class:`SolverError` if the solver fails.
     """
 
+    name = "SVM-relative"  # its name in configs and tables (algorithms: found by this)
+
     def __init__(
         self,
         C=1.0,

@@ -1,6 +1,10 @@
 """Datasets: one module per dataset (sources, hashes, parser), plus splits and constraints.
 
-``get_dataset(name)`` returns a :class:`~datasets.base.DatasetSpec`; ``DATASETS`` lists them all.
+Datasets are found, not registered: every module of this package that defines ``SPEC`` (a
+:class:`~datasets.base.DatasetSpec`) is a dataset, named by ``SPEC.name``; the config schema's
+list of names is generated from them (:func:`harness.config.schema`). To add one, put a module here:
+copy ``datasets/vehicle.py`` (both routes) or ``datasets/glass.py`` (embedded route only, no
+download route). ``get_dataset(name)`` returns a spec; ``DATASETS`` holds the feature tables.
 
 Download pins (the download route; each module's docstring gives the details). pooch verifies
 every pinned file; an unpinned one is refused unless the run's command line says
@@ -32,22 +36,40 @@ the LFW site (http links) to scikit-learn's https copies. Where only an md5 is k
 can replace it once someone records it from a verified copy.
 """
 
-from . import (  # OAHU Table 3 (download route only)
-    cifar10_gray,
-    emnist,
-    fashion_mnist,
-    letter,
-    segment,
-    svmguide4,
-    vehicle,
-    vowel,
-)
+import importlib
+import pkgutil
+
 from .base import ChecksumError, DataError, DatasetSpec, DataUnavailable
 
-DATASETS: dict[str, DatasetSpec] = {
-    m.SPEC.name: m.SPEC for m in (vehicle, vowel, letter, segment, svmguide4, fashion_mnist)
-}
-DATASETS.update({m.SPEC.name: m.SPEC for m in (emnist, cifar10_gray)})
+MODULES: dict[str, str] = {}
+"""Dataset name -> the dotted name of its module (its parser: the prepare rule's code hash)."""
+NOT_DATASET_MODULES = frozenset({"base", "bovw", "constraints", "preprocess", "text"})
+"""Modules of this package that hold no dataset (shared code)."""
+
+
+def _discover() -> dict[str, DatasetSpec]:
+    """name -> spec of every dataset module of this package: a module that defines ``SPEC``, a
+    :class:`~datasets.base.DatasetSpec`. Raises ``ImportError`` for two specs of one name."""
+    found: dict[str, DatasetSpec] = {}
+    for info in sorted(pkgutil.iter_modules(__path__), key=lambda i: i.name):
+        if info.name.startswith("_") or info.name in NOT_DATASET_MODULES:
+            continue
+        spec = getattr(importlib.import_module(f"{__name__}.{info.name}"), "SPEC", None)
+        if not isinstance(spec, DatasetSpec):
+            continue
+        if spec.name in found:
+            raise ImportError(f"two dataset modules define a dataset named {spec.name!r}")
+        found[spec.name] = spec
+        MODULES[spec.name] = f"{__name__}.{info.name}"
+    return found
+
+
+
+ALL_SPECS: dict[str, DatasetSpec] = _discover()
+"""Every dataset module's spec, by name: the feature tables and the raw collections (Caltech-256
+images, LFW, WebKB and Reuters text) that other modules turn into features."""
+DATASETS: dict[str, DatasetSpec] = {n: s for n, s in ALL_SPECS.items() if s.tabular}
+"""The feature tables: the names an experiment's ``datasets`` list may hold."""
 
 
 def get_dataset(name: str) -> DatasetSpec:
@@ -59,10 +81,12 @@ def get_dataset(name: str) -> DatasetSpec:
 
 
 __all__ = [
+    "ALL_SPECS",
     "DATASETS",
     "ChecksumError",
     "DataError",
     "DataUnavailable",
     "DatasetSpec",
+    "MODULES",
     "get_dataset",
 ]

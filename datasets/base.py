@@ -7,7 +7,7 @@ Every dataset module defines one :class:`DatasetSpec`. A spec names
 * the **embedded route**: a real copy of the same data shipped inside a Debian package, taken with
   ``apt-get download`` + ``dpkg-deb -x`` (nothing is installed), each file with a pinned sha256.
 
-See ``../shared/DATA.md`` for where each copy comes from, and the package docstring of
+See ``datasets/README.md`` for where each copy comes from, and the package docstring of
 :mod:`datasets` for which downloads are pinned and which cannot be.
 
 Unpinned downloads (no trustworthy hash exists) are refused unless the user asks for them on the
@@ -90,13 +90,16 @@ class DatasetSpec:
     name: str
     description: str
     paper_shape: tuple[int, int, int]  # (n_samples, n_features, n_classes) expected
-    download: tuple[RemoteFile, ...]
-    parse_download: Callable[[list[Path]], tuple[np.ndarray, np.ndarray]]
-    scale_download: bool
+    download: tuple[RemoteFile, ...] = ()  # () = no download route (datasets/glass.py)
+    parse_download: Callable[[list[Path]], tuple[np.ndarray, np.ndarray]] | None = None
+    scale_download: bool = False
     embedded: tuple[EmbeddedFile, ...] = ()
     parse_embedded: Callable[[list[Path]], tuple[np.ndarray, np.ndarray]] | None = None
     scale_embedded: bool = True
     scaling_embedded: str = ""  # how the embedded parser scales, where it does (for captions)
+    title: str = ""  # the human name in tables and figures (default: harness.plots.DISPLAY_NAMES)
+    tabular: bool = True  # False: not a feature table (image archive, corpus, pairs files), not a
+    # name for the experiments' `datasets` lists (datasets.DATASETS leaves it out)
 
     def scaling(self, route: str) -> str:
         """How the features of ``route`` are scaled, in words (for captions and provenance)."""

@@ -59,6 +59,7 @@ SPEC = DatasetSpec(
     download=(RemoteFile(URL, f"md5:{MD5}", ARCHIVE, source="caltech256"),),
     parse_download=_not_tabular,
     scale_download=False,
+    tabular=False,
 )
 
 

@@ -1,4 +1,4 @@
-"""UCI Letter recognition (SDCA seed paper, Table 1: 20000 x 16, 26 classes).
+"""UCI Letter recognition (SDCA paper, Table 1: 20000 x 16, 26 classes).
 
 Download route: the LIBSVM site's ``letter.scale`` (15000 rows) + ``letter.scale.t`` (5000 rows).
 The two sha256 values are third-party pins (a public experiment script that checks them against the

@@ -67,6 +67,7 @@ SPEC = DatasetSpec(
     + tuple(RemoteFile(url, f"sha256:{h}", f, source="lfw") for f, (url, h) in PAIRS.items()),
     parse_download=_unused_parser,
     scale_download=False,
+    tabular=False,
 )
 
 

@@ -46,6 +46,7 @@ SPEC = DatasetSpec(
     embedded=tuple(EmbeddedFile("weka", WEKA + name, sha) for name, sha in FILES.items()),
     parse_embedded=None,
     scale_embedded=False,
+    tabular=False,
 )
 
 

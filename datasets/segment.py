@@ -1,4 +1,4 @@
-"""Statlog image segmentation (2310 x 19, 7 classes x 330). The SDCA seed paper's Table 1 lists 19
+"""Statlog image segmentation (2310 x 19, 7 classes x 330). The SDCA paper's Table 1 lists 19
 features and 7 classes but 1937 rows; the LIBSVM ``segment.scale`` file and the Statlog data have
 2310 (``paper_shape`` is the files' shape), and all 2310 are used.
 

@@ -1,4 +1,4 @@
-"""svmguide4 (LIBSVM files: 612 x 10, 6 classes; 300 train + 312 test rows). The SDCA seed paper's
+"""svmguide4 (LIBSVM files: 612 x 10, 6 classes; 300 train + 312 test rows). The SDCA paper's
 Table 1 lists 612 rows and 6 classes but 6 features; the files have 10 (``paper_shape`` is the
 files' shape).
 

@@ -1,4 +1,4 @@
-"""Statlog Vehicle silhouettes (SDCA seed paper, Table 1: 846 x 18, 4 classes).
+"""Statlog Vehicle silhouettes (SDCA paper, Table 1: 846 x 18, 4 classes).
 
 Download route: the LIBSVM site's ``vehicle.scale`` (features already scaled to [-1, 1]).
 Embedded route: Debian ``r-cran-mlbench``, ``Vehicle.rda`` (the exact Statlog data, unscaled;

@@ -1,4 +1,4 @@
-"""Deterding vowel recognition (SDCA seed paper, Table 1: 990 x 10, 11 classes).
+"""Deterding vowel recognition (SDCA paper, Table 1: 990 x 10, 11 classes).
 
 Download route: the LIBSVM site's ``vowel.scale`` (528 rows) + ``vowel.scale.t`` (462 rows), joined
 as they are (the 70/30 per-class split is ours). The two sha256 values are third-party pins (a public

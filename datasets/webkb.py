@@ -79,6 +79,7 @@ def make_spec(url: str = URL, known_hash: str | None = KNOWN_HASH) -> DatasetSpe
         download=(RemoteFile(url, known_hash, "webkb-data.gtar.gz", source="webkb"),),
         parse_download=lambda paths: parse_archive(paths[0]),
         scale_download=False,
+        tabular=False,
     )
 
 

@@ -17,7 +17,7 @@ def _fmt(d: dict) -> str:
 
 
 def sdca_table2(config: dict, runs: pd.DataFrame, missing, other_file) -> list[str]:
-    """Caption of the SDCA seed paper's Table 2 (rule table_sdca_2)."""
+    """Caption of the SDCA paper's Table 2 (rule table_sdca_2)."""
     from datasets import get_dataset
 
     from .config import missing_reason
@@ -46,7 +46,7 @@ def sdca_table2(config: dict, runs: pd.DataFrame, missing, other_file) -> list[s
         compare_line = []
     return [
         (
-            f"Test mAP over seeds {cfg['seeds']} ({route} data route); paper = SDCA seed paper, "
+            f"Test mAP over seeds {cfg['seeds']} ({route} data route); paper = SDCA paper, "
             "Table 2, shown beside every row that implements one of the paper's methods (marked "
             "[paper], [ours], [reconstructed] or [unspecified]; several rows can carry the same "
             "paper value)."
@@ -82,7 +82,7 @@ def sdca_table2(config: dict, runs: pd.DataFrame, missing, other_file) -> list[s
 
 
 def sdca_table3(config: dict, feat: pd.DataFrame, failed: pd.DataFrame, missing) -> list[str]:
-    """Caption of the SDCA seed paper's Table 3 on Caltech-256 and its offline stand-in."""
+    """Caption of the SDCA paper's Table 3 on Caltech-256 and its offline stand-in."""
     from datasets.caltech256 import image_set
 
     cfg, route = config["images"], config["data"]["route"]
@@ -104,7 +104,7 @@ def sdca_table3(config: dict, feat: pd.DataFrame, failed: pd.DataFrame, missing)
     fails = sorted(set(zip(failed.algorithm, failed.dataset)))
     return [
         (
-            f"Test mAP over seeds {cfg['seeds']} ({route} data route); paper = SDCA seed paper, "
+            f"Test mAP over seeds {cfg['seeds']} ({route} data route); paper = SDCA paper, "
             "Table 3 (Caltech-256, 50 classes, 1000-word bag of visual words, 100K triplets)."
         ),
         (

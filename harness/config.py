@@ -6,11 +6,11 @@ import itertools
 import os
 from pathlib import Path
 
-from algorithms import ALGORITHMS, make_learner
+from algorithms import make_learner
 from datasets import get_dataset
 from datasets.base import DataError
 
-from .experiment import algorithm_of
+from .experiment import algorithm_of, constraint_kind_of
 
 
 class ConfigError(ValueError):
@@ -32,6 +32,42 @@ def method_blocks(config: dict):
             block[k] for k in ("dataset", "stand_in") if block.get(k)
         ]
         yield f"oahu.{name}", block["methods"], [("oahu", n) for n in names]
+
+
+SCHEMA = Path(__file__).resolve().parents[1] / "workflow/schemas/config.schema.yaml"
+
+
+def schema() -> dict:
+    """The config's JSON schema: ``workflow/schemas/config.schema.yaml`` with its name lists
+    filled in from what is found (one source of truth): ``definitions.dataset`` from
+    :data:`datasets.DATASETS`, the learner names of ``definitions.algorithm`` from
+    :data:`algorithms.ALGORITHMS`."""
+    import yaml
+
+    from algorithms import ALGORITHMS
+    from datasets import DATASETS
+
+    out = yaml.safe_load(SCHEMA.read_text())
+    out["definitions"]["dataset"]["enum"] = sorted(DATASETS)
+    out["definitions"]["algorithm"]["anyOf"][0]["enum"] = sorted(ALGORITHMS)
+    return out
+
+
+def schema_file() -> str:
+    """The path of :func:`schema` written as a file (Snakemake's ``validate`` takes a path): a
+    file named by its content's hash in the temporary folder, written once, atomically."""
+    import hashlib
+    import json
+    import tempfile
+
+    text = json.dumps(schema(), indent=1, sort_keys=True)
+    digest = hashlib.sha256(text.encode()).hexdigest()[:16]
+    path = Path(tempfile.gettempdir()) / f"tripletbench-schema-{digest}.json"
+    if not path.is_file():
+        from .io import save_text
+
+        save_text(path, text)
+    return str(path)
 
 
 EXPERIMENT_BLOCKS = ("sdca_table2", "figures", "performance", "svm", "oahu", "images")
@@ -91,6 +127,7 @@ def check_config(config: dict) -> None:
         for method, mcfg in methods.items():
             check_method(f"{place}.methods.{method}", algorithm_of(method, mcfg), mcfg)
             _check_pair_rule(f"{place}.methods.{method}", algorithm_of(method, mcfg), mcfg)
+            _check_constraints(f"{place}.methods.{method}", algorithm_of(method, mcfg), mcfg)
         for exp, name in datasets:
             _dataset(exp, name)
     _check_images(config.get("images") or {})
@@ -126,12 +163,26 @@ def check_config(config: dict) -> None:
             ) from None
 
 
+def _check_constraints(place: str, algorithm: str, mcfg: dict) -> None:
+    """A row's ``constraints`` (the constraint kind of an external learner, named by dotted path)
+    is checked by the wrapper; on one of our learners, whose kind is fixed, it is refused."""
+    if "constraints" not in mcfg:
+        return
+    if "." not in algorithm:
+        raise ConfigError(
+            f"config {place}.constraints: {algorithm} learns from its own constraint kind "
+            f"({constraint_kind_of(algorithm, {})}); constraints is for an external learner named "
+            "by its dotted path (algorithm: metric_learn.MLKR)"
+        )
+    check_learner(f"{place}.constraints", algorithm, {"constraints": mcfg["constraints"]})
+
+
 def _check_pair_rule(place: str, algorithm: str, mcfg: dict) -> None:
     """``pairs_per_triplet`` says how a pair learner's pairs come from the triplets: on a learner
     that does not take pairs it would be silently ignored, so it is refused."""
     if "pairs_per_triplet" not in mcfg:
         return
-    kind = ALGORITHMS[algorithm].constraint_kind
+    kind = constraint_kind_of(algorithm, mcfg)
     if kind != "pairs":
         raise ConfigError(
             f"config {place}.pairs_per_triplet: {algorithm} learns from {kind}, not pairs; "
@@ -156,7 +207,7 @@ def command_line_config(argv) -> dict[str, str]:
     while i < len(argv):
         tok = argv[i]
         if tok.startswith("--config="):
-            key, _, value = tok[len("--config="):].partition("=")
+            key, _, value = tok[len("--config=") :].partition("=")
             out[key] = value
         elif tok in ("--config", "-C"):
             while i + 1 < len(argv) and not argv[i + 1].startswith("-"):

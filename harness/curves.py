@@ -1,4 +1,4 @@
-"""Training curves for the convergence figures (SDCA seed paper, Figures 1 and 2; OASIS paper,
+"""Training curves for the convergence figures (SDCA paper, Figures 1 and 2; OASIS paper,
 Figure 3): one run per seed, tidy rows (figure, seed, method, step, metric, value).
 
 Protocol (both figures): the dataset is split per class as in Table 2 (70% train); with
@@ -17,9 +17,9 @@ from __future__ import annotations
 
 import numpy as np
 
-from algorithms import OASIS, SDCA
 from algorithms.base import checkpoints
-from algorithms.oasis import project_psd, symmetric_part
+from algorithms.oasis import OASIS, project_psd, symmetric_part
+from algorithms.sdca import SDCA
 from datasets.constraints import sample_class_triplets
 from datasets.preprocess import make_split, rng
 from evaluation.retrieval import mean_average_precision
@@ -127,6 +127,11 @@ def oasis_variants(
     return rows
 
 
+SCALING_LEARNERS = ("OASIS", "SDCA", "LMNN")
+"""The learners :func:`scaling` times (built by name: the rule scaling_times adds their code to
+its settings, :func:`harness.settings.block_settings`)."""
+
+
 def scaling(*args, **kwargs) -> list[dict]:
     """:func:`_scaling` with one BLAS thread (the timings are defined for one thread)."""
     from .performance import single_threaded
@@ -182,7 +187,7 @@ def _scaling(
             f"{timing['fit_cpu_s']:.2f} s CPU (load {rows[-1]['load_1min']:.2f})"
         )
 
-    online = {
+    online = {  # SCALING_LEARNERS: the rule's settings cover their code
         "OASIS": {"C": oasis_C, "n_epochs": 1},
         "SDCA": {"lam": sdca_lam, "n_epochs": 1, "trace_gap": False},
     }

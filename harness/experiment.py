@@ -40,11 +40,25 @@ def algorithm_of(method: str, method_cfg: dict) -> str:
     return method_cfg.get("algorithm", method)
 
 
+def constraint_kind_of(method: str, method_cfg: dict) -> str:
+    """The constraint kind a row's learner gets ("triplets", "pairs", "chunklets", "labels"):
+    the row's ``constraints`` (external learners, :mod:`algorithms.external`), else its class's."""
+    from algorithms import learner_class
+
+    return (
+        method_cfg.get("constraints")
+        or learner_class(algorithm_of(method, method_cfg)).constraint_kind
+    )
+
+
 def param_grid(method_cfg: dict) -> list[dict]:
     """All hyperparameter combinations of a method's config: ``fixed`` merged with each point of
-    the Cartesian product of ``grid`` (in the config's order)."""
+    the Cartesian product of ``grid`` (in the config's order), plus the row's ``constraints``
+    where it gives one (an external learner's constraint kind, :mod:`algorithms.external`)."""
     grid = method_cfg.get("grid", {}) or {}
-    fixed = method_cfg.get("fixed", {}) or {}
+    fixed = dict(method_cfg.get("fixed", {}) or {})
+    if method_cfg.get("constraints"):
+        fixed["constraints"] = method_cfg["constraints"]
     keys = list(grid)
     return [
         {**fixed, **dict(zip(keys, vals))} for vals in itertools.product(*(grid[k] for k in keys))
@@ -99,16 +113,17 @@ def fit_learner(
     Returns ``(model, timing)`` with timing = {"fit_wall_s", "fit_cpu_s"}; conversion of the
     constraints is not timed.
     """
-    from algorithms import ALGORITHMS
+    from algorithms import learner_class
     from algorithms.base import BilinearMixin, OnlineMixin
 
     from .io import job_progress
 
-    cls = ALGORITHMS.get(name)
-    shared_loop = cls is not None and issubclass(cls, (BilinearMixin, OnlineMixin))
+    shared_loop = issubclass(learner_class(name), (BilinearMixin, OnlineMixin))
     progress = (job_progress() if verbose is None else verbose) and shared_loop
+    # an external learner keeps its library's own verbose (a hyperparameter like the others)
+    verbose_arg = {} if "." in name else {"verbose": progress}
     model = make_learner(
-        name, preprocessor=X, random_state=learner_seed(seed), verbose=progress, **params
+        name, preprocessor=X, random_state=learner_seed(seed), **verbose_arg, **params
     )
     if sp.issparse(X) and not isinstance(model, BilinearMixin):
         X = X.toarray()  # Mahalanobis learners need dense input: the training rows only

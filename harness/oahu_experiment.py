@@ -31,13 +31,12 @@ import time
 
 import numpy as np
 
-from algorithms import ALGORITHMS
 from datasets.constraints import seeds_plus_closure
 from datasets.preprocess import rng, split_per_class
 from evaluation.classification import error_rate, knn_predict, macro_f1
 from evaluation.retrieval import recall_at_k
 
-from .experiment import algorithm_of, fit_learner, grid_labels, params_for_label
+from .experiment import algorithm_of, constraint_kind_of, fit_learner, grid_labels, params_for_label
 
 OAHU_CHOICES = (
     "OAHU follows the paper's section 3 (eqs. 1-27: exponential adaptive bounds, mean of the "
@@ -133,7 +132,7 @@ def pair_rule_caption(methods: dict) -> str:
     block) gets, grouped by rule; "" when none is a pair learner."""
     rules: dict[int, list[str]] = {}
     for m, c in methods.items():
-        if ALGORITHMS[algorithm_of(m, c)].constraint_kind == "pairs":
+        if constraint_kind_of(m, c) == "pairs":
             rules.setdefault(pairs_per_triplet(c), []).append(m)
     return " ".join(
         f"Pair learners ({', '.join(ms)}) get {PAIR_WORDS[k]}." for k, ms in sorted(rules.items())

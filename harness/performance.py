@@ -29,7 +29,8 @@ import pandas as pd
 import scipy.sparse as sp
 from threadpoolctl import threadpool_info, threadpool_limits
 
-from algorithms import OASIS, SDCA
+from algorithms.oasis import OASIS
+from algorithms.sdca import SDCA
 
 
 def single_threaded(fn):
@@ -226,6 +227,15 @@ def run(
 
 
 @single_threaded
+def performance_learners(config: dict) -> list[str]:
+    """Every learner the performance rule builds by name: OASIS, SDCA and those of
+    :func:`other_methods` (the rule's settings cover their code)."""
+    from .experiment import algorithm_of
+
+    others = {algorithm_of(n, m) for n, m in other_methods(config).items()}
+    return ["OASIS", "SDCA", *sorted(others - {"OASIS", "SDCA"})]
+
+
 def other_methods(config: dict) -> dict:
     """The rows of SDCA Table 2 (``config["sdca_table2"]["methods"]``) that the performance table
     times with :func:`other_learners`: all but OASIS and SDCA, which :func:`run` measures. The

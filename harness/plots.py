@@ -68,14 +68,20 @@ DISPLAY_NAMES = {
 
 
 def display_name(name: str) -> str:
-    """The human name of a dataset, image set, notion or method (:data:`DISPLAY_NAMES`;
-    ``caltech256_N`` = "Caltech-256, N classes"; method names are shown as they are)."""
+    """The human name of a dataset, image set, notion or method (:data:`DISPLAY_NAMES`, else a
+    dataset module's ``SPEC.title``; ``caltech256_N`` = "Caltech-256, N classes"; method names
+    are shown as they are)."""
     import re
 
     m = re.fullmatch(r"caltech256_(\d+)", name)
     if m:
         return f"Caltech-256, {m.group(1)} classes"
-    return DISPLAY_NAMES.get(name, name)
+    if name in DISPLAY_NAMES:
+        return DISPLAY_NAMES[name]
+    from datasets import ALL_SPECS
+
+    spec = ALL_SPECS.get(name)
+    return spec.title if spec is not None and spec.title else name
 
 
 def save_figure(fig, *paths) -> None:

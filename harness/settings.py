@@ -129,10 +129,16 @@ def _code_hash(modules: tuple, script: str | None, exclude: frozenset) -> str:
 
 
 def learner_code_hash(algorithm: str) -> str:
-    """Code hash of learner ``algorithm`` (a registry name): its module's closure."""
-    from algorithms import ALGORITHMS
+    """Code hash of learner ``algorithm``: its module's closure (a learner module of
+    :mod:`algorithms`, found by its name; not the package's ``__init__`` or other learners, so
+    adding or editing one learner reruns its cells only). For an external learner (a dotted
+    path): the wrapper's closure and the library's version (:mod:`algorithms.external`)."""
+    from algorithms import learner_class
+    from algorithms.external import is_external, library_version
 
-    return code_hash([ALGORITHMS[algorithm].__module__])
+    if is_external(algorithm):
+        return code_hash(["algorithms.external"]) + ":" + library_version(algorithm)
+    return code_hash([learner_class(algorithm).__module__])
 
 
 def canonical(obj):
@@ -156,14 +162,16 @@ def cell_settings(config: dict, experiment: str, method: str, script: str) -> di
     exp = config_block(config, experiment)
     mcfg = exp["methods"][method]
     skip = {"methods", "datasets", "seeds", *CELL_EXCLUDE.get(experiment, ())}
-    return canonical({
-        "method": {k: v for k, v in mcfg.items() if k != "notes"},
-        "experiment": {k: v for k, v in exp.items() if k not in skip},
-        "route": config["data"]["route"],
-        "code": code_hash(script=script, exclude={"algorithms"})
-        + "+"
-        + learner_code_hash(algorithm_of(method, mcfg)),
-    })
+    return canonical(
+        {
+            "method": {k: v for k, v in mcfg.items() if k != "notes"},
+            "experiment": {k: v for k, v in exp.items() if k not in skip},
+            "route": config["data"]["route"],
+            "code": code_hash(script=script, exclude={"algorithms"})
+            + "+"
+            + learner_code_hash(algorithm_of(method, mcfg)),
+        }
+    )
 
 
 def settings_hash(settings) -> str:
@@ -190,11 +198,13 @@ def data_settings(config: dict, experiment: str, keys, script: str, modules=()) 
     """Settings of a data job (split, constraints): the experiment's config values ``keys``, the
     route, and the code of ``script`` and ``modules``."""
     exp = config_block(config, experiment)
-    return canonical({
-        "experiment": {k: exp.get(k) for k in keys},
-        "route": config["data"]["route"],
-        "code": code_hash(modules, script),
-    })
+    return canonical(
+        {
+            "experiment": {k: exp.get(k) for k in keys},
+            "route": config["data"]["route"],
+            "code": code_hash(modules, script),
+        }
+    )
 
 
 def expected_hashes(config: dict, experiment: str, script: str) -> dict:
@@ -223,16 +233,21 @@ def check_fresh(runs, config: dict, experiment: str, script: str, rule="fit_eval
         )
 
 
-def block_settings(config: dict, block: str, keys, script: str) -> dict:
+def block_settings(config: dict, block: str, keys, script: str, learners=()) -> dict:
     """Settings of a job driven by one config block (curves, scaling, figures, tables): the values
     of ``keys`` in the block (a name or dotted path; missing keys as None; ``keys=None``: the whole
-    block), the route, and ``script``'s code."""
+    block), the route, and ``script``'s code. ``learners``: the learners the job builds by name
+    (``harness.experiment.fit_learner``), whose code its imports do not reach (the package
+    ``algorithms`` finds its learners at run time): their :func:`learner_code_hash` is added."""
     cfg = config_block(config, block)
-    return canonical({
+    out = {
         block: dict(cfg) if keys is None else {k: cfg.get(k) for k in keys},
         "route": config["data"]["route"],
         "code": code_hash(script=script),
-    })
+    }
+    if learners:
+        out["learners"] = {name: learner_code_hash(name) for name in learners}
+    return canonical(out)
 
 
 def check_block_fresh(runs, settings, what: str, rule: str) -> None:

@@ -151,16 +151,28 @@ def settings_table(methods: dict) -> pd.DataFrame:
     (schema: ``definitions/notes``). Returns one row per method, in the block's order, with columns
     ``algorithm`` (the row name), ``protocol`` (one of :data:`PROTOCOLS`, "unmarked" when the config
     says nothing), ``paper_settings`` (what the paper states) and ``our_settings`` (what we chose).
+    A row of an external learner (``algorithm`` a dotted path, :mod:`algorithms.external`) is
+    "not-in-paper" unless its notes say otherwise, and ``our_settings`` names the library class and
+    the constraint kind it was given.
     """
     rows = []
     for name, mcfg in methods.items():
-        notes = (mcfg or {}).get("notes") or {}
+        mcfg = mcfg or {}
+        notes = mcfg.get("notes") or {}
+        algorithm = mcfg.get("algorithm", name)
+        external = "." in algorithm
+        ours = notes.get("ours", "")
+        if external:
+            from algorithms import learner_class
+
+            kind = mcfg.get("constraints") or learner_class(algorithm).constraint_kind
+            ours = "; ".join(s for s in (f"{algorithm} (constraints: {kind})", ours) if s)
         rows.append(
             {
                 "algorithm": name,
-                "protocol": notes.get("protocol", "unmarked"),
+                "protocol": notes.get("protocol", "not-in-paper" if external else "unmarked"),
                 "paper_settings": notes.get("paper", ""),
-                "our_settings": notes.get("ours", ""),
+                "our_settings": ours,
             }
         )
     return pd.DataFrame(rows, columns=["algorithm", "protocol", "paper_settings", "our_settings"])

@@ -42,7 +42,7 @@ OAHU_LAYERS = (
 )
 
 ESTIMATORS = {
-    "LMNN": LMNN(k=2, max_iter=30),
+    "LMNN": LMNN(n_neighbors=2, max_iter=30),
     "OPML": OPML(),
     "Euclidean_Supervised": sv.Euclidean_Supervised(),
     "RCA_Supervised": sv.RCA_Supervised(),

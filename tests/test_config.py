@@ -8,10 +8,10 @@ import pytest
 import yaml
 from snakemake.utils import validate
 
-from harness.config import ConfigError, check_config
+from harness.config import ConfigError, check_config, schema_file
 
 ROOT = Path(__file__).resolve().parents[1]
-SCHEMA = ROOT / "workflow/schemas/config.schema.yaml"
+SCHEMA = schema_file()  # the schema with the names found in datasets/ and algorithms/
 
 
 def default():
@@ -135,13 +135,21 @@ def test_dry_run_shows_the_plan_and_a_bad_config_stops_it(tmp_path):
     assert "n_triplet" in out.stdout + out.stderr
 
 
-def test_schema_knows_exactly_the_registered_algorithms():
+def test_the_schema_names_exactly_the_learners_and_datasets_found():
+    """One source of truth: the schema's name lists are what algorithms/ and datasets/ hold,
+    and the file on disk leaves them empty (nothing to keep in step by hand)."""
     from algorithms import ALGORITHMS
+    from datasets import DATASETS
+    from harness.config import SCHEMA, schema
 
-    schema = yaml.safe_load(SCHEMA.read_text())
-    assert set(schema["definitions"]["method"]["properties"]["algorithm"]["enum"]) == set(
-        ALGORITHMS
-    )
+    defs = schema()["definitions"]
+    assert defs["algorithm"]["anyOf"][0]["enum"] == sorted(ALGORITHMS)
+    assert defs["dataset"]["enum"] == sorted(DATASETS)
+    raw = yaml.safe_load(SCHEMA.read_text())["definitions"]
+    assert raw["dataset"]["enum"] == [] and raw["algorithm"]["anyOf"][0]["enum"] == []
+    assert {"OASIS", "SDCA", "ITML-online", "SVM-relative"} <= set(ALGORITHMS)
+    assert {"vehicle", "letter", "fashion_mnist", "glass"} <= set(DATASETS)
+    assert not {"caltech256", "lfw", "webkb", "reuters"} & set(DATASETS)  # raw collections
 
 
 def test_settings_provenance_notes_are_validated_and_tabulated():

@@ -7,6 +7,7 @@ import subprocess
 import sys
 from pathlib import Path
 
+import numpy as np
 import pytest
 import yaml
 
@@ -105,3 +106,292 @@ def test_leaving_out_one_block_leaves_out_its_rules_only(tmp_path, missing):
     for block, rules in owned.items():
         if block != missing:
             assert rules <= jobs, (block, rules - jobs)
+
+
+def copy_checkout(dest: Path) -> Path:
+    """The checkout's code and configs (no results, caches or virtual environment) at ``dest``."""
+    import shutil
+
+    skip = shutil.ignore_patterns(
+        ".git", ".venv", ".snakemake", "data_cache", "results", "figures", "__pycache__"
+    )
+    shutil.copytree(ROOT, dest, ignore=skip)
+    return dest
+
+
+NEW_LEARNER = '''"""A learner added by a test: the Euclidean baseline under another name."""
+
+from .euclidean import Euclidean
+
+
+class EuclideanCopy(Euclidean):
+    """Euclidean distance (a copy)."""
+
+    name = "Eucl-copy"
+'''
+
+
+def test_a_new_module_or_config_row_alone_reruns_only_its_cells(tmp_path):
+    """After a finished run of the minimal config: a learner module dropped in algorithms/, an
+    external learner named by its dotted path and a dataset module dropped in datasets/ (each
+    with one config row or list entry, no registry or schema edit) plan exactly the new cells,
+    the table and the report; nothing that exists reruns."""
+    repo = copy_checkout(tmp_path / "repo")
+    cfg = yaml.safe_load(MINIMAL.read_text())
+    cfg["data"]["cache_dir"] = str(ROOT / "data_cache")  # the prepared sets of this checkout
+    cfg["results_dir"] = str(tmp_path / "results")
+    cfg["figures_dir"] = str(tmp_path / "figures")
+    path = write_config(tmp_path, cfg)
+    run = [sys.executable, "-m", "snakemake", "reproduce_all", "--configfile", str(path)]
+    out = subprocess.run(
+        run + ["--cores", "2", "--nolock"], cwd=repo, capture_output=True, text=True, timeout=600
+    )
+    assert out.returncode == 0, out.stderr[-3000:]
+    assert planned_jobs(["reproduce_all"], path, cwd=repo) == {}
+
+    tail = {"table_sdca_2": 1, "report_pages": 1, "reproduce_all": 1}
+    # a learner module, found by its name
+    (repo / "algorithms/euclidean_copy.py").write_text(NEW_LEARNER)
+    assert planned_jobs(["reproduce_all"], path, cwd=repo) == {}  # not in the config: nothing
+    cfg["sdca_table2"]["methods"]["Eucl-copy"] = {}
+    path = write_config(tmp_path, cfg)
+    assert planned_jobs(["reproduce_all"], path, cwd=repo) == {"fit_evaluate": 1, **tail}
+    # an external learner: one config row
+    del cfg["sdca_table2"]["methods"]["Eucl-copy"]
+    cfg["sdca_table2"]["methods"]["NCA"] = {
+        "algorithm": "sklearn.neighbors.NeighborhoodComponentsAnalysis",
+        "fixed": {"max_iter": 20},
+    }
+    path = write_config(tmp_path, cfg)
+    assert planned_jobs(["reproduce_all"], path, cwd=repo) == {"fit_evaluate": 1, **tail}
+    # a dataset module (glass.py under another name): one entry in the datasets list
+    glass = (repo / "datasets/glass.py").read_text().replace('name="glass"', 'name="glass_copy"')
+    (repo / "datasets/glass_copy.py").write_text(glass)
+    del cfg["sdca_table2"]["methods"]["NCA"]
+    cfg["sdca_table2"]["datasets"].append("glass_copy")
+    path = write_config(tmp_path, cfg)
+    jobs = planned_jobs(["reproduce_all"], path, cwd=repo)
+    n_rows = len(cfg["sdca_table2"]["methods"])
+    assert jobs == {
+        "prepare_dataset": 1,
+        "split": 1,
+        "sample_triplets": 1,
+        "fit_evaluate": n_rows,
+        **tail,
+    }
+
+
+def test_project_modules_import_learners_from_their_modules():
+    """A job's code hash follows its imports (harness.settings) and the package ``algorithms``
+    imports no learner: a learner class imported through the package would leave its code out of
+    the hash. Only the registry functions come from the package."""
+    import ast
+
+    allowed = {"ALGORITHMS", "learner_class", "make_learner"}
+    files = [
+        p
+        for folder in ("harness", "evaluation", "datasets", "algorithms", "workflow/scripts")
+        for p in (ROOT / folder).glob("*.py")
+    ]
+    bad = []
+    for path in files:
+        for node in ast.walk(ast.parse(path.read_text())):
+            if isinstance(node, ast.ImportFrom) and node.module == "algorithms" and not node.level:
+                bad += [
+                    f"{path.relative_to(ROOT)}: {a.name}"
+                    for a in node.names
+                    if a.name not in allowed
+                ]
+    assert not bad, bad
+
+
+def iris():
+    from sklearn.datasets import load_iris
+
+    X, y = load_iris(return_X_y=True)
+    return (X - X.mean(0)) / X.std(0), y
+
+
+@pytest.mark.parametrize(
+    "path, params",
+    [
+        ("metric_learn.MLKR", {"max_iter": 30}),
+        ("sklearn.neighbors.NeighborhoodComponentsAnalysis", {"max_iter": 30, "n_components": 2}),
+    ],
+)
+def test_an_external_learner_is_its_library_model_through_the_harness(path, params):
+    """Two real classes of two libraries, fitted by the harness on the same triplets as every
+    learner (labels kind: the points that occur in them): M, transform and the ranking scores are
+    the library model's own."""
+    from datasets.constraints import sample_class_triplets
+    from harness.experiment import fit_learner, learner_seed
+
+    X, y = iris()
+    t = sample_class_triplets(y, 300, np.random.default_rng(0))
+    model, timing = fit_learner(path, params, t, X, y, seed=0)
+    assert model.constraint_kind == "labels" and timing["fit_cpu_s"] >= 0
+    lib = model.library_model().set_params(random_state=learner_seed(0))
+    used = np.unique(t)
+    lib.fit(X[used], y[used])
+    L = lib.components_
+    np.testing.assert_allclose(model.transform(X), X @ L.T, atol=1e-10)
+    np.testing.assert_allclose(model.M_, L.T @ L, atol=1e-10)
+    d2 = ((X[:5, None] @ L.T - X[None, :7] @ L.T) ** 2).sum(-1)
+    np.testing.assert_allclose(model.similarity_matrix(X[:5], X[:7]), -d2, atol=1e-8)
+
+
+def test_an_external_pair_or_triplet_learner_gets_its_constraint_kind():
+    """metric-learn's ITML learns from pairs (its ``_tuple_size`` 2): the harness gives it the
+    same pairs as our ITML; a row's ``constraints`` must be one of the three kinds, and is only
+    for an external learner."""
+    from algorithms import learner_class, make_learner
+    from datasets.constraints import sample_class_triplets, triplets_to_pairs
+    from harness.config import ConfigError, check_config
+    from harness.experiment import fit_learner
+
+    assert learner_class("metric_learn.ITML").constraint_kind == "pairs"
+    assert learner_class("metric_learn.SCML").constraint_kind == "triplets"
+    X, y = iris()
+    t = sample_class_triplets(y, 100, np.random.default_rng(1))
+    model, _ = fit_learner(
+        "metric_learn.ITML", {"max_iter": 50}, t, X, y, seed=0, pairs_per_triplet=2
+    )
+    import metric_learn
+
+    pairs, labels = triplets_to_pairs(t, 2)
+    lib = metric_learn.ITML(max_iter=50).fit(X[pairs], labels)
+    np.testing.assert_allclose(model.M_, lib.get_mahalanobis_matrix(), atol=1e-10)
+    with pytest.raises(ValueError, match="constraints must be one of"):
+        make_learner("metric_learn.MLKR", constraints="quadruplets").fit(X, y)
+    cfg = yaml.safe_load(MINIMAL.read_text())
+    cfg["sdca_table2"]["methods"]["SDCA"]["constraints"] = "labels"
+    with pytest.raises(ConfigError, match="constraints is for an external learner"):
+        check_config(cfg)
+    cfg["sdca_table2"]["methods"]["SDCA"].pop("constraints")
+    cfg["sdca_table2"]["methods"]["X"] = {"algorithm": "metric_learn.MLKRR"}
+    with pytest.raises(ConfigError, match="cannot import learner 'metric_learn.MLKRR'"):
+        check_config(cfg)
+    cfg["sdca_table2"]["methods"]["X"] = {
+        "algorithm": "metric_learn.MLKR",
+        "fixed": {"max_iterr": 5},
+    }
+    with pytest.raises(ConfigError, match="max_iterr"):
+        check_config(cfg)
+
+
+# --- metric-learn parity: the README's table is computed here and must match ----------------------
+
+COUNTERPARTS = {"ITML": "ITML", "LMNN": "LMNN", "RCA": "RCA"}
+"""Our learners that call metric-learn's class of the same name."""
+PARITY_COLUMNS = (
+    "n_components",
+    "components_",
+    "transform",
+    "get_mahalanobis_matrix",
+    "pair_distance",
+    "pair_score",
+    "score_pairs",
+    "get_metric",
+    "_Supervised",
+)
+
+
+SMALL = {
+    "ITML": {"max_iter": 20},
+    "LMNN": {"max_iter": 20},
+    "OAHU": {"n_epochs": 1},
+    "SVM-relative": {"solver": "dcd"},
+}
+
+
+def fitted(name: str):
+    """Learner ``name`` fitted by the harness on 200 class triplets of iris (small settings)."""
+    from datasets.constraints import sample_class_triplets
+    from harness.experiment import fit_learner
+
+    X, y = iris()
+    t = sample_class_triplets(y, 200, np.random.default_rng(2))
+    return fit_learner(name, SMALL.get(name, {}), t, X, y, seed=0)[0]
+
+
+def parity_cells(name: str) -> dict[str, str]:
+    """The README table's cells of learner ``name``: "yes" / "–" per column, from a fitted
+    instance (a bilinear learner's ``pair_distance`` raises AttributeError there)."""
+    from algorithms import ALGORITHMS, supervised
+
+    cls = ALGORITHMS[name]
+    model = fitted(name)
+    cells = {
+        "learner": name,
+        "metric-learn": f"`metric_learn.{COUNTERPARTS[name]}`" if name in COUNTERPARTS else "–",
+        "fit": f"`{cls.constraint_kind}`",
+        "n_components": "yes" if "n_components" in model.get_params() else "–",
+    }
+    for col in PARITY_COLUMNS[1:-1]:
+        cells[col] = "yes" if hasattr(model, col) else "–"
+    cells["_Supervised"] = "yes" if hasattr(supervised, f"{cls.__name__}_Supervised") else "–"
+    return cells
+
+
+def parity_table() -> str:
+    """The README's API table: one row per learner found in algorithms/."""
+    from algorithms import ALGORITHMS
+
+    head = ["learner", "metric-learn", "fit", *PARITY_COLUMNS]
+    shown = ["learner", "metric-learn counterpart", "constraints"]
+    shown += [f"`{h}`" for h in PARITY_COLUMNS[:-1]] + ["`*_Supervised`"]
+    lines = ["| " + " | ".join(shown) + " |", "|" + "---|" * len(head)]
+    for name in sorted(ALGORITHMS, key=str.lower):
+        cells = parity_cells(name)
+        lines.append("| " + " | ".join(cells[h] for h in head) + " |")
+    return "\n".join(lines)
+
+
+def test_the_readme_api_table_is_what_the_learners_have():
+    readme = (ROOT / "README.md").read_text()
+    start = readme.index("<!-- api-parity:start -->") + len("<!-- api-parity:start -->")
+    end = readme.index("<!-- api-parity:end -->")
+    assert readme[start:end].strip() == parity_table()
+
+
+@pytest.mark.parametrize(
+    "name", ["ITML", "LMNN", "RCA", "LEGO", "RDML", "Eucl", "OPML", "ITML-online"]
+)
+def test_components_and_transform_equal_metric_learns_for_the_same_metric(name):
+    """For the same learned M, ``components_`` and ``transform`` are metric-learn's: its
+    learned L where the learner is metric-learn's (LMNN; ITML and RCA: its conversion of M, as
+    metric-learn's own classes do), else ``components_from_metric(M)``; ``score_pairs`` is
+    ``pair_distance`` with metric-learn 0.7's FutureWarning; LMNN's ``n_components`` and ITML's
+    ``prior`` reach metric-learn."""
+    import metric_learn
+    from metric_learn._util import components_from_metric
+
+    from datasets.constraints import sample_class_triplets
+    from harness.experiment import fit_learner
+
+    X, y = iris()
+    t = sample_class_triplets(y, 200, np.random.default_rng(2))
+    small = {"ITML": {"max_iter": 20}, "LMNN": {"max_iter": 20}}.get(name, {})
+    model, _ = fit_learner(name, small, t, X, y, seed=0)
+    M = (model.M_ + model.M_.T) / 2
+    if name == "LMNN":
+        used = np.unique(t)
+        lib = metric_learn.LMNN(n_neighbors=3, max_iter=20, random_state=model.random_state)
+        L = lib.fit(X[used], y[used]).components_
+    else:
+        L = components_from_metric(M)
+    np.testing.assert_allclose(model.components_, L, atol=1e-10)
+    np.testing.assert_allclose(model.transform(X[:4]), X[:4] @ L.T, atol=1e-10)
+    pairs = np.stack([X[:3], X[3:6]], axis=1)
+    with pytest.warns(FutureWarning, match="score_pairs will be deprecated"):
+        np.testing.assert_allclose(model.score_pairs(pairs), model.pair_distance(pairs))
+    if name == "LMNN":
+        two, _ = fit_learner("LMNN", {"max_iter": 20, "n_components": 2}, t, X, y, seed=0)
+        assert two.components_.shape == (2, 4) and two.transform(X).shape == (len(X), 2)
+    if name == "ITML":
+        from datasets.constraints import triplets_to_pairs
+
+        cov, _ = fit_learner("ITML", {"max_iter": 20, "prior": "covariance"}, t, X, y, seed=0)
+        pairs_i, labels = triplets_to_pairs(t, 2)
+        ml = metric_learn.ITML(max_iter=20, prior="covariance").fit(X[pairs_i], labels)
+        np.testing.assert_allclose(cov.M_, ml.get_mahalanobis_matrix(), atol=1e-10)

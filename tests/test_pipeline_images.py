@@ -83,9 +83,9 @@ def test_caltech_route_on_a_tiny_image_folder(tmp_path):
             "Eucl": {},
             "OASIS": {"fixed": {"C": 0.1, "n_epochs": 1}},
             "SDCA": {"fixed": {"lam": 0.005, "n_epochs": 1, "trace_gap": False}},
-            # k = 10 passes the config check but needs 11 images per class: with
+            # n_neighbors = 10 passes the config check but needs 11 images per class: with
             # record_failures the fit's DataError becomes a "failed" row, not a stopped run
-            "LMNN": {"fixed": {"k": 10, "max_iter": 5}},
+            "LMNN": {"fixed": {"n_neighbors": 10, "max_iter": 5}},
         },
         "record_failures": True,
     }
@@ -128,8 +128,9 @@ def test_images_config_blocks_are_strict():
 
     from datasets.base import DataError
     from harness.config import check_config
+    from harness.config import schema as config_schema
 
-    schema = yaml.safe_load((ROOT / "workflow/schemas/config.schema.yaml").read_text())
+    schema = config_schema()
     for name in ("default", "ci", "paper"):
         cfg = yaml.safe_load((ROOT / f"config/{name}.yaml").read_text())
         jsonschema.validate(cfg, schema)

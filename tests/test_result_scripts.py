@@ -20,6 +20,7 @@ from snakemake.utils import validate
 from harness.plots import method_style
 from harness.settings import expected_hashes, settings_hash
 from harness.tables import paper_rows
+from harness.config import schema_file
 
 ROOT = Path(__file__).resolve().parents[1]
 
@@ -32,7 +33,7 @@ class _Named(list):
 
 def _config():
     cfg = yaml.safe_load((ROOT / "config/ci.yaml").read_text())
-    validate(cfg, str(ROOT / "workflow/schemas/config.schema.yaml"))
+    validate(cfg, schema_file())
     return cfg
 
 

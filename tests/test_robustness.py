@@ -26,10 +26,10 @@ from snakemake.utils import validate
 
 from algorithms import ALGORITHMS, make_learner
 from datasets.base import DataError, DataUnavailable, check_prepared, quarantine_corrupt_prepared
-from harness.config import ConfigError, check_config, unpinned_downloads_opt_in
+from harness.config import ConfigError, check_config, schema_file, unpinned_downloads_opt_in
 
 ROOT = Path(__file__).resolve().parents[1]
-SCHEMA = ROOT / "workflow/schemas/config.schema.yaml"
+SCHEMA = schema_file()  # the schema with the names found in datasets/ and algorithms/
 
 
 def ci():
@@ -166,11 +166,14 @@ def test_the_dry_run_stops_on_an_empty_results_dir(tmp_path):
 
 def test_lmnn_k_zero_is_a_clear_error(data):
     X, y, _ = data
-    with pytest.raises(ValueError, match=r"LMNN: k \(target neighbours\) must be an int >= 1"):
-        make_learner("LMNN", k=0).fit(X, y)
+    msg = r"LMNN: n_neighbors \(target neighbours\) must be an int >= 1"
+    with pytest.raises(ValueError, match=msg):
+        make_learner("LMNN", n_neighbors=0).fit(X, y)
+    with pytest.warns(FutureWarning, match="'k' is deprecated"), pytest.raises(ValueError, match=msg):
+        make_learner("LMNN", k=0).fit(X, y)  # metric-learn 0.7's deprecated name still works
     cfg = ci()
-    cfg["sdca_table2"]["methods"]["LMNN"]["fixed"]["k"] = 0
-    with pytest.raises(ConfigError, match=r"sdca_table2\.methods\.LMNN\.fixed\.k: "):
+    cfg["sdca_table2"]["methods"]["LMNN"]["fixed"]["n_neighbors"] = 0
+    with pytest.raises(ConfigError, match=r"sdca_table2\.methods\.LMNN\.fixed\.n_neighbors: "):
         checked(cfg)
 
 
@@ -195,8 +198,11 @@ def test_lego_negative_eta_is_refused_before_any_job():
     "block, needle",
     [
         ({"kk": 3}, r"figures\.scaling_lmnn\.kk: LMNN has no hyperparameter 'kk'"),
-        ({"k": 0}, r"figures\.scaling_lmnn\.k: LMNN: k"),
-        ({"k": "three"}, r"figures\.scaling_lmnn\.k: LMNN hyperparameter k must be a number"),
+        ({"n_neighbors": 0}, r"figures\.scaling_lmnn\.n_neighbors: LMNN: n_neighbors"),
+        (
+            {"n_neighbors": "three"},
+            r"figures\.scaling_lmnn\.n_neighbors: LMNN hyperparameter n_neighbors must be a number",
+        ),
     ],
 )
 def test_figures_scaling_lmnn_is_checked_before_any_job(block, needle):
@@ -376,7 +382,8 @@ class Named(list):
 
 root, bad, tmp, cases = sys.argv[1], sys.argv[2], sys.argv[3], json.loads(sys.argv[4])
 config = yaml.safe_load(open(f"{root}/config/default.yaml"))
-validate(config, f"{root}/workflow/schemas/config.schema.yaml")
+from harness.config import schema_file
+validate(config, schema_file())
 out = {}
 for script, wildcards in cases.items():
     sm = types.SimpleNamespace(
@@ -539,7 +546,7 @@ def test_labelled_learners_name_a_single_class_and_too_small_classes(data, name)
         make_learner(name).fit(X, np.zeros(len(X), dtype=int))
     if name == "LMNN":
         with pytest.raises(DataError, match=r"class 0 has 20 row\(s\).*at least 21 per class"):
-            make_learner("LMNN", k=20).fit(X, y)
+            make_learner("LMNN", n_neighbors=20).fit(X, y)
 
 
 # --- predict before fit: AttributeError on W_ -----------------------------------------------------

@@ -27,13 +27,14 @@ from harness.config import check_config_size, check_no_templating  # noqa: E402
 # Before anything walks the config: its size (a YAML alias expansion) and no YTE templating.
 check_config_size(config)
 check_no_templating(workflow.configfiles)
-from harness.config import experiment_blocks  # noqa: E402
+from harness.config import experiment_blocks, schema_file  # noqa: E402
 
 # The experiment blocks the config gives, read before the schema fills in defaults: main.smk
 # includes the rule file of these only, so a config with one block plans that block alone.
 BLOCKS_ON = experiment_blocks(config)
-validate(config, ROOT / "workflow/schemas/config.schema.yaml")
+validate(config, schema_file())  # the schema with the names of the datasets and learners found
 
+from datasets import MODULES as DATASET_MODULES  # noqa: E402
 from datasets import get_dataset  # noqa: E402
 from datasets.base import quarantine_corrupt_prepared  # noqa: E402
 from harness.config import (  # noqa: E402
@@ -42,7 +43,7 @@ from harness.config import (  # noqa: E402
     experiment_cells,
     unpinned_downloads_opt_in,
 )
-from harness.performance import other_methods  # noqa: E402
+from harness.performance import other_methods, performance_learners  # noqa: E402
 from harness.freshness import check_report_fresh, is_report_run  # noqa: E402
 from harness.settings import (  # noqa: E402
     block_settings,
@@ -93,7 +94,7 @@ RUNTIME_MIN = {rule: v["runtime"] for rule, v in _RESOURCES.items()}
 # The report (report.smk, harness/report.py): captions and table pages are written under
 # {results}/report by rule report_pages; a report() flag needs their absolute path.
 REPORT_DIR = os.path.abspath(f"{RESULTS}/report")
-# The papers' numbers as printed (a copy of ../shared/reference/paper_results.csv).
+# The papers' numbers as printed (config/paper_results.csv: paper, artifact, dataset, method, value).
 PAPER_RESULTS = ROOT / "config/paper_results.csv"
 
 

@@ -9,6 +9,8 @@ localrules:
     figure_scaling,
 
 
+from harness.curves import SCALING_LEARNERS  # noqa: E402
+
 # The settings each curve / timing row is made under (harness.settings): the producing job's
 # params (so a change reruns it) and the plot's (which refuses rows made under other settings).
 CURVES_SETTINGS = block_settings(
@@ -39,6 +41,7 @@ SCALING_SETTINGS = block_settings(
         "sdca_lam",
     ],
     "workflow/scripts/scaling.py",
+    learners=SCALING_LEARNERS,
 )
 
 

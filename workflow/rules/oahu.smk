@@ -242,7 +242,11 @@ rule oahu_sensitivity:
         runtime=RUNTIME_MIN["oahu_sensitivity"],
     params:
         settings=block_settings(
-            config, "oahu", ["sensitivity", "table3"], "workflow/scripts/oahu_sensitivity.py"
+            config,
+            "oahu",
+            ["sensitivity", "table3"],
+            "workflow/scripts/oahu_sensitivity.py",
+            learners=["OAHU"],
         ),
     script:
         "../scripts/oahu_sensitivity.py"

@@ -25,6 +25,7 @@ rule performance:
             "performance",
             ["dense_dims", "sparse", "n_triplets"],
             "workflow/scripts/performance.py",
+            learners=performance_learners(config),
         ),
         # the SDCA Table 2 rows timed beside OASIS and SDCA (settings and notes)
         others=canonical(other_methods(config)),

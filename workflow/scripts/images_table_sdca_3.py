@@ -1,4 +1,4 @@
-"""Rule table_sdca_3: the SDCA seed paper's Table 3 (test mAP on Caltech-256, 50 classes), with
+"""Rule table_sdca_3: the SDCA paper's Table 3 (test mAP on Caltech-256, 50 classes), with
 the offline stand-in columns (harness.paper_table); also the feature summary per image set and
 seed (non-zeros, extraction time per image)."""
 
@@ -27,7 +27,7 @@ status.update({(d, m): "failed" for d, m in zip(failed.dataset, failed.algorithm
 out = snakemake.output
 table = PaperTable(
     name="sdca_table3",
-    title="SDCA seed paper, Table 3: mAP on Caltech-256 (50 classes) and the offline stand-in",
+    title="SDCA paper (Wu et al., AAAI 2014), Table 3: mAP on Caltech-256 (50 classes) and the offline stand-in",
     values=seed_values(test_rows(runs), ["mAP"]),
     metrics=[Metric("mAP", "mAP")],
     datasets=cfg["sdca_table3_datasets"],

@@ -1,4 +1,4 @@
-"""Rule table_sdca_2: the SDCA seed paper's Table 2 (test mAP over seeds, the paper's value
+"""Rule table_sdca_2: the SDCA paper's Table 2 (test mAP over seeds, the paper's value
 beside ours, ranks and the critical-difference diagram), built by harness.paper_table."""
 
 from harness import captions
@@ -25,7 +25,7 @@ if other:  # sdca_table2.compare_with: the same table made on another data route
 out = snakemake.output
 table = PaperTable(
     name="sdca_table2",
-    title="SDCA seed paper, Table 2",
+    title="SDCA paper (Wu et al., AAAI 2014), Table 2",
     values=seed_values(test_rows(runs), ["mAP"]),
     metrics=[Metric("mAP", "mAP")],
     datasets=cfg["datasets"],
