@@ -4,7 +4,7 @@ Metric from Equivalence Constraints", JMLR 6, 2005: M = inverse of the within-ch
 RCA learns from chunklets (groups known to share a class). The harness forms them as the connected
 components of the triplets' similar (anchor, positive) pairs
 (``datasets.constraints.triplets_to_chunklets``); samples in no similar pair are left out (-1).
-RCA has no hyperparameter to tune.
+RCA has no hyperparameter to tune (``n_components`` only reduces the dimension).
 
 Singular within-chunklet covariance (two cases, both handled before calling metric-learn, whose
 inverse would be infinite):
@@ -15,7 +15,11 @@ inverse would be infinite):
   chunklet covariance C has rank r < d. As the RCA paper advises (Bar-Hillel et al. 2005, section
   on dimensionality reduction before RCA), the points are first projected by PCA (scikit-learn,
   fitted on the same points) onto r = rank(C) components; RCA runs there and
-  M = P^T M_r P with P the (r, d) PCA components (rank r, PSD). ``n_components_`` records r.
+  M = P^T M_r P with P the (r, d) PCA components (rank r, PSD).
+
+``n_components`` (metric-learn's): the number of rows of L (metric-learn reduces by Fisher's
+linear discriminant below the rank; None = the rank r). ``n_components_`` records the rows of L;
+``components_`` / ``transform`` are metric-learn's learned L (times P), M = L^T L.
 
 Errors: :class:`~datasets.base.DataError` (a ``ValueError``) naming the problem for NaN/inf points,
 no rows, chunk labels that are not one int per row, no chunklet, every feature constant on the
@@ -41,13 +45,20 @@ class RCA(MahalanobisMixin, BaseLearner):
 
     constraint_kind = "chunklets"
 
-    def __init__(self, preprocessor=None, random_state=None, verbose=False):
+    def __init__(self, n_components=None, preprocessor=None, random_state=None, verbose=False):
+        self.n_components = n_components
         self.preprocessor = preprocessor
         self.random_state = random_state
         self.verbose = verbose
 
+    def _check_params(self):
+        k = self.n_components
+        if k is not None and not (isinstance(k, int) and not isinstance(k, bool) and k >= 1):
+            raise ValueError(f"RCA: n_components must be None or an int >= 1, got {k!r}")
+
     def fit(self, X, chunks):
         """Learn M from points X (n, d) float and chunk labels (n,) int (-1 = in no chunklet)."""
+        self._check_params()
         X = check_features(np.asarray(X, dtype=np.float64), "RCA input")
         chunks = np.asarray(chunks)
         if X.shape[0] == 0:
@@ -71,14 +82,19 @@ class RCA(MahalanobisMixin, BaseLearner):
             if r == 0:
                 raise DataError("RCA: every chunklet is a single repeated point (rank 0)")
             P = PCA(n_components=r, svd_solver="full").fit(Xk).components_
-        self.n_components_ = P.shape[0]
-        model = metric_learn().RCA()
+        model = metric_learn().RCA(
+            n_components=None if self.n_components is None else min(self.n_components, r)
+        )
         with quiet_metric_learn():
             model.fit(Xk @ P.T, chunks)
-        self.M_ = np.zeros((X.shape[1], X.shape[1]))
-        self.M_[np.ix_(keep, keep)] = P.T @ model.get_mahalanobis_matrix() @ P
-        if not np.all(np.isfinite(self.M_)):
+        L = np.zeros((model.components_.shape[0], X.shape[1]))
+        L[:, keep] = model.components_ @ P  # metric-learn's L, back in the input's coordinates
+        if not np.all(np.isfinite(L)):
             raise DataError("RCA's within-chunklet covariance is singular; M is not finite")
+        L.setflags(write=False)
+        self._library_components = L
+        self.n_components_ = L.shape[0]
+        self.M_ = L.T @ L
         return self
 
 

@@ -359,8 +359,8 @@ def test_the_readme_api_table_is_what_the_learners_have():
 )
 def test_components_and_transform_equal_metric_learns_for_the_same_metric(name):
     """For the same learned M, ``components_`` and ``transform`` are metric-learn's: its
-    learned L where the learner is metric-learn's (LMNN; ITML and RCA: its conversion of M, as
-    metric-learn's own classes do), else ``components_from_metric(M)``; ``score_pairs`` is
+    learned L where the learner is metric-learn's (LMNN, RCA; ITML: its conversion of M, as
+    metric-learn's ITML does), else ``components_from_metric(M)``; ``score_pairs`` is
     ``pair_distance`` with metric-learn 0.7's FutureWarning; LMNN's ``n_components`` and ITML's
     ``prior`` reach metric-learn."""
     import metric_learn
@@ -378,6 +378,10 @@ def test_components_and_transform_equal_metric_learns_for_the_same_metric(name):
         used = np.unique(t)
         lib = metric_learn.LMNN(n_neighbors=3, max_iter=20, random_state=model.random_state)
         L = lib.fit(X[used], y[used]).components_
+    elif name == "RCA":
+        from datasets.constraints import triplets_to_chunklets
+
+        L = metric_learn.RCA().fit(X, triplets_to_chunklets(t, len(X))).components_
     else:
         L = components_from_metric(M)
     np.testing.assert_allclose(model.components_, L, atol=1e-10)
@@ -385,9 +389,10 @@ def test_components_and_transform_equal_metric_learns_for_the_same_metric(name):
     pairs = np.stack([X[:3], X[3:6]], axis=1)
     with pytest.warns(FutureWarning, match="score_pairs will be deprecated"):
         np.testing.assert_allclose(model.score_pairs(pairs), model.pair_distance(pairs))
-    if name == "LMNN":
-        two, _ = fit_learner("LMNN", {"max_iter": 20, "n_components": 2}, t, X, y, seed=0)
+    if name in ("LMNN", "RCA"):
+        two, _ = fit_learner(name, {**small, "n_components": 2}, t, X, y, seed=0)
         assert two.components_.shape == (2, 4) and two.transform(X).shape == (len(X), 2)
+        np.testing.assert_allclose(two.M_, two.components_.T @ two.components_, atol=1e-12)
     if name == "ITML":
         from datasets.constraints import triplets_to_pairs
 
