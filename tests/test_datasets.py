@@ -129,7 +129,7 @@ def test_dataset_without_embedded_copy_says_needs_download(tmp_path):
 
 
 @pytest.mark.skipif(shutil.which("apt-get") is None, reason="the embedded route needs Debian's apt")
-@pytest.mark.parametrize("name", ["vehicle", "vowel", "segment", "letter", "fashion_mnist"])
+@pytest.mark.parametrize("name", ["vehicle", "vowel", "segment", "letter", "fashion_mnist", "glass"])
 def test_embedded_copies_match_the_papers_table(name):
     spec = datasets.get_dataset(name)
     d = load(spec, "embedded", ROOT / "data_cache")
