@@ -1,5 +1,6 @@
 """LMNN through metric-learn (Weinberger & Saul, "Distance Metric Learning for Large Margin
-Nearest Neighbor Classification", JMLR 10, 2009, eq. 14; n_neighbors = k target neighbours, mu = 0.5).
+Nearest Neighbor Classification", JMLR 10, 2009, eq. 14; n_neighbors = k target neighbours,
+mu = 0.5).
 
 LMNN learns from class labels, not triplets (its triplets are built from k-NN target neighbours
 and impostors). To give it the same information as the triplet learners, the harness passes the
@@ -11,11 +12,12 @@ metric-learn parity: ``n_neighbors`` (``k``, metric-learn's deprecated name, sti
 metric-learn's learned L (not a factor of M), ``score_pairs`` as metric-learn 0.7.
 
 Errors (before metric-learn runs, so that its internal messages never reach the user):
-``ValueError`` for an out-of-range hyperparameter (``n_neighbors`` an int >= 1, ``regularization`` (mu) in
-[0, 1], ``learn_rate`` > 0, ``max_iter`` an int >= 1, ``max_points`` None or an int >= 2);
-:class:`~datasets.base.DataError` for NaN/inf, no rows, a single class, or a class with fewer than
-n_neighbors + 1 points (each point needs n_neighbors other points of its class as target neighbours, eq. 14; with
-only k, metric-learn would silently take the point itself as its own target neighbour).
+``ValueError`` for an out-of-range hyperparameter (``n_neighbors`` an int >= 1,
+``regularization`` (mu) in [0, 1], ``learn_rate`` > 0, ``max_iter`` an int >= 1, ``max_points``
+None or an int >= 2, ``n_components`` None or an int >= 1); :class:`~datasets.base.DataError` for
+NaN/inf, no rows, a single class, or a class with fewer than n_neighbors + 1 points (each point
+needs n_neighbors other points of its class as target neighbours, eq. 14; with only n_neighbors,
+metric-learn would silently take the point itself as its own target neighbour).
 """
 
 from __future__ import annotations
