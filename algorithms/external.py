@@ -1,8 +1,9 @@
 """Metric learners of other libraries, named in a config by their dotted path.
 
 A config row ``algorithm: metric_learn.MLKR`` (or
-``sklearn.neighbors.NeighborhoodComponentsAnalysis``, ``metric_learn.SCML``, ...) runs that class through the harness like any of our learners: the same
-constraints (converted to the kind it learns from), the same evaluation (mAP, kNN, ...), the same
+``sklearn.neighbors.NeighborhoodComponentsAnalysis``, ``metric_learn.SCML``, ...) runs that class
+through the harness like any of our learners: the same constraints (converted to the kind it
+learns from), the same evaluation (mAP, kNN, ...), the same
 provenance columns (a row without ``notes`` is ``not-in-paper``, as every extra row).
 
 :func:`external_learner` builds, once per path, a wrapper class whose constructor takes the
