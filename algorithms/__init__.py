@@ -58,11 +58,11 @@ def learner_class(name: str) -> type:
     """The class of learner ``name``: a name of :data:`ALGORITHMS` or the dotted path of an
     external learner (its wrapper, :func:`algorithms.external.external_learner`). Raises
     ``KeyError`` naming the known learners."""
+    from .external import external_learner, is_external
+
     if name in ALGORITHMS:
         return ALGORITHMS[name]
-    if "." in name:
-        from .external import external_learner
-
+    if is_external(name):
         return external_learner(name)
     raise KeyError(
         f"unknown algorithm {name!r}; known algorithms: {sorted(ALGORITHMS)}, or the dotted "

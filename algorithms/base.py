@@ -594,7 +594,8 @@ class MahalanobisMixin:
         root of a diagonal M, else the Cholesky factor, else the eigendecomposition), so that
         ``transform`` gives metric-learn's coordinates for the same M; where metric-learn refuses
         M as not PSD beyond rounding, the eigendecomposition with negative eigenvalues clipped
-        to 0. A learner fitted by metric-learn through a learned L (LMNN) keeps that L.
+        to 0. A learner whose library learned L itself (LMNN, RCA, external learners) keeps that
+        L (its fit sets ``_library_components``).
         Recomputed only when ``M_`` has changed since the last call (online learners update M_
         in place); the cache lives outside the instance. Raises ``NotFittedError``."""
         self._check_fitted()

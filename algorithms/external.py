@@ -121,11 +121,15 @@ class ExternalLearner(MahalanobisMixin, BaseLearner):
         model = self.library_model()
         with quiet_metric_learn():
             model.fit(*fit_args)
+        L = getattr(model, "components_", None)
+        if L is not None:
+            # the library model's own L: components_ / transform give its coordinates
+            self._library_components = np.array(L, dtype=float)
+            self._library_components.setflags(write=False)
         if hasattr(model, "get_mahalanobis_matrix"):
             M = np.asarray(model.get_mahalanobis_matrix(), dtype=float)
-        elif hasattr(model, "components_"):
-            L = np.asarray(model.components_, dtype=float)
-            M = L.T @ L
+        elif L is not None:
+            M = self._library_components.T @ self._library_components
         else:
             raise TypeError(
                 f"{self._library_class.__name__} is not a linear metric learner: its fitted model "
@@ -135,14 +139,6 @@ class ExternalLearner(MahalanobisMixin, BaseLearner):
         self.M_ = M
         self.n_features_in_ = M.shape[0]
         return self
-
-    @property
-    def components_(self) -> np.ndarray:
-        """The library model's own L (n_components, d), so that ``transform`` gives its
-        coordinates; the factor of ``M_`` where the model has no ``components_``."""
-        self._check_fitted()
-        L = getattr(self.estimator_, "components_", None)
-        return np.asarray(L, dtype=float) if L is not None else super().components_
 
 
 @lru_cache(maxsize=None)

@@ -41,31 +41,32 @@ import pkgutil
 
 from .base import ChecksumError, DataError, DatasetSpec, DataUnavailable
 
-MODULES: dict[str, str] = {}
-"""Dataset name -> the dotted name of its module (its parser: the prepare rule's code hash)."""
 NOT_DATASET_MODULES = frozenset({"base", "bovw", "constraints", "preprocess", "text"})
 """Modules of this package that hold no dataset (shared code)."""
 
 
-def _discover() -> dict[str, DatasetSpec]:
-    """name -> spec of every dataset module of this package: a module that defines ``SPEC``, a
-    :class:`~datasets.base.DatasetSpec`. Raises ``ImportError`` for two specs of one name."""
-    found: dict[str, DatasetSpec] = {}
+def _discover() -> dict[str, tuple[str, DatasetSpec]]:
+    """name -> (module, spec) of every dataset module of this package: a module that defines
+    ``SPEC``, a :class:`~datasets.base.DatasetSpec`. Raises ``ImportError`` for two specs of one
+    name."""
+    found: dict[str, tuple[str, DatasetSpec]] = {}
     for info in sorted(pkgutil.iter_modules(__path__), key=lambda i: i.name):
         if info.name.startswith("_") or info.name in NOT_DATASET_MODULES:
             continue
-        spec = getattr(importlib.import_module(f"{__name__}.{info.name}"), "SPEC", None)
+        module = f"{__name__}.{info.name}"
+        spec = getattr(importlib.import_module(module), "SPEC", None)
         if not isinstance(spec, DatasetSpec):
             continue
         if spec.name in found:
             raise ImportError(f"two dataset modules define a dataset named {spec.name!r}")
-        found[spec.name] = spec
-        MODULES[spec.name] = f"{__name__}.{info.name}"
+        found[spec.name] = (module, spec)
     return found
 
 
-
-ALL_SPECS: dict[str, DatasetSpec] = _discover()
+_FOUND = _discover()
+MODULES: dict[str, str] = {name: module for name, (module, _) in _FOUND.items()}
+"""Dataset name -> the dotted name of its module (its parser: the prepare rule's code hash)."""
+ALL_SPECS: dict[str, DatasetSpec] = {name: spec for name, (_, spec) in _FOUND.items()}
 """Every dataset module's spec, by name: the feature tables and the raw collections (Caltech-256
 images, LFW, WebKB and Reuters text) that other modules turn into features."""
 DATASETS: dict[str, DatasetSpec] = {n: s for n, s in ALL_SPECS.items() if s.tabular}

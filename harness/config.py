@@ -168,7 +168,9 @@ def _check_constraints(place: str, algorithm: str, mcfg: dict) -> None:
     is checked by the wrapper; on one of our learners, whose kind is fixed, it is refused."""
     if "constraints" not in mcfg:
         return
-    if "." not in algorithm:
+    from algorithms.external import is_external
+
+    if not is_external(algorithm):
         raise ConfigError(
             f"config {place}.constraints: {algorithm} learns from its own constraint kind "
             f"({constraint_kind_of(algorithm, {})}); constraints is for an external learner named "

@@ -226,7 +226,6 @@ def run(
     return pd.DataFrame(rows)[cols]
 
 
-@single_threaded
 def performance_learners(config: dict) -> list[str]:
     """Every learner the performance rule builds by name: OASIS, SDCA and those of
     :func:`other_methods` (the rule's settings cover their code)."""
@@ -244,6 +243,7 @@ def other_methods(config: dict) -> dict:
     return {name: m for name, m in methods.items() if name not in ("OASIS", "SDCA")}
 
 
+@single_threaded
 def other_learners(
     methods: dict, d=16, n_points=2_000, n_classes=10, n_triplets=10_000, log=print
 ) -> pd.DataFrame:

@@ -155,16 +155,17 @@ def settings_table(methods: dict) -> pd.DataFrame:
     "not-in-paper" unless its notes say otherwise, and ``our_settings`` names the library class and
     the constraint kind it was given.
     """
+    from algorithms import learner_class
+    from algorithms.external import is_external
+
     rows = []
     for name, mcfg in methods.items():
         mcfg = mcfg or {}
         notes = mcfg.get("notes") or {}
         algorithm = mcfg.get("algorithm", name)
-        external = "." in algorithm
+        external = is_external(algorithm)
         ours = notes.get("ours", "")
         if external:
-            from algorithms import learner_class
-
             kind = mcfg.get("constraints") or learner_class(algorithm).constraint_kind
             ours = "; ".join(s for s in (f"{algorithm} (constraints: {kind})", ours) if s)
         rows.append(
