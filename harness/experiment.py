@@ -115,14 +115,15 @@ def fit_learner(
     """
     from algorithms import learner_class
     from algorithms.base import BilinearMixin, OnlineMixin
-    from algorithms.external import is_external
 
     from .io import job_progress
 
-    shared_loop = issubclass(learner_class(name), (BilinearMixin, OnlineMixin))
+    cls = learner_class(name)
+    shared_loop = issubclass(cls, (BilinearMixin, OnlineMixin))
     progress = (job_progress() if verbose is None else verbose) and shared_loop
-    # an external learner keeps its library's own verbose (a hyperparameter like the others)
-    verbose_arg = {} if is_external(name) else {"verbose": progress}
+    # an external learner (algorithms.external, not imported here: a cell's code hash covers the
+    # modules this one imports) keeps its library's own verbose, a hyperparameter like the others
+    verbose_arg = {} if hasattr(cls, "external_path") else {"verbose": progress}
     model = make_learner(
         name, preprocessor=X, random_state=learner_seed(seed), **verbose_arg, **params
     )
