@@ -217,7 +217,7 @@ class BaseLearner(BaseEstimator):
 
         * a hyperparameter whose default is a number must be a number (not a string, a bool or
           None): ``TypeError`` naming it;
-        * ``block_size``: an int >= 1 (the blocked engine would never advance with 0);
+        * ``block_size``: an int >= 1 (the blocked engine would never advance with 0) or "auto";
         * ``n_epochs``: a finite number >= 0 (> 0 for the bilinear learners, whose step count
           ``round(n_epochs * n)`` would silently become one step);
         * ``n_passes``: a finite number > 0;
@@ -240,8 +240,10 @@ class BaseLearner(BaseEstimator):
                 )
         if "block_size" in params:
             b = params["block_size"]
-            if not (isinstance(b, numbers.Integral) and not isinstance(b, bool) and b >= 1):
-                raise ValueError(f"{name}: block_size must be an int >= 1, got {b!r}")
+            if b != "auto" and not (
+                isinstance(b, numbers.Integral) and not isinstance(b, bool) and b >= 1
+            ):
+                raise ValueError(f"{name}: block_size must be an int >= 1 or 'auto', got {b!r}")
         if "n_epochs" in params:
             e = params["n_epochs"]
             low_ok = e >= 0 if self._zero_epochs_ok else e > 0
@@ -547,16 +549,38 @@ class BilinearMixin:
         generator,
         on_checkpoint=None,
         hook=None,
-        hook_every=None,
+        hook_at=(),
+        par=(),
+        state=None,
+        points=None,
     ):
         """Run ``n_steps`` online steps of :func:`bilinear_stream` on W with constraints drawn by
-        ``self.sampling``; sets ``trace_``, ``n_steps_``, ``order_`` and ``stream_seconds_``."""
+        ``self.sampling`` (``rule``, ``par``, ``state``, ``hook``, ``hook_at``, ``points``: see there; the
+        trace's loss is ``self.trace_loss``, both losses are kept with ``self.trace_losses``); sets
+        ``trace_``, ``n_steps_``, ``order_``, ``stream_seconds_`` (wall) and
+        ``stream_cpu_seconds_`` (process CPU time)."""
         self._check_common_params()
         order = sample_order(n_constraints, n_steps, generator, self.sampling)
-        rec = TraceRecorder(n_steps, on_checkpoint, self.verbose, type(self).__name__)
-        t_start = time.perf_counter()
-        bilinear_stream(W, terms, order, rule, rec, self.block_size, hook, hook_every)
+        rec = TraceRecorder(
+            n_steps, on_checkpoint, self.verbose, type(self).__name__, self.trace_losses
+        )
+        t_start, c_start = time.perf_counter(), time.process_time()
+        bilinear_stream(
+            W,
+            terms,
+            order,
+            rule,
+            rec,
+            self.block_size,
+            hook,
+            hook_at,
+            par,
+            state,
+            self.trace_loss,
+            points=points,
+        )
         self.stream_seconds_ = time.perf_counter() - t_start
+        self.stream_cpu_seconds_ = time.process_time() - c_start
         self.trace_, self.n_steps_, self.order_ = rec.trace, n_steps, order
         return W
 
@@ -564,9 +588,13 @@ class BilinearMixin:
         return row_bilinear(A, self.W_, B)
 
     def similarity_matrix(self, X, Y) -> np.ndarray:
-        """(n_x, n_y) matrix of x^T W y (X, Y arrays or CSR; the result is dense)."""
+        """(n_x, n_y) matrix of x^T W y, float64, C-ordered (each query's row contiguous, so that
+        ranking a row sorts contiguous memory); X, Y arrays or CSR, the result is dense."""
         self._check_fitted()
-        return np.asarray(Y @ np.asarray(X @ self.W_).T).T
+        XW = np.asarray(X @ self.W_)
+        if sp.issparse(Y):
+            return np.ascontiguousarray(np.asarray(Y @ XW.T).T)
+        return XW @ np.asarray(Y).T
 
 
 _FACTORS = weakref.WeakKeyDictionary()  # model -> (M_ when factored, its factor L)
@@ -729,11 +757,13 @@ class TraceRecorder:
     returns (a dict), called when the model is at its state after step t.
     """
 
-    def __init__(self, n_steps, on_checkpoint=None, verbose=False, desc=""):
+    def __init__(self, n_steps, on_checkpoint=None, verbose=False, desc="", keep_sums=False):
         self.marks = checkpoints(n_steps)
         self.on_checkpoint = on_checkpoint
+        self.keep_sums = keep_sums
         self.trace = {"step": [], "avg_cumulative_loss": [], "mistake_rate": [], "utilization": []}
         self._loss = self._mistakes = self._updates = 0.0
+        self._sums = {}
         self._next = 0
         self._bar = tqdm(
             total=n_steps, disable=not verbose, desc=desc, mininterval=1.0, leave=False
@@ -750,9 +780,14 @@ class TraceRecorder:
         if t == self.marks[self._next]:
             self._store(t, self._loss / t, self._mistakes / t, self._updates / t)
 
-    def record_block(self, t0, t1, loss_sum, mistakes, updates):
+    def record_block(self, t0, t1, loss_sum, mistakes, updates, sums=None):
         """Steps t0+1..t1 at once (sums of their losses, mistakes and updates); no checkpoint
-        may lie inside the block except at t1 (as :func:`bilinear_stream` makes its blocks)."""
+        may lie inside the block except at t1 (as :func:`bilinear_stream` makes its blocks).
+        ``sums``: further per-step quantities (name -> their sum over the block); with
+        ``keep_sums`` the trace records ``avg_cumulative_<name>`` (average over steps 1..t) at each
+        checkpoint."""
+        for name, value in (sums or {}).items():
+            self._sums[name] = self._sums.get(name, 0.0) + value
         self._loss += loss_sum
         self._mistakes += mistakes
         self._updates += updates
@@ -774,6 +809,9 @@ class TraceRecorder:
         tr["avg_cumulative_loss"].append(loss)
         tr["mistake_rate"].append(mistake_rate)
         tr["utilization"].append(utilization)
+        if self.keep_sums:
+            for name, total in self._sums.items():
+                tr.setdefault(f"avg_cumulative_{name}", []).append(total / t)
         if self.on_checkpoint is not None:
             for k, v in self.on_checkpoint(t).items():
                 tr.setdefault(k, []).append(v)
@@ -783,95 +821,197 @@ class TraceRecorder:
             self._bar.close()
 
 
-def bilinear_stream(W, terms, order, rule, recorder, block_size=128, hook=None, hook_every=None):
+def auto_block_size(d: int) -> int:
+    """The block size K of the dense engine for dimension d (``block_size="auto"``).
+
+    A block of K steps costs 4 d^2 flops per step in two (K x d)(d x d) BLAS products, 2 K d in
+    the block's Gram matrices, O(K) sequential work per step and a fixed Python cost per block;
+    BLAS reaches its rate only for K of some tens. Measured by ``harness.performance.block_sizes``
+    (CPU time, one BLAS thread, OASIS): K = 64 is within a few percent of the best K for d from 128
+    to 784, and the Gram cost 2 K d grows relative to 4 d^2 as d falls, so K shrinks with d below
+    that. The iterates do not depend on K (up to rounding)."""
+    return int(min(64, max(16, d // 4)))
+
+
+def _block_size(block_size, d: int) -> int:
+    if isinstance(block_size, str) and block_size == "auto":
+        return auto_block_size(d)
+    if not (isinstance(block_size, numbers.Integral) and not isinstance(block_size, bool)):
+        raise ValueError(f"block_size must be an int >= 1 or 'auto', got {block_size!r}")
+    if block_size < 1:
+        raise ValueError(f"block_size must be an int >= 1 or 'auto', got {block_size!r}")
+    return int(block_size)
+
+
+def bilinear_stream(
+    W,
+    terms,
+    order,
+    rule,
+    recorder,
+    block_size="auto",
+    hook=None,
+    hook_at=(),
+    par=(),
+    state=None,
+    trace_loss="hinge",
+    compiled=True,
+    points=None,
+):
     """Online steps on a matrix W whose updates are low rank in fixed vectors: the engine shared by
     OASIS (and its variants) and SDCA; each learner supplies only its ``rule``.
 
-    ``terms`` is a list of (A_j, Z_j, w_j): A_j, Z_j (n, d) arrays (or CSR matrices) and a weight.
+    ``terms`` is a list of (A_j, Z_j, w_j): A_j, Z_j (n, d) arrays (or CSR matrices) and a weight;
+    with ``points`` (an (N, d) array or CSR matrix), A_j and Z_j may instead be (n,) int arrays of
+    row indices into it (a_ij = points[A_j[i]]): the sparse loop then reads the points themselves.
     Step t sees constraint i = order[t-1]; its margin is m = sum_j w_j a_ij^T W_{t-1} z_ij, and
-    ``rule(i, t, m)`` returns (loss, mistake, c); then W_t = W_{t-1} + c sum_j w_j a_ij z_ij^T.
+    ``c = rule(i, t, m, par, state)`` (a plain function, compiled by numba with the loop around
+    it: see :mod:`algorithms.kernels`) gives W_t = W_{t-1} + c sum_j w_j a_ij z_ij^T.
     (OASIS: one term (p, p+ - p-, 1); its symmetric variant two terms with weights 1/2.)
+    ``par`` (p,) and ``state`` (n, k) float64 are the rule's scalars and per-constraint state
+    (``state`` is updated in place; a 1-D state is one column).
 
-    Blocked exactly: the factors of a block of K steps are known in advance (they do not depend on
-    W), so with W_0 the block's starting matrix
+    Dense factors, blocked exactly: the factors of a block of K steps are known in advance (they
+    do not depend on W), so with W_0 the block's starting matrix
         m_k = sum_j w_j a_kj^T W_0 z_kj + sum_{s<k} c_s H[k, s],
         H[k, s] = sum_{j,j'} w_j w_j' (a_kj . a_sj')(z_sj' . z_kj),
     i.e. products (K x d)(d x d) for the first term plus a K x K correction, and the block's
     updates are applied as rank-K products. The iterates equal those of the one-at-a-time
-    algorithm up to rounding (tested); the sequential work left is O(K) per step. Blocks end at
-    the recorder's checkpoints (so ``on_checkpoint`` sees the current W) and after every
-    ``hook_every``-th step, where ``hook(W)`` may change W in place (e.g. a PSD projection).
+    algorithm up to rounding (tested); the sequential work left is O(K) per step, compiled.
+    ``block_size``: an int K >= 1 or "auto" (:func:`auto_block_size` of d).
 
-    Sparse factors take a sequential path whose cost per step is O(nnz(a) nnz(z)) per term,
-    independent of d: the margin reads and the update writes only the entries of W it touches.
+    Sparse (CSR) factors: each step reads and writes only the entries of W in
+    nnz(a_ij) x nnz(z_ij) (compiled loop, :func:`algorithms.kernels.sparse_steps`): cost
+    O(sum_j nnz(a_ij) nnz(z_ij)) per step, independent of d; the same iterates as the dense path.
 
-    W: (d, d) float64, updated in place. order: (T,) int. ``block_size``: int >= 1 (else
-    ``ValueError``: with 0 the loop would never advance). Returns W.
+    The steps are run in segments that end at the recorder's checkpoints (so ``on_checkpoint``
+    sees the current W) and after each step of ``hook_at`` (sorted ints), where ``hook(W)`` may
+    change W in place (a PSD projection) or record the learner's state. The trace's
+    ``avg_cumulative_loss`` is the hinge max(0, 1 - m) of each step's constraint before its update
+    (``trace_loss="hinge"``) or its square ("squared_hinge"); the recorder also receives both
+    (``hinge``, ``squared_hinge``). ``compiled=False`` runs the same kernels as plain Python (slow;
+    for tests).
+
+    W: (d, d) float64 C-contiguous, updated in place. order: (T,) int. Raises ``ValueError`` for a
+    block size < 1 or another W. Returns W.
     """
-    if not (isinstance(block_size, numbers.Integral) and not isinstance(block_size, bool)):
-        raise ValueError(f"block_size must be an int >= 1, got {block_size!r}")
-    if block_size < 1:
-        raise ValueError(f"block_size must be an int >= 1, got {block_size!r}")
-    if any(sp.issparse(A) or sp.issparse(Z) for A, Z, _ in terms):
-        terms = [(sp.csr_matrix(A), sp.csr_matrix(Z), w) for A, Z, w in terms]
-        return _bilinear_stream_sparse(W, terms, order, rule, recorder, hook, hook_every)
+    from . import kernels
+
     if not (W.flags.c_contiguous and W.dtype == np.float64):
         raise ValueError("bilinear_stream needs a C-contiguous float64 W (it is updated in place)")
+    if trace_loss not in ("hinge", "squared_hinge"):
+        raise ValueError(f"trace_loss must be 'hinge' or 'squared_hinge', got {trace_loss!r}")
+    K = _block_size(block_size, W.shape[0])
+    par = kernels.as_float_array(par).reshape(-1)
+    n = terms[0][0].shape[0]
+    state = kernels.as_float_array(np.zeros((n, 0)) if state is None else state)
+    if state.ndim == 1:
+        raise ValueError("state must be a 2-D (n, k) float64 array (updated in place)")
+    order = np.ascontiguousarray(order, dtype=np.int64)
+    rule_k = kernels.compiled(rule) if compiled else rule
+    is_sparse = sp.issparse(points) or any(sp.issparse(A) or sp.issparse(Z) for A, Z, _ in terms)
+    if is_sparse:
+        step = kernels.compiled(kernels.sparse_steps) if compiled else kernels.sparse_steps
+        sparse_args = _sparse_terms(terms, points, n)
+    else:
+        block = (
+            kernels.compiled(kernels.dense_block_steps) if compiled else kernels.dense_block_steps
+        )
+        terms = [(_rows(A, points), _rows(Z, points), w) for A, Z, w in terms]
+    hook_at = np.asarray(hook_at, dtype=np.int64)
+    totals = np.zeros(4)
     T = len(order)
     t0 = 0
     while t0 < T:
-        t1 = min(t0 + block_size, T, recorder.next_mark(t0 + 1))
-        if hook_every:
-            t1 = min(t1, (t0 // hook_every + 1) * hook_every)
-        idx = order[t0:t1]
-        blocks = [(A[idx], Z[idx], w) for A, Z, w in terms]
-        base = sum(w * np.einsum("kd,kd->k", Ab @ W, Zb) for Ab, Zb, w in blocks)
-        H = sum(
-            w * w2 * (Ab @ Ab2.T) * (Zb @ Zb2.T) for Ab, Zb, w in blocks for Ab2, Zb2, w2 in blocks
-        )
-        coef = np.zeros(len(idx))
-        loss_sum = mistakes = updates = 0.0
-        for k, i in enumerate(idx.tolist()):
-            loss, mistake, c = rule(i, t0 + k + 1, base[k])
-            loss_sum += loss
-            mistakes += mistake
-            if c != 0.0:
-                updates += 1.0
-                coef[k] = c
-                base[k + 1 :] += c * H[k, k + 1 :]  # H is symmetric: a contiguous row
-        if updates:
-            for Ab, Zb, w in blocks:
-                # W += w Ab^T diag(coef) Zb, in place by BLAS (no d x d temporary): as W^T is
-                # the Fortran-ordered view of W, this is W^T += w Zb^T (diag(coef) Ab).
-                _dgemm(w, Zb.T, (Ab * coef[:, None]).T, beta=1.0, c=W.T, trans_b=1, overwrite_c=1)
-        if hook_every and t1 % hook_every == 0:
+        t1 = min(T, recorder.next_mark(t0 + 1))
+        k = np.searchsorted(hook_at, t0 + 1)
+        if hook is not None and k < len(hook_at):
+            t1 = min(t1, int(hook_at[k]))
+        before = totals.copy()
+        if is_sparse:
+            step(W, *sparse_args, order, t0, t1, rule_k, par, state, totals)
+        else:
+            _dense_segment(W, terms, order, t0, t1, K, block, rule_k, par, state, totals)
+        k = np.searchsorted(hook_at, t1)
+        if hook is not None and k < len(hook_at) and hook_at[k] == t1:
             hook(W)
-        recorder.record_block(t0, t1, loss_sum, mistakes, updates)
+        hinge, squared, mistakes, updates = totals - before
+        recorder.record_block(
+            t0,
+            t1,
+            hinge if trace_loss == "hinge" else squared,
+            mistakes,
+            updates,
+            {"hinge": hinge, "squared_hinge": squared},
+        )
         t0 = t1
     return W
 
 
-def _bilinear_stream_sparse(W, terms, order, rule, recorder, hook, hook_every):
-    def row(M, i):
-        lo, hi = M.indptr[i], M.indptr[i + 1]
-        return M.indices[lo:hi], M.data[lo:hi]
+def _rows(F, points):
+    """A factor as a dense float64 (n, d) array: F itself, or the rows of ``points`` it indexes."""
+    F = np.asarray(F)
+    if F.ndim == 1:
+        return dense(points[F])
+    return np.asarray(F, dtype=np.float64)
 
-    for t, i in enumerate(order.tolist(), start=1):
-        parts = []
-        margin = 0.0
-        for A, Z, w in terms:
-            (ia, va), (iz, vz) = row(A, i), row(Z, i)
-            cell = np.ix_(ia, iz)
-            margin += w * (va @ W[cell] @ vz)
-            parts.append((cell, w * va, vz))
-        loss, mistake, c = rule(i, t, margin)
-        if c != 0.0:
-            for cell, wva, vz in parts:
-                W[cell] += c * np.outer(wva, vz)
-        if hook_every and t % hook_every == 0:
-            hook(W)
-        recorder.record(t, loss, mistake, c != 0.0)
-    return W
+
+def _sparse_terms(terms, points, n):
+    """(ptr, ind, val, a_rows, z_rows, weights) for :func:`algorithms.kernels.sparse_steps`: one
+    CSR matrix holding ``points`` (if given) and every factor given as a matrix, and each term's
+    rows in it."""
+    blocks, a_rows, z_rows = [], [], []
+    offset = 0
+    if points is not None:
+        blocks.append(sp.csr_matrix(points))
+        offset = points.shape[0]
+    for F_list, rows in ((0, a_rows), (1, z_rows)):
+        for term in terms:
+            F = term[F_list]
+            if not sp.issparse(F) and np.asarray(F).ndim == 1:
+                rows.append(np.asarray(F, dtype=np.int64))
+            else:
+                blocks.append(sp.csr_matrix(F))
+                rows.append(offset + np.arange(n, dtype=np.int64))
+                offset += n
+    X = sp.csr_matrix(sp.vstack(blocks)) if len(blocks) > 1 else blocks[0].copy()
+    X.sum_duplicates()
+    return (
+        X.indptr.astype(np.int64),
+        X.indices.astype(np.int64),
+        np.ascontiguousarray(X.data, dtype=np.float64),
+        np.ascontiguousarray(np.stack(a_rows, axis=1)),
+        np.ascontiguousarray(np.stack(z_rows, axis=1)),
+        np.array([w for _, _, w in terms], dtype=np.float64),
+    )
+
+
+def _dense_segment(W, terms, order, t0, t1, K, block, rule, par, state, totals):
+    """Steps t0+1..t1 of the dense engine in exact blocks of at most K steps (see
+    :func:`bilinear_stream`); the products are BLAS, the sequential part ``block``."""
+    for b0 in range(t0, t1, K):
+        b1 = min(b0 + K, t1)
+        idx = order[b0:b1]
+        blocks = [(A[idx], Z[idx], w) for A, Z, w in terms]
+        base = sum(w * np.einsum("kd,kd->k", Ab @ W, Zb) for Ab, Zb, w in blocks)
+        if len(blocks) == 1:
+            Ab, Zb, w = blocks[0]
+            H = (w * w) * (Ab @ Ab.T) * (Zb @ Zb.T)
+        else:
+            H = sum(
+                w * w2 * (Ab @ Ab2.T) * (Zb @ Zb2.T)
+                for Ab, Zb, w in blocks
+                for Ab2, Zb2, w2 in blocks
+            )
+        H = np.ascontiguousarray(H)
+        coef = np.zeros(len(idx))
+        before = totals[3]
+        block(base, H, idx, b0 + 1, rule, par, state, coef, totals)
+        if totals[3] > before:
+            for Ab, Zb, w in blocks:
+                # W += w Ab^T diag(coef) Zb, in place by BLAS (no d x d temporary): as W^T is
+                # the Fortran-ordered view of W, this is W^T += w Zb^T (diag(coef) Ab).
+                _dgemm(w, Zb.T, (Ab * coef[:, None]).T, beta=1.0, c=W.T, trans_b=1, overwrite_c=1)
 
 
 class OnlineMixin:

@@ -44,6 +44,7 @@ validation set); C is fixed or chosen on our validation split (see ``config/defa
 from __future__ import annotations
 
 import numpy as np
+import scipy.sparse as sp
 
 from .base import (
     BaseLearner,
@@ -55,23 +56,15 @@ from .base import (
 )
 
 
-class LossSums:
-    """Running sums of the hinge max(0, 1 - m) and squared hinge of the steps' triplets (before
-    their updates), for traces that record both (OASIS and SDCA, ``trace_losses``)."""
-
-    def __init__(self):
-        self.hinge = self.squared = 0.0
-
-    def add(self, hinge: float):
-        self.hinge += hinge
-        self.squared += hinge * hinge
-
-    def averages(self, t: int) -> dict:
-        """Averages over steps 1..t (call at step t, when every step up to t has been added)."""
-        return {
-            "avg_cumulative_hinge": self.hinge / t,
-            "avg_cumulative_squared_hinge": self.squared / t,
-        }
+def oasis_step(i, t, m, par, state):
+    """OASIS's passive-aggressive step size for triplet i with margin m (eq. 4's closed form):
+    tau = min(C, l / ||V_i||_F^2) with l = max(0, 1 - m), 0 where l = 0 or V_i = 0 (our skip of
+    the undefined 0/0). ``par`` = [C]; ``state[i, 0]`` = ||V_i||_F^2. Compiled by numba inside the
+    engine's loop (:mod:`algorithms.kernels`)."""
+    loss = 1.0 - m
+    if loss <= 0.0 or state[i, 0] == 0.0:
+        return 0.0
+    return min(par[0], loss / state[i, 0])
 
 
 def symmetric_part(W: np.ndarray) -> np.ndarray:
@@ -94,8 +87,9 @@ class OASIS(BilinearMixin, BaseLearner):
     symmetrize : None | "step" | "end", projection of W onto symmetric matrices.
     psd : None | int t | "end", projection onto the PSD cone every t steps or once at the end.
     sampling : "uniform" (paper) | "permutation" | "sequential".
-    block_size : int >= 1, steps scored together by the exact blocked engine
-        (:func:`algorithms.base.bilinear_stream`); the iterates do not depend on it.
+    block_size : int >= 1 or "auto" (chosen by d: :func:`algorithms.base.auto_block_size`), steps
+        scored together by the exact blocked engine (:func:`algorithms.base.bilinear_stream`);
+        the iterates do not depend on it.
     trace_loss : "hinge" (the loss OASIS minimizes) | "squared_hinge", the loss the trace's
         ``avg_cumulative_loss`` records.
     trace_losses : bool, also record both losses at every trace checkpoint
@@ -104,10 +98,12 @@ class OASIS(BilinearMixin, BaseLearner):
     checkpoint_callback : None or callable (t, W) -> dict, called at each trace checkpoint with
         the current matrix (evaluation along training); its values join the trace.
     preprocessor, random_state, verbose : see :mod:`algorithms.base`. The preprocessor may be a
-        scipy.sparse CSR matrix (cost per step O(nnz^2), not O(d^2)).
+        scipy.sparse CSR matrix: each step then costs O(nnz(p) nnz(p+ - p-)), not O(d^2), and
+        gives the same W as the dense input (compiled sparse loop of the engine).
 
     Fitted: ``W_`` (d, d) float64, ``trace_`` (dict of lists, see ``TraceRecorder``),
-    ``order_`` (n_steps,) the triplet index seen at each step, ``stream_seconds_``.
+    ``order_`` (n_steps,) the triplet index seen at each step, ``stream_seconds_`` (wall) and
+    ``stream_cpu_seconds_`` (process CPU time) of the online steps.
     """
 
     name = "OASIS"  # its name in configs and tables (algorithms: found by this)
@@ -119,7 +115,7 @@ class OASIS(BilinearMixin, BaseLearner):
         symmetrize=None,
         psd=None,
         sampling="uniform",
-        block_size=128,
+        block_size="auto",
         trace_loss="hinge",
         trace_losses=False,
         checkpoint_callback=None,
@@ -141,10 +137,18 @@ class OASIS(BilinearMixin, BaseLearner):
         self.verbose = verbose
 
     def _terms(self, X, idx):
-        """The step's factors [(A, Z, weight)] and ||V||_F^2 per triplet."""
+        """The step's terms [(A, Z, weight)] and ||V||_F^2 per triplet. Dense X: factor matrices
+        (p, p+ - p-); sparse X: row indices into X, V = p p+^T - p p-^T (the engine's sparse loop
+        then reads the points themselves)."""
         P = X[idx[:, 0]]
         Dpn = X[idx[:, 1]] - X[idx[:, 2]]
         sqnorm = row_sqnorm(P) * row_sqnorm(Dpn)
+        if sp.issparse(X):
+            p, pos, neg = idx[:, 0], idx[:, 1], idx[:, 2]
+            terms = [(p, pos, 1.0), (p, neg, -1.0)]
+            if self.symmetrize == "step":
+                terms = [(a, z, w / 2) for a, z, w in terms] + [(z, a, w / 2) for a, z, w in terms]
+            return terms, sqnorm
         if self.symmetrize == "step":
             return [(P, Dpn, 0.5), (Dpn, P, 0.5)], sqnorm
         return [(P, Dpn, 1.0)], sqnorm
@@ -186,39 +190,27 @@ class OASIS(BilinearMixin, BaseLearner):
             self.W_ = np.eye(X.shape[1])
         if getattr(self, "_rng", None) is None:
             self._rng = np.random.default_rng(self.random_state)
-        C = float(self.C)
-        power = 2 if self.trace_loss == "squared_hinge" else 1
-        sums = LossSums() if self.trace_losses else None
-
-        def rule(i, t, margin):
-            loss = max(0.0, 1.0 - margin)
-            if sums is not None:
-                sums.add(loss)
-            if loss == 0.0 or sqnorm[i] == 0.0:
-                return loss**power, margin <= 0, 0.0
-            return loss**power, margin <= 0, min(C, loss / sqnorm[i])
 
         def to_psd(W):
             W[:] = project_psd(W)
 
         def at_checkpoint(t):
-            out = sums.averages(t) if sums is not None else {}
-            if self.checkpoint_callback is not None:
-                out.update(self.checkpoint_callback(t, self.W_))
-            return out
+            return self.checkpoint_callback(t, self.W_)
 
         n_steps = max(int(round(self.n_epochs * len(idx))), 1)
-        watch = sums is not None or self.checkpoint_callback is not None
         self._stream(
             self.W_,
             terms,
             len(idx),
             n_steps,
-            rule,
+            oasis_step,
             self._rng,
-            at_checkpoint if watch else None,
+            at_checkpoint if self.checkpoint_callback is not None else None,
             hook=to_psd if psd_every else None,
-            hook_every=psd_every,
+            hook_at=np.arange(psd_every, n_steps + 1, psd_every) if psd_every else (),
+            par=[float(self.C)],
+            state=np.asarray(sqnorm, dtype=np.float64).reshape(-1, 1),
+            points=X if sp.issparse(X) else None,
         )
         return self
 
@@ -234,6 +226,17 @@ class DissimOASIS(OASIS):
         Dn = X[idx[:, 0]] - X[idx[:, 2]]  # d_W(p, p-) must exceed d_W(p, p+) by 1
         Dp = X[idx[:, 0]] - X[idx[:, 1]]
         sqnorm = row_sqnorm(Dn) ** 2 + row_sqnorm(Dp) ** 2 - 2 * row_dot(Dn, Dp) ** 2
+        if sp.issparse(X):  # Dn Dn^T - Dp Dp^T in the points p, p+ (q), p- (r): pp^T cancels
+            p, q, r = idx[:, 0], idx[:, 1], idx[:, 2]
+            pairs = [
+                (p, r, -1.0),
+                (r, p, -1.0),
+                (r, r, 1.0),
+                (p, q, 1.0),
+                (q, p, 1.0),
+                (q, q, -1.0),
+            ]
+            return pairs, sqnorm
         return [(Dn, Dn, 1.0), (Dp, Dp, -1.0)], sqnorm  # ||Dn Dn^T - Dp Dp^T||_F^2 above
 
     def _pair_score_points(self, A, B):

@@ -35,6 +35,7 @@ The average is accumulated lazily per coordinate (O(1) per step), then M(alpha_b
 from __future__ import annotations
 
 import numpy as np
+import scipy.sparse as sp
 
 from .base import (
     BaseLearner,
@@ -43,13 +44,24 @@ from .base import (
     row_sqnorm,
     weighted_outer_sum,
 )
-from .oasis import LossSums
 
 
-def squared_hinge_primal(M, A, Z, lam):
-    """P(M) for anchors ``A`` (n, d) and differences ``Z`` = x+ - x- (n, d)."""
-    margins = row_bilinear(A, M, Z)
-    return float(np.mean(np.maximum(0.0, 1.0 - margins) ** 2) + 0.5 * lam * np.sum(M * M))
+def squared_hinge_primal(M, A, Z, lam, chunk: int = 8192):
+    """P(M) (eq. 4 without the PSD condition) for anchors ``A`` (n, d) and differences
+    ``Z`` = x+ - x- (n, d) (arrays or CSR); one pass over the triplets in chunks of ``chunk`` rows
+    (memory O(chunk d), not O(n d))."""
+    n = A.shape[0]
+    loss = 0.0
+    for lo in range(0, n, chunk):
+        margins = row_bilinear(A[lo : lo + chunk], M, Z[lo : lo + chunk])
+        loss += float(np.sum(np.maximum(0.0, 1.0 - margins) ** 2))
+    return loss / n + 0.5 * lam * float(np.sum(M * M))
+
+
+def dual_value(alpha, M, lam) -> float:
+    """D(alpha) (eq. 5) given M = M(alpha) (eq. 7), which the steps keep up to date: no pass
+    over the triplets (O(n + d^2))."""
+    return float(np.mean(alpha - alpha**2 / 4) - 0.5 * lam * np.sum(M * M))
 
 
 def squared_hinge_dual(alpha, A, Z, lam):
@@ -57,6 +69,26 @@ def squared_hinge_dual(alpha, A, Z, lam):
     n = len(alpha)
     M = weighted_outer_sum(A, alpha, Z) / (lam * n)
     return float(np.mean(alpha - alpha**2 / 4) - 0.5 * lam * np.sum(M * M)), M
+
+
+def sdca_step(i, t, m, par, state):
+    """Algorithm 1's coordinate step for triplet i at step t with margin m = <M, X_i>:
+    Delta alpha_i = max(-alpha_i, (1 - m - alpha_i / 2) / (1/2 + ||X_i||_F^2 / (lambda n)));
+    returns Delta alpha_i / (lambda n), the step of M along X_i. ``par`` = [T0, lambda n];
+    ``state[i]`` = (alpha_i, 1/2 + ||X_i||_F^2 / (lambda n), running sum of alpha_i over the
+    states T0..since-1, since): the running sum for the "average" output is brought up to date
+    (lazily, O(1)) whenever alpha_i changes after T0. Compiled by numba inside the engine's loop
+    (:mod:`algorithms.kernels`)."""
+    ai = state[i, 0]
+    delta = (1.0 - m - 0.5 * ai) / state[i, 1]
+    if delta < -ai:
+        delta = -ai
+    if delta != 0.0:
+        if t > par[0]:  # states since..t-1 held the old value
+            state[i, 2] += ai * (t - state[i, 3])
+            state[i, 3] = t
+        state[i, 0] = ai + delta
+    return delta / par[1]
 
 
 class SDCA(BilinearMixin, BaseLearner):
@@ -69,10 +101,14 @@ class SDCA(BilinearMixin, BaseLearner):
     output : "average" | "random" (Algorithm 1's two output options) | "last".
     average_from : float in [0, 1), T0 = floor(average_from * T) (the paper's remark: T = 2 T0).
     sampling : "uniform" (Algorithm 1) | "permutation" | "sequential".
-    block_size : int >= 1, steps scored together by the exact blocked engine
-        (:func:`algorithms.base.bilinear_stream`); the iterates do not depend on it.
+    block_size : int >= 1 or "auto" (chosen by d: :func:`algorithms.base.auto_block_size`), steps
+        scored together by the exact blocked engine (:func:`algorithms.base.bilinear_stream`);
+        the iterates do not depend on it.
     trace_gap : bool, record the duality gap of the current iterate at each trace checkpoint
-        (each costs a pass over all triplets; off in the speed benchmark).
+        (``trace_["duality_gap"]``). Off by default: each checkpoint costs one pass over all
+        triplets for the primal (the dual comes from the iterate itself), i.e. half an epoch's
+        flops, and there are about 10 checkpoints per decade of steps; the gap of the output and
+        of the last iterate is always computed (``duality_gap_``, ``duality_gap_last_``).
     trace_loss : "squared_hinge" (eq. 3, the loss SDCA minimizes) | "hinge", the loss the trace's
         ``avg_cumulative_loss`` records (of the step's triplet, before its update).
     trace_losses : bool, also record both (``avg_cumulative_hinge``,
@@ -94,8 +130,8 @@ class SDCA(BilinearMixin, BaseLearner):
         output="average",
         average_from=0.5,
         sampling="uniform",
-        block_size=128,
-        trace_gap=True,
+        block_size="auto",
+        trace_gap=False,
         trace_loss="squared_hinge",
         trace_losses=False,
         checkpoint_callback=None,
@@ -143,46 +179,52 @@ class SDCA(BilinearMixin, BaseLearner):
         T0 = int(np.floor(self.average_from * T))
         rng = np.random.default_rng(self.random_state)
         t_random = int(rng.integers(T0 + 1, T + 1))
-        alpha = np.zeros(n)
+        # the rule's state, one row per triplet: alpha_i, its curvature, the running sum of
+        # alpha_i over the states T0..t-1 (lazily) and the state since which alpha_i has held
+        # its value (max(., T0))
+        state = np.zeros((n, 4))
+        state[:, 1] = curvature
+        state[:, 3] = T0
+        alpha = state[:, 0]  # a view: the engine updates it
         M = np.zeros((d, d))
-        acc = np.zeros(n)  # sum of alpha_i^(s) over s = T0..T-1, lazily
-        since = np.full(n, T0)  # alpha_i has held its value since state max(., T0)
         snapshot = {}
-        power = 2 if self.trace_loss == "squared_hinge" else 1
-        sums = LossSums() if self.trace_losses else None
-
-        def rule(i, t, margin):
-            ai = alpha[i]
-            delta = max(-ai, (1.0 - margin - 0.5 * ai) / curvature[i])
-            if delta != 0.0:
-                if t > T0:  # states since..t-1 held the old value
-                    acc[i] += ai * (t - since[i])
-                    since[i] = t
-                alpha[i] = ai + delta
-            if t == t_random:
-                snapshot["alpha"] = alpha.copy()
-            hinge = max(0.0, 1.0 - margin)
-            if sums is not None:
-                sums.add(hinge)
-            return hinge**power, margin <= 0, delta / lam_n
 
         def at_checkpoint(t):
-            out = sums.averages(t) if sums is not None else {}
+            out = {}
             if self.trace_gap:
-                out["duality_gap"] = (
-                    squared_hinge_primal(M, A, Z, self.lam)
-                    - squared_hinge_dual(alpha, A, Z, self.lam)[0]
-                )
+                gap = squared_hinge_primal(M, A, Z, self.lam) - dual_value(alpha, M, self.lam)
+                out["duality_gap"] = gap
             if self.checkpoint_callback is not None:
                 out.update(self.checkpoint_callback(t, M))
             return out
 
-        self._stream(M, [(A, Z, 1.0)], n, T, rule, rng, at_checkpoint)
+        def keep_alpha(_):
+            snapshot["alpha"] = alpha.copy()
+
+        if sp.issparse(X):  # X_i = x (x+ - x-)^T as two terms in the points themselves
+            terms = [(idx[:, 0], idx[:, 1], 1.0), (idx[:, 0], idx[:, 2], -1.0)]
+        else:
+            terms = [(A, Z, 1.0)]
+        self._stream(
+            M,
+            terms,
+            n,
+            T,
+            sdca_step,
+            rng,
+            at_checkpoint if self.trace_gap or self.checkpoint_callback else None,
+            hook=keep_alpha if self.output == "random" else None,
+            hook_at=[t_random],
+            par=[T0, lam_n],
+            state=state,
+            points=X if sp.issparse(X) else None,
+        )
+        acc, since = state[:, 2], state[:, 3]
         last_primal = squared_hinge_primal(M, A, Z, self.lam)
-        last_dual = float(np.mean(alpha - alpha**2 / 4) - 0.5 * self.lam * np.sum(M * M))
+        last_dual = dual_value(alpha, M, self.lam)
         self.duality_gap_last_ = last_primal - last_dual
         if self.output == "last":
-            self.alpha_, self.W_ = alpha, M
+            self.alpha_, self.W_ = alpha.copy(), M
             self.primal_, self.dual_ = last_primal, last_dual
         else:
             if self.output == "average":

@@ -18,15 +18,19 @@ import numpy as np
 from scipy import stats
 from sklearn.metrics import f1_score
 
+from .retrieval import query_batch, score_block
+
 ScoreFn = Callable[[np.ndarray, np.ndarray], np.ndarray]
 
 
 def knn_predict(
-    score_fn: ScoreFn, X_test, X_train, y_train, k: int = 5, batch_size: int = 512
+    score_fn: ScoreFn, X_test, X_train, y_train, k: int = 5, batch_size: int | None = None
 ) -> np.ndarray:
     """kNN labels of ``X_test`` (n_test, d) from ``X_train`` (n_train, d), ``y_train`` (n_train,).
 
-    ``score_fn(A, B)`` returns the (len(A), len(B)) similarity matrix. Returns an array (n_test,)
+    ``score_fn(A, B)`` returns the (len(A), len(B)) similarity matrix, taken in C-ordered
+    batches of ``batch_size`` test points (default: :func:`evaluation.retrieval.query_batch`'s
+    memory budget). Returns an array (n_test,)
     of labels from ``y_train``. Raises ``ValueError`` for k < 1, k > n_train or non-finite scores.
     """
     y_train = np.asarray(y_train)
@@ -34,10 +38,9 @@ def knn_predict(
         raise ValueError(f"k must lie in [1, {len(y_train)}], got {k}")
     classes, codes = np.unique(y_train, return_inverse=True)
     out = np.empty(len(X_test), dtype=np.int64)
-    for lo in range(0, len(X_test), batch_size):
-        S = np.asarray(score_fn(X_test[lo : lo + batch_size], X_train), dtype=np.float64)
-        if not np.all(np.isfinite(S)):
-            raise ValueError("the similarity scores contain NaN or inf")
+    batch = query_batch(X_train.shape[0], batch_size)
+    for lo in range(0, X_test.shape[0], batch):
+        S = score_block(score_fn, X_test[lo : lo + batch], X_train)
         nn = np.argsort(-S, axis=1, kind="stable")[:, :k]
         lab = codes[nn]  # (b, k)
         votes = np.zeros((len(S), len(classes)))

@@ -34,6 +34,29 @@ import numpy as np
 
 ScoreFn = Callable[[np.ndarray, np.ndarray], np.ndarray]
 
+CHUNK_MB = 512.0
+"""Default memory budget of one batch of queries (score block + relevance mask), megabytes."""
+
+
+def query_batch(n_db: int, batch_size: int | None = None, chunk_mb: float = CHUNK_MB) -> int:
+    """Queries per batch: ``batch_size`` if given, else the most whose float64 score block and
+    bool relevance mask (9 bytes per query and database item) fit in ``chunk_mb`` megabytes (at
+    least 1, at most 4096). E.g. a 1M-item database and 512 MB: 59 queries."""
+    if batch_size is not None:
+        if batch_size < 1:
+            raise ValueError(f"batch_size must be >= 1, got {batch_size}")
+        return int(batch_size)
+    return int(min(4096, max(1, chunk_mb * 2**20 // (9 * max(n_db, 1)))))
+
+
+def score_block(score_fn: ScoreFn, A, B) -> np.ndarray:
+    """``score_fn(A, B)`` as a C-ordered float64 (len(A), len(B)) array (copied only when the
+    function returned another layout or dtype); ``ValueError`` for NaN or inf scores."""
+    S = np.ascontiguousarray(score_fn(A, B), dtype=np.float64)
+    if not np.isfinite(S).all():
+        raise ValueError("the similarity scores contain NaN or inf")
+    return S
+
 
 def average_precision_rows(scores: np.ndarray, relevant: np.ndarray) -> np.ndarray:
     """AP of each row. ``scores``: (q, n) float; ``relevant``: (q, n) bool. Returns (q,) float64,
@@ -45,16 +68,15 @@ def average_precision_rows(scores: np.ndarray, relevant: np.ndarray) -> np.ndarr
     over the relevant items; the counts come from sorted values (``np.sort`` and
     ``np.searchsorted``), without ranking the items themselves.
     """
-    scores = np.asarray(scores, dtype=np.float64)
+    scores = np.ascontiguousarray(scores, dtype=np.float64)
     relevant = np.asarray(relevant, dtype=bool)
     n = scores.shape[1]
-    ordered = np.sort(scores, axis=1)
     ap = np.full(len(scores), np.nan)
-    for i in range(len(scores)):
+    for i in range(len(scores)):  # one row at a time: one sorted copy of a row in memory
         r = scores[i, relevant[i]]
         if len(r) == 0:
             continue
-        n_ge = n - np.searchsorted(ordered[i], r, side="left")
+        n_ge = n - np.searchsorted(np.sort(scores[i]), r, side="left")
         rel_ge = len(r) - np.searchsorted(np.sort(r), r, side="left")
         ap[i] = np.mean(rel_ge / n_ge)
     return ap
@@ -68,12 +90,16 @@ def retrieval_scores(
     y_db: np.ndarray,
     exclude_self: bool = False,
     ks: tuple[int, ...] = (),
-    batch_size: int = 256,
+    batch_size: int | None = None,
+    chunk_mb: float = CHUNK_MB,
 ) -> dict:
     """Per-query AP (and precision@k) of ``score_fn`` on a query set against a database.
 
     ``score_fn(A, B)`` returns the (len(A), len(B)) similarity matrix (higher = more similar);
-    queries are processed in batches so that memory stays O(batch_size * n_db).
+    queries are processed in batches (:func:`query_batch`: ``batch_size`` queries, by default as
+    many as keep one batch's score block and relevance mask within ``chunk_mb`` megabytes), each
+    block made C-ordered (a query's scores contiguous) and ranked row by row, so that memory
+    stays O(batch * n_db) and no n_query x n_db matrix exists.
     ``exclude_self`` requires the query set to be the database (same length); query i then does
     not rank item i. Returns ``{"ap": (q,) float64 with NaN for queries without a relevant item,
     "precision_at": {k: (q,) float64}}``: precision@k = (relevant items among the first k) / k.
@@ -94,11 +120,10 @@ def retrieval_scores(
         )
     ap = np.empty(n_q)
     prec = {k: np.empty(n_q) for k in ks}
-    for lo in range(0, n_q, batch_size):
-        hi = min(lo + batch_size, n_q)
-        S = np.asarray(score_fn(X_query[lo:hi], X_db), dtype=np.float64)
-        if not np.all(np.isfinite(S)):
-            raise ValueError("the similarity scores contain NaN or inf")
+    batch = query_batch(X_db.shape[0], batch_size, chunk_mb)
+    for lo in range(0, n_q, batch):
+        hi = min(lo + batch, n_q)
+        S = score_block(score_fn, X_query[lo:hi], X_db)
         R = y_query[lo:hi, None] == y_db[None, :]
         if exclude_self:
             rows = np.arange(hi - lo)
@@ -120,7 +145,7 @@ def mean_average_precision(
     X_db,
     y_db,
     exclude_self: bool = False,
-    batch_size: int = 256,
+    batch_size: int | None = None,
 ) -> tuple[float, int]:
     """mAP over the queries that have a relevant item; returns ``(mAP, n_queries_without_relevant)``.
 
@@ -143,7 +168,7 @@ def recall_at_k(
     y_db,
     ks=(1, 2, 4, 8, 16, 32),
     exclude_self: bool = False,
-    batch_size: int = 256,
+    batch_size: int | None = None,
 ) -> dict:
     """Recall@K as in the OAHU paper (section 4.5, after Song et al. 2016): the fraction of queries
     with at least one item of their class among their K most similar database items.
@@ -161,11 +186,10 @@ def recall_at_k(
         raise ValueError("exclude_self needs the query set to be the database")
     kmax = max(ks)
     hits = {k: 0 for k in ks}
-    for lo in range(0, len(X_query), batch_size):
-        hi = min(lo + batch_size, len(X_query))
-        S = np.asarray(score_fn(X_query[lo:hi], X_db), dtype=np.float64)
-        if not np.all(np.isfinite(S)):
-            raise ValueError("the similarity scores contain NaN or inf")
+    batch = query_batch(X_db.shape[0], batch_size)
+    for lo in range(0, X_query.shape[0], batch):
+        hi = min(lo + batch, X_query.shape[0])
+        S = score_block(score_fn, X_query[lo:hi], X_db)
         if exclude_self:
             rows = np.arange(hi - lo)
             S[rows, lo + rows] = -np.inf
@@ -207,7 +231,7 @@ def map_at_r(
     X_db,
     y_db,
     exclude_self: bool = False,
-    batch_size: int = 256,
+    batch_size: int | None = None,
 ) -> dict:
     """MAP@R and R-precision of ``score_fn`` (pytorch-metric-learning's definitions, module
     docstring) for a query set against a database; with ``exclude_self`` (database = query set)
@@ -220,11 +244,10 @@ def map_at_r(
     if exclude_self and n_q != X_db.shape[0]:
         raise ValueError("exclude_self needs the query set to be the database")
     map_r, r_prec = np.empty(n_q), np.empty(n_q)
-    for lo in range(0, n_q, batch_size):
-        hi = min(lo + batch_size, n_q)
-        S = np.asarray(score_fn(X_query[lo:hi], X_db), dtype=np.float64)
-        if not np.all(np.isfinite(S)):
-            raise ValueError("the similarity scores contain NaN or inf")
+    batch = query_batch(X_db.shape[0], batch_size)
+    for lo in range(0, n_q, batch):
+        hi = min(lo + batch, n_q)
+        S = score_block(score_fn, X_query[lo:hi], X_db)
         rel = y_query[lo:hi, None] == y_db[None, :]
         if exclude_self:
             rows = np.arange(hi - lo)

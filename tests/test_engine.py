@@ -5,8 +5,9 @@ import numpy as np
 import pytest
 import scipy.sparse as sp
 
-from algorithms import OASIS, SDCA
-from algorithms.base import TraceRecorder, bilinear_stream, checkpoints
+from algorithms.base import TraceRecorder, bilinear_stream, checkpoints, dense
+from algorithms.oasis import OASIS, DissimOASIS
+from algorithms.sdca import SDCA
 from harness.performance import plain_oasis, plain_sdca, synthetic
 
 
@@ -45,8 +46,8 @@ def test_blocks_end_at_checkpoints_so_callbacks_see_the_current_matrix():
     W = np.zeros((4, 4))
     seen = {}
 
-    def rule(i, t, margin):
-        return 0.0, False, 0.01
+    def rule(i, t, margin, par, state):
+        return 0.01
 
     def snapshot(t):
         seen[t] = W.copy()
@@ -98,3 +99,86 @@ def test_trace_at_checkpoints_equals_the_per_step_statistics():
     )
     np.testing.assert_allclose(m.trace_["mistake_rate"], np.cumsum(mistakes)[steps - 1] / steps)
     np.testing.assert_allclose(m.trace_["utilization"], np.cumsum(updates)[steps - 1] / steps)
+
+
+# issue 26: compiled kernels, the sparse loop on the points, the block size chosen by d
+
+
+def _stream_pair(sparse, compiled):
+    """OASIS's step through bilinear_stream on the same triplets, dense factors or sparse points."""
+    from algorithms.oasis import oasis_step
+
+    X, t = synthetic(30, 200, 600, seed=11, nnz=6)
+    A, Z = X[t[:, 0]], X[t[:, 1]] - X[t[:, 2]]
+    sq = (np.asarray(A.multiply(A).sum(1)) * np.asarray(Z.multiply(Z).sum(1))).reshape(-1, 1)
+    order = np.random.default_rng(0).integers(len(t), size=3000)
+    if sparse:
+        terms, points = [(t[:, 0], t[:, 1], 1.0), (t[:, 0], t[:, 2], -1.0)], X
+    else:
+        terms, points = [(A.toarray(), Z.toarray(), 1.0)], None
+    W = np.eye(30)
+    rec = TraceRecorder(len(order))
+    bilinear_stream(
+        W, terms, order, oasis_step, rec, 16, par=[0.1], state=sq, compiled=compiled, points=points
+    )
+    return W, rec.trace
+
+
+@pytest.mark.parametrize("sparse", [False, True])
+def test_compiled_kernels_equal_the_plain_python_kernels(sparse):
+    """The numba-compiled loop runs the same arithmetic as the plain functions."""
+    W_c, tr_c = _stream_pair(sparse, compiled=True)
+    W_p, tr_p = _stream_pair(sparse, compiled=False)
+    np.testing.assert_allclose(W_c, W_p, rtol=0, atol=1e-13)
+    np.testing.assert_allclose(tr_c["avg_cumulative_loss"], tr_p["avg_cumulative_loss"], rtol=1e-13)
+    assert tr_c["utilization"] == tr_p["utilization"]
+
+
+def test_sparse_points_and_dense_factors_give_the_same_iterates():
+    W_sparse, tr_sparse = _stream_pair(True, compiled=True)
+    W_dense, tr_dense = _stream_pair(False, compiled=True)
+    assert rel_diff(W_sparse, W_dense) < 1e-12
+    assert tr_sparse["mistake_rate"] == tr_dense["mistake_rate"]
+
+
+@pytest.mark.parametrize(
+    "make",
+    [
+        lambda X: OASIS(C=0.1, n_epochs=3, preprocessor=X, random_state=1),
+        lambda X: OASIS(C=0.1, n_epochs=3, symmetrize="step", preprocessor=X, random_state=1),
+        lambda X: OASIS(C=0.1, n_epochs=3, psd=500, preprocessor=X, random_state=1),
+        lambda X: DissimOASIS(C=0.1, n_epochs=3, preprocessor=X, random_state=1),
+        lambda X: SDCA(lam=0.01, n_epochs=3, preprocessor=X, random_state=1),
+        lambda X: SDCA(lam=0.01, n_epochs=3, output="random", preprocessor=X, random_state=1),
+    ],
+    ids=["OASIS", "OASIS-sym-step", "OASIS-psd-500", "Dissim-OASIS", "SDCA", "SDCA-random"],
+)
+def test_every_bilinear_learner_gives_the_same_matrix_on_sparse_and_dense_input(make):
+    """The rule of the sparse engine: exact, the same W as the dense path to 1e-12."""
+    X, t = synthetic(40, 300, 1500, seed=7, nnz=9)
+    a, b = make(X).fit(t), make(X.toarray()).fit(t)
+    assert rel_diff(a.W_, b.W_) < 1e-12
+    np.testing.assert_array_equal(a.order_, b.order_)
+    assert a.trace_["utilization"] == b.trace_["utilization"]
+
+
+def test_the_iterates_do_not_depend_on_the_block_size_chosen_by_d():
+    from algorithms.base import auto_block_size
+
+    assert [auto_block_size(d) for d in (8, 128, 297, 784)] == [16, 32, 64, 64]
+    X, t = synthetic(50, 300, 1000, seed=9)
+    auto = OASIS(C=0.1, n_epochs=2, preprocessor=X, random_state=0).fit(t)
+    one = OASIS(C=0.1, n_epochs=2, block_size=1, preprocessor=X, random_state=0).fit(t)
+    assert auto.block_size == "auto" and rel_diff(auto.W_, one.W_) < 1e-12
+    with pytest.raises(ValueError, match="block_size"):
+        OASIS(block_size="big", preprocessor=X).fit(t)
+
+
+def test_bilinear_similarity_blocks_are_c_ordered():
+    """Ranking sorts each query's row: the score block must hold it contiguously."""
+    X, t = synthetic(20, 100, 300, seed=2, nnz=5)
+    for P in (X, X.toarray()):
+        m = OASIS(n_epochs=1, preprocessor=P, random_state=0).fit(t)
+        S = m.similarity_matrix(P[:7], P)
+        assert S.shape == (7, 100) and S.flags.c_contiguous
+        np.testing.assert_allclose(S, dense(P[:7]) @ m.W_ @ dense(P).T, rtol=1e-12, atol=1e-14)

@@ -86,3 +86,31 @@ def test_precision_at_k_beyond_the_database_is_refused():
         retrieval_scores(score, Xdb[:4], ydb[:4], Xdb, ydb, ks=(1, 31))
     with pytest.raises(ValueError, match=r"every k must lie in \[1, 29\]"):
         retrieval_scores(score, Xdb, ydb, Xdb, ydb, exclude_self=True, ks=(30,))
+
+
+def test_score_blocks_of_any_layout_rank_alike_and_batches_follow_the_memory_budget():
+    """issue 26: each batch's score block is made C-ordered (a query's scores contiguous) and its
+    size follows ``chunk_mb``; neither changes a number."""
+    from evaluation.retrieval import query_batch, retrieval_scores
+
+    rng = np.random.default_rng(0)
+    Xq, Xd = rng.normal(size=(40, 5)), rng.normal(size=(300, 5))
+    yq, yd = rng.integers(4, size=40), rng.integers(4, size=300)
+    seen = []
+
+    def c_order(A, B):
+        return A @ B.T
+
+    def f_order(A, B):
+        S = np.asfortranarray(A @ B.T)
+        seen.append(S.shape[0])
+        return S
+
+    ref = retrieval_scores(c_order, Xq, yq, Xd, yd, ks=(5,), batch_size=40)
+    got = retrieval_scores(f_order, Xq, yq, Xd, yd, ks=(5,), chunk_mb=9 * 300 * 16 / 2**20)
+    np.testing.assert_array_equal(ref["ap"], got["ap"])
+    np.testing.assert_array_equal(ref["precision_at"][5], got["precision_at"][5])
+    assert seen == [16, 16, 8]  # 16 queries x 300 items x 9 bytes per batch
+    assert query_batch(1_000_000) == 59 and query_batch(10, batch_size=3) == 3
+    with pytest.raises(ValueError, match="batch_size"):
+        query_batch(10, batch_size=0)

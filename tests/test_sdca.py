@@ -49,7 +49,7 @@ def test_duality_gap_vanishes_and_primal_matches_lbfgs():
 
 def test_weak_duality_and_gap_trace_decreases():
     T = small_problem(1)
-    m = SDCA(lam=0.05, n_epochs=50, output="average", random_state=1).fit(T)
+    m = SDCA(lam=0.05, n_epochs=50, output="average", trace_gap=True, random_state=1).fit(T)
     assert m.primal_ >= m.dual_ - 1e-12
     gaps = np.array(m.trace_["duality_gap"])
     assert np.all(gaps >= -1e-12)
@@ -163,3 +163,20 @@ def test_first_step_losses_by_hand():
     assert o["avg_cumulative_hinge"] == [2.0] and o["avg_cumulative_squared_hinge"] == [4.0]
     with pytest.raises(ValueError, match="trace_loss"):
         SDCA(trace_loss="hinge2").fit(t)
+
+
+def test_the_gap_trace_takes_the_dual_from_the_iterate_and_is_off_by_default():
+    """issue 26: D(alpha) at a checkpoint uses M = M(alpha) kept by the steps (no second pass);
+    it equals the dual computed from alpha afresh. The per-checkpoint gap costs a primal pass, so
+    it is off unless asked for."""
+    from algorithms.sdca import dual_value
+
+    T = small_problem(1)
+    A, Z = T[:, 0], T[:, 1] - T[:, 2]
+    m = SDCA(lam=0.05, n_epochs=5, output="last", random_state=0).fit(T)
+    assert "duality_gap" not in m.trace_ and np.isfinite(m.duality_gap_)
+    fresh, M_fresh = squared_hinge_dual(m.alpha_, A, Z, 0.05)
+    np.testing.assert_allclose(m.W_, M_fresh, rtol=1e-10, atol=1e-13)
+    assert dual_value(m.alpha_, m.W_, 0.05) == pytest.approx(fresh, rel=1e-10)
+    traced = SDCA(lam=0.05, n_epochs=5, output="last", trace_gap=True, random_state=0).fit(T)
+    assert traced.trace_["duality_gap"][-1] == pytest.approx(m.duality_gap_last_, rel=1e-10)

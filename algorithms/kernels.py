@@ -1,0 +1,150 @@
+"""Compiled inner loops of the bilinear online engine (:func:`algorithms.base.bilinear_stream`).
+
+The engine's sequential work, step by step, is written here as plain Python functions and compiled
+by numba (``numba.njit``) on first use in a process; the plain functions run the same arithmetic
+uncompiled (``compiled=False``; the tests compare both). A learner brings only its update
+**rule**, a plain Python function of the same restricted kind (numbers and NumPy arrays):
+
+    c = rule(i, t, m, par, state)
+
+for constraint i at step t (1-based) with margin m = sum_j w_j a_ij^T W_{t-1} z_ij (before the
+update); it returns the step size c of W_t = W_{t-1} + c sum_j w_j a_ij z_ij^T (0: no update) and
+may update its own per-constraint ``state`` (float64 (n, k)) in place; ``par`` (float64 (p,)) holds
+its scalars. Every learner on this engine scores a triplet by the hinge of its margin against 1, so
+the kernels themselves accumulate, per step, ``totals`` += (max(0, 1 - m), max(0, 1 - m)^2,
+[m <= 0], [c != 0]): the traces' losses, mistakes and constraint utilization.
+
+Kernels:
+
+* :func:`dense_block_steps`: the sequential part of one exact block of K steps of the dense
+  engine (margins corrected by the block's Gram products, O(K) per step); the (K x d)(d x d)
+  products around it are BLAS calls in ``bilinear_stream``;
+* :func:`sparse_steps`: whole steps on sparse points, reading and writing only the entries of W
+  in nnz(a_ij) x nnz(z_ij) for each term: O(sum_j nnz(a_ij) nnz(z_ij)) per step, independent of
+  d.
+
+Compilation: each (kernel, rule) pair is compiled once per process (about a second; numba's
+on-disk cache is not used, because it would not notice a change of the rule in its own module and
+cannot cache a function that takes another compiled function as an argument).
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+
+def dense_block_steps(base, H, idx, t_first, rule, par, state, coef, totals):
+    """Steps t_first .. t_first + K - 1 of one exact block (see ``bilinear_stream``).
+
+    ``base`` (K,) float64: each step's margin under the block's starting W, corrected in place by
+    the earlier steps of the block through ``H`` (K, K) float64 (symmetric:
+    m_k = base_k + sum_{s<k} c_s H[k, s]); ``idx`` (K,) int64 the constraints; ``coef`` (K,)
+    float64 receives the step sizes c_k (zeros where no update); ``totals`` (4,) float64 is
+    increased by the block's hinge, squared hinge, mistakes and updates."""
+    K = idx.shape[0]
+    hinge_sum = squared_sum = mistakes = updates = 0.0
+    for k in range(K):
+        m = base[k]
+        hinge = 1.0 - m
+        if hinge < 0.0:
+            hinge = 0.0
+        hinge_sum += hinge
+        squared_sum += hinge * hinge
+        if m <= 0.0:
+            mistakes += 1.0
+        c = rule(idx[k], t_first + k, m, par, state)
+        if c != 0.0:
+            updates += 1.0
+            coef[k] = c
+            for s in range(k + 1, K):
+                base[s] += c * H[k, s]
+    totals[0] += hinge_sum
+    totals[1] += squared_sum
+    totals[2] += mistakes
+    totals[3] += updates
+
+
+def sparse_steps(
+    W, ptr, ind, val, a_rows, z_rows, weights, order, lo, hi, rule, par, state, totals
+):
+    """Steps lo+1 .. hi (positions lo .. hi-1 of ``order``) on sparse points, W updated in place.
+
+    The points are the rows of one CSR matrix (``ptr``, ``ind``, ``val``); term j of constraint i
+    is the pair of rows (a_rows[j, i], z_rows[i, j]) with weight ``weights[j]`` (``a_rows``,
+    ``z_rows``: (J, n) int64). Reading the points themselves, not per-constraint copies, keeps
+    the data a step touches as small as the points (as a C loop over the rows of p, p+, p-);
+    consecutive terms with the same a-row (p p+^T - p p-^T) share one pass over its non-zeros.
+    W (d, d) float64 C-ordered. Per step: m = sum_j w_j sum_p a_p sum_q W[p, q] z_q over the
+    stored entries, then c = rule(...), then W[p, q] += c w_j a_p z_q on the same entries.
+    ``totals`` as in :func:`dense_block_steps`."""
+    J = weights.shape[0]
+    hinge_sum = squared_sum = mistakes = updates = 0.0
+    for pos in range(lo, hi):
+        i = order[pos]
+        m = 0.0
+        j0 = 0
+        while j0 < J:  # consecutive terms with the same a-row share one pass over it
+            ra = a_rows[i, j0]
+            j1 = j0 + 1
+            while j1 < J and a_rows[i, j1] == ra:
+                j1 += 1
+            for p in range(ptr[ra], ptr[ra + 1]):
+                row = ind[p]
+                acc = 0.0
+                for j in range(j0, j1):
+                    rz = z_rows[i, j]
+                    part = 0.0
+                    for q in range(ptr[rz], ptr[rz + 1]):
+                        part += W[row, ind[q]] * val[q]
+                    acc += weights[j] * part
+                m += val[p] * acc
+            j0 = j1
+        hinge = 1.0 - m
+        if hinge < 0.0:
+            hinge = 0.0
+        hinge_sum += hinge
+        squared_sum += hinge * hinge
+        if m <= 0.0:
+            mistakes += 1.0
+        c = rule(i, pos + 1, m, par, state)
+        if c != 0.0:
+            updates += 1.0
+            j0 = 0
+            while j0 < J:
+                ra = a_rows[i, j0]
+                j1 = j0 + 1
+                while j1 < J and a_rows[i, j1] == ra:
+                    j1 += 1
+                for p in range(ptr[ra], ptr[ra + 1]):
+                    row = ind[p]
+                    cv = c * val[p]
+                    for j in range(j0, j1):
+                        rz = z_rows[i, j]
+                        ca = cv * weights[j]
+                        for q in range(ptr[rz], ptr[rz + 1]):
+                            W[row, ind[q]] += ca * val[q]
+                j0 = j1
+    totals[0] += hinge_sum
+    totals[1] += squared_sum
+    totals[2] += mistakes
+    totals[3] += updates
+
+
+_COMPILED: dict = {}
+
+
+def compiled(fn):
+    """``fn`` compiled by numba (``njit(nogil=True)``), once per process; ``fn`` itself when
+    numba is absent is never silently used: numba is a pinned requirement (ImportError)."""
+    hit = _COMPILED.get(fn)
+    if hit is None:
+        import numba
+
+        hit = _COMPILED[fn] = numba.njit(nogil=True)(fn)
+    return hit
+
+
+def as_float_array(values, shape=None) -> np.ndarray:
+    """A C-contiguous float64 array (for ``par`` and ``state``; 1-D values become one column)."""
+    a = np.ascontiguousarray(values, dtype=np.float64)
+    return a.reshape(shape) if shape is not None else a
