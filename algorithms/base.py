@@ -56,6 +56,8 @@ from tqdm.auto import tqdm
 from datasets.base import DataError
 from datasets.preprocess import check_labelled
 
+from .kernels import as_float_array, dense_block_steps, jit, sparse_steps
+
 
 def row_bilinear(A, W, B) -> np.ndarray:
     """a_k^T W b_k for each row k of A and B ((n, d) arrays or CSR matrices); shape (n,)."""
@@ -895,28 +897,28 @@ def bilinear_stream(
     W: (d, d) float64 C-contiguous, updated in place. order: (T,) int. Raises ``ValueError`` for a
     block size < 1 or another W. Returns W.
     """
-    from . import kernels
-
     if not (W.flags.c_contiguous and W.dtype == np.float64):
         raise ValueError("bilinear_stream needs a C-contiguous float64 W (it is updated in place)")
     if trace_loss not in ("hinge", "squared_hinge"):
         raise ValueError(f"trace_loss must be 'hinge' or 'squared_hinge', got {trace_loss!r}")
     K = _block_size(block_size, W.shape[0])
-    par = kernels.as_float_array(par).reshape(-1)
+    par = as_float_array(par).reshape(-1)
     n = terms[0][0].shape[0]
-    state = kernels.as_float_array(np.zeros((n, 0)) if state is None else state)
+    state = as_float_array(np.zeros((n, 0)) if state is None else state)
     if state.ndim == 1:
         raise ValueError("state must be a 2-D (n, k) float64 array (updated in place)")
     order = np.ascontiguousarray(order, dtype=np.int64)
-    rule_k = kernels.compiled(rule) if compiled else rule
+
+    def compiled_kernel(fn):
+        return jit(fn) if compiled else fn
+
+    rule_k = compiled_kernel(rule)
     is_sparse = sp.issparse(points) or any(sp.issparse(A) or sp.issparse(Z) for A, Z, _ in terms)
     if is_sparse:
-        step = kernels.compiled(kernels.sparse_steps) if compiled else kernels.sparse_steps
+        step = compiled_kernel(sparse_steps)
         sparse_args = _sparse_terms(terms, points, n)
     else:
-        block = (
-            kernels.compiled(kernels.dense_block_steps) if compiled else kernels.dense_block_steps
-        )
+        block = compiled_kernel(dense_block_steps)
         terms = [(_rows(A, points), _rows(Z, points), w) for A, Z, w in terms]
     hook_at = np.asarray(hook_at, dtype=np.int64)
     totals = np.zeros(4)

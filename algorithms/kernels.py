@@ -133,9 +133,9 @@ def sparse_steps(
 _COMPILED: dict = {}
 
 
-def compiled(fn):
-    """``fn`` compiled by numba (``njit(nogil=True)``), once per process; ``fn`` itself when
-    numba is absent is never silently used: numba is a pinned requirement (ImportError)."""
+def jit(fn):
+    """``fn`` compiled by numba (``njit(nogil=True)``), once per process (numba is a pinned
+    requirement: ``ImportError`` without it; there is no silent fallback to plain Python)."""
     hit = _COMPILED.get(fn)
     if hit is None:
         import numba

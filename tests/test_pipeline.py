@@ -343,7 +343,8 @@ def test_a_learners_code_hash_covers_its_own_modules_only():
     assert "algorithms.lego" in code_closure(["algorithms.itml_online"])  # shares its LogDet step
     cell = code_closure(script="workflow/scripts/fit_evaluate.py", exclude={"algorithms"})
     assert "harness.experiment" in cell and "evaluation.retrieval" in cell
-    assert not any(m.startswith("algorithms.") and m != "algorithms.base" for m in cell)
+    shared = {"algorithms.base", "algorithms.kernels"}  # the base classes and the engine's loops
+    assert not any(m.startswith("algorithms.") and m not in shared for m in cell)
 
 
 def test_a_moved_number_is_named_with_stored_and_new_values():
