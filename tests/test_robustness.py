@@ -79,7 +79,7 @@ def test_block_size_below_one_is_refused_by_the_api(data, name, block_size):
     X, _, t = data
     with (
         _Deadline(20),
-        pytest.raises(ValueError, match=f"block_size must be an int >= 1, got {block_size}"),
+        pytest.raises(ValueError, match=f"block_size must be an int >= 1 or 'auto', got {block_size}"),
     ):
         make_learner(name, preprocessor=X, n_epochs=1, block_size=block_size).fit(t)
 
