@@ -967,9 +967,9 @@ def _sparse_terms(terms, points, n):
     if points is not None:
         blocks.append(sp.csr_matrix(points))
         offset = points.shape[0]
-    for F_list, rows in ((0, a_rows), (1, z_rows)):
+    for side, rows in ((0, a_rows), (1, z_rows)):
         for term in terms:
-            F = term[F_list]
+            F = term[side]
             if not sp.issparse(F) and np.asarray(F).ndim == 1:
                 rows.append(np.asarray(F, dtype=np.int64))
             else:

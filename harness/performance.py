@@ -16,7 +16,7 @@ d = 10,000 with 70, its web-scale vocabulary) it measures:
     useful flops reach; ``executed_fraction_of_gemm`` also counts the flops the blocked engine
     executes beyond those (its K x K Gram products, 4 K d per step);
   - sparse: a plain loop over the non-zeros in the style of the authors' C core, compiled here by
-    numba (:func:`reference_sparse_oasis`, :func:`reference_sparse_sdca`; benchmark only), on the
+    numba (:func:`reference_sparse_loop`; benchmark only), on the
     same triplets in the same order;
 * a plain per-step NumPy implementation (:func:`plain_oasis`, :func:`plain_sdca`; dense rows)
   and the speed-up over it;
@@ -100,12 +100,19 @@ def gemm_flops_per_s(n: int = 1024, repeats: int = 5) -> float:
     return 2.0 * n**3 / best
 
 
-def reference_sparse_oasis(indptr, indices, data, trip, order, sqnorm, C, W):
-    """The reference for sparse input: OASIS as a plain loop over the non-zeros in the style of the
-    authors' C core (for each step: p^T W p+ - p^T W p- read entry by entry from the CSR rows of
-    p, p+, p-; then W[p, p+] += tau p p+^T, W[p, p-] -= tau p p-^T on the same entries). ``W``
-    (d, d) starts as I and is updated in place; ``sqnorm`` (n,) = ||p||^2 ||p+ - p-||^2 per
-    triplet. Compiled by numba (:func:`_reference`); benchmark only, not the learner."""
+def reference_sparse_loop(indptr, indices, data, trip, order, per_triplet, scalar, alpha, W, sdca):
+    """The reference for sparse input: OASIS or SDCA as a plain loop over the non-zeros in the
+    style of the authors' C core. Each step reads the margin m = p^T W p+ - p^T W p- entry by entry
+    from the CSR rows of p, p+, p- (``trip`` (n, 3) rows of the points), then adds
+    step * (p p+^T - p p-^T) on the same entries of W (d, d), in place:
+
+    * OASIS (``sdca=False``; Chechik et al. 2009): step = min(C, (1 - m) / ||V||_F^2) where
+      1 - m > 0; ``per_triplet`` = ||p||^2 ||p+ - p-||^2, ``scalar`` = C; W starts as I;
+    * SDCA (``sdca=True``; Wu et al. 2014, Algorithm 1, last iterate): Delta alpha_i =
+      max(-alpha_i, (1 - m - alpha_i / 2) / curvature_i), step = Delta alpha_i / (lambda n);
+      ``per_triplet`` = curvature, ``scalar`` = lambda n; W and ``alpha`` (n,) start at 0.
+
+    Compiled by numba (:func:`_reference`); benchmark only, not the learner."""
     for s in range(order.shape[0]):
         i = order[s]
         a, b, c = trip[i, 0], trip[i, 1], trip[i, 2]
@@ -118,39 +125,14 @@ def reference_sparse_oasis(indptr, indices, data, trip, order, sqnorm, C, W):
             for v in range(indptr[c], indptr[c + 1]):
                 acc -= W[r, indices[v]] * data[v]
             m += data[u] * acc
-        loss = 1.0 - m
-        if loss > 0.0 and sqnorm[i] > 0.0:
-            tau = min(C, loss / sqnorm[i])
-            for u in range(indptr[a], indptr[a + 1]):
-                r = indices[u]
-                tp = tau * data[u]
-                for v in range(indptr[b], indptr[b + 1]):
-                    W[r, indices[v]] += tp * data[v]
-                for v in range(indptr[c], indptr[c + 1]):
-                    W[r, indices[v]] -= tp * data[v]
-    return W
-
-
-def reference_sparse_sdca(indptr, indices, data, trip, order, curvature, lam_n, alpha, W):
-    """The same loop with SDCA's coordinate step (Wu et al. 2014, Algorithm 1; last iterate):
-    Delta alpha_i = max(-alpha_i, (1 - m - alpha_i / 2) / curvature_i), M += Delta alpha_i / (lambda
-    n) x_i (x_i+ - x_i-)^T. ``W`` starts at 0, ``alpha`` (n,) at 0, both updated in place."""
-    for s in range(order.shape[0]):
-        i = order[s]
-        a, b, c = trip[i, 0], trip[i, 1], trip[i, 2]
-        m = 0.0
-        for u in range(indptr[a], indptr[a + 1]):
-            r = indices[u]
-            acc = 0.0
-            for v in range(indptr[b], indptr[b + 1]):
-                acc += W[r, indices[v]] * data[v]
-            for v in range(indptr[c], indptr[c + 1]):
-                acc -= W[r, indices[v]] * data[v]
-            m += data[u] * acc
-        delta = max(-alpha[i], (1.0 - m - 0.5 * alpha[i]) / curvature[i])
-        if delta != 0.0:
+        step = 0.0
+        if sdca:
+            delta = max(-alpha[i], (1.0 - m - 0.5 * alpha[i]) / per_triplet[i])
             alpha[i] += delta
-            step = delta / lam_n
+            step = delta / scalar
+        elif 1.0 - m > 0.0 and per_triplet[i] > 0.0:
+            step = min(scalar, (1.0 - m) / per_triplet[i])
+        if step != 0.0:
             for u in range(indptr[a], indptr[a + 1]):
                 r = indices[u]
                 tp = step * data[u]
@@ -237,13 +219,12 @@ def _reference_run(name, X, t, order, C, lam):
     args = (X.indptr.astype(np.int64), X.indices.astype(np.int64), X.data, t.astype(np.int64))
     order = np.asarray(order, dtype=np.int64)
     d = X.shape[1]
+    loop = _reference(reference_sparse_loop)
     if name == "OASIS":
-        return _reference(reference_sparse_oasis)(*args, order, sq_a * sq_z, C, np.eye(d))
+        return loop(*args, order, sq_a * sq_z, C, np.zeros(0), np.eye(d), False)
     lam_n = lam * len(t)
     curvature = 0.5 + sq_a * sq_z / lam_n
-    return _reference(reference_sparse_sdca)(
-        *args, order, curvature, lam_n, np.zeros(len(t)), np.zeros((d, d))
-    )
+    return loop(*args, order, curvature, lam_n, np.zeros(len(t)), np.zeros((d, d)), True)
 
 
 def _learners(X, C, lam, block_size):
