@@ -557,10 +557,10 @@ class BilinearMixin:
         points=None,
     ):
         """Run ``n_steps`` online steps of :func:`bilinear_stream` on W with constraints drawn by
-        ``self.sampling`` (``rule``, ``par``, ``state``, ``hook``, ``hook_at``, ``points``: see there; the
-        trace's loss is ``self.trace_loss``, both losses are kept with ``self.trace_losses``); sets
-        ``trace_``, ``n_steps_``, ``order_``, ``stream_seconds_`` (wall) and
-        ``stream_cpu_seconds_`` (process CPU time)."""
+        ``self.sampling`` (``rule``, ``par``, ``state``, ``hook``, ``hook_at``, ``points``: see
+        there; the trace's loss is ``self.trace_loss``, both losses are kept with
+        ``self.trace_losses``); sets ``trace_``, ``n_steps_``, ``order_``, ``stream_seconds_``
+        (wall) and ``stream_cpu_seconds_`` (process CPU time)."""
         self._check_common_params()
         order = sample_order(n_constraints, n_steps, generator, self.sampling)
         rec = TraceRecorder(

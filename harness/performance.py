@@ -413,8 +413,9 @@ def other_learners(
                 "n_triplets": n_triplets,
                 "fit_s": timing["fit_wall_s"],
                 "s_per_10k_triplets": timing["fit_wall_s"] * 10_000 / n_triplets,
-                "settings": str(params.get("fixed", {})),
+                "settings": str(dict(params.get("fixed", {}))),
             }
         )
         log(f"{name}: {rows[-1]['s_per_10k_triplets']:.2f} s per 10K triplets")
-    return pd.DataFrame(rows)
+    cols = ["learner", "d", "n_triplets", "fit_s", "s_per_10k_triplets", "settings"]
+    return pd.DataFrame(rows, columns=cols)  # the columns also when no other learner is timed

@@ -27,3 +27,12 @@ def test_measurements_run_single_threaded_even_when_the_environment_asks_for_mor
     )
     outside, inside, in_table = map(int, out.stdout.split())
     assert outside == 2 and inside == 1 and in_table == 1
+
+
+def test_no_other_learner_gives_an_empty_table_with_its_columns():
+    """A config with the performance block alone (no SDCA Table 2 rows) times no other learner;
+    the rule still merges and writes that table (it failed with KeyError 'learner')."""
+    from harness.performance import other_learners
+
+    empty = other_learners({}, log=lambda *a: None)
+    assert empty.empty and {"learner", "s_per_10k_triplets", "settings"} <= set(empty.columns)
