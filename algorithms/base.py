@@ -702,6 +702,24 @@ class MahalanobisMixin:
         L = self.components_
         return -euclidean_distances(np.asarray(X) @ L.T, np.asarray(Y) @ L.T, squared=True)
 
+    def prepare_database(self, Y):
+        """``f(X)`` = ``similarity_matrix(X, Y)`` for one fixed database ``Y`` (n_y, d), with
+        Y L^T and its squared row norms computed once here instead of once per query batch (at a
+        1M-item database and d = 297, each batch would otherwise redo a 1.8e11-flop product).
+        Same numbers as :meth:`similarity_matrix` (scikit-learn's ``euclidean_distances`` given
+        the same ``Y_norm_squared`` it would compute). Memory: one (n_y, d) float64 copy."""
+        from sklearn.metrics.pairwise import euclidean_distances
+        from sklearn.utils.extmath import row_norms
+
+        L = self.components_
+        Z = np.asarray(Y) @ L.T
+        zz = row_norms(Z, squared=True)[np.newaxis, :]
+
+        def scores(X) -> np.ndarray:
+            return -euclidean_distances(np.asarray(X) @ L.T, Z, Y_norm_squared=zz, squared=True)
+
+        return scores
+
 
 def _components_from_metric(M: np.ndarray) -> np.ndarray:
     """L with L^T L = M (d, d) by metric-learn's ``components_from_metric``; where it refuses M

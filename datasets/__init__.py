@@ -41,7 +41,9 @@ import pkgutil
 
 from .base import ChecksumError, DataError, DatasetSpec, DataUnavailable
 
-NOT_DATASET_MODULES = frozenset({"base", "bovw", "constraints", "preprocess", "text"})
+NOT_DATASET_MODULES = frozenset(
+    {"base", "bovw", "constraints", "global_descriptor", "preprocess", "text"}
+)
 """Modules of this package that hold no dataset (shared code)."""
 
 

@@ -17,6 +17,7 @@ PURPOSES = {
     "constraints_train": 2,
     "constraints_fit": 3,
     "learner": 4,
+    "queries": 5,  # the query part of a test set (datasets.imageclef_flickr.table4_split)
 }
 
 

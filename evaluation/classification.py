@@ -18,7 +18,7 @@ import numpy as np
 from scipy import stats
 from sklearn.metrics import f1_score
 
-from .retrieval import query_batch, score_block
+from .retrieval import database_scorer, query_batch, score_block
 
 ScoreFn = Callable[[np.ndarray, np.ndarray], np.ndarray]
 
@@ -39,6 +39,7 @@ def knn_predict(
     classes, codes = np.unique(y_train, return_inverse=True)
     out = np.empty(len(X_test), dtype=np.int64)
     batch = query_batch(X_train.shape[0], batch_size)
+    score_fn = database_scorer(score_fn, X_train)
     for lo in range(0, X_test.shape[0], batch):
         S = score_block(score_fn, X_test[lo : lo + batch], X_train)
         nn = np.argsort(-S, axis=1, kind="stable")[:, :k]

@@ -31,6 +31,7 @@ from __future__ import annotations
 from typing import Callable
 
 import numpy as np
+import scipy.sparse as sp
 
 ScoreFn = Callable[[np.ndarray, np.ndarray], np.ndarray]
 
@@ -47,6 +48,26 @@ def query_batch(n_db: int, batch_size: int | None = None, chunk_mb: float = CHUN
             raise ValueError(f"batch_size must be >= 1, got {batch_size}")
         return int(batch_size)
     return int(min(4096, max(1, chunk_mb * 2**20 // (9 * max(n_db, 1)))))
+
+
+def database_scorer(score_fn: ScoreFn, X_db) -> ScoreFn:
+    """``score_fn`` with its database side prepared once for ``X_db``, where it is a model's
+    bound ``similarity_matrix`` and the model offers ``prepare_database(X_db)`` (the Mahalanobis
+    learners: Y L^T once, not once per query batch); any other function, or a dense/sparse
+    database the model cannot prepare, is returned as it is. The returned function gives the
+    same numbers as ``score_fn`` and falls back to it for another database than ``X_db``."""
+    owner = getattr(score_fn, "__self__", None)
+    prepare = getattr(owner, "prepare_database", None)
+    if prepare is None or getattr(score_fn, "__name__", "") != "similarity_matrix":
+        return score_fn
+    if sp.issparse(X_db):  # sparse: the model's own sparse-safe path
+        return score_fn
+    prepared = prepare(X_db)
+
+    def scores(A, B):
+        return prepared(A) if B is X_db else score_fn(A, B)
+
+    return scores
 
 
 def score_block(score_fn: ScoreFn, A, B) -> np.ndarray:
@@ -121,6 +142,7 @@ def retrieval_scores(
     ap = np.empty(n_q)
     prec = {k: np.empty(n_q) for k in ks}
     batch = query_batch(X_db.shape[0], batch_size, chunk_mb)
+    score_fn = database_scorer(score_fn, X_db)
     for lo in range(0, n_q, batch):
         hi = min(lo + batch, n_q)
         S = score_block(score_fn, X_query[lo:hi], X_db)
@@ -187,6 +209,7 @@ def recall_at_k(
     kmax = max(ks)
     hits = {k: 0 for k in ks}
     batch = query_batch(X_db.shape[0], batch_size)
+    score_fn = database_scorer(score_fn, X_db)
     for lo in range(0, X_query.shape[0], batch):
         hi = min(lo + batch, X_query.shape[0])
         S = score_block(score_fn, X_query[lo:hi], X_db)
@@ -245,6 +268,7 @@ def map_at_r(
         raise ValueError("exclude_self needs the query set to be the database")
     map_r, r_prec = np.empty(n_q), np.empty(n_q)
     batch = query_batch(X_db.shape[0], batch_size)
+    score_fn = database_scorer(score_fn, X_db)
     for lo in range(0, n_q, batch):
         hi = min(lo + batch, n_q)
         S = score_block(score_fn, X_query[lo:hi], X_db)

@@ -21,7 +21,7 @@ class ConfigError(ValueError):
 def method_blocks(config: dict):
     """Every ``methods`` block of ``config``: yields (place, methods dict, dataset names), place
     being the dotted config path (``oahu.table3``) used in error messages."""
-    for exp in ("sdca_table2", "images"):
+    for exp in ("sdca_table2", "sdca_table4", "images"):
         block = config.get(exp) or {}
         if block.get("methods"):
             yield exp, block["methods"], [(exp, n) for n in block.get("datasets", [])]
@@ -70,7 +70,16 @@ def schema_file() -> str:
     return str(path)
 
 
-EXPERIMENT_BLOCKS = ("sdca_table2", "figures", "performance", "svm", "oahu", "images")
+EXPERIMENT_BLOCKS = (
+    "sdca_table2",
+    "sdca_table4",
+    "table4_scaling",
+    "figures",
+    "performance",
+    "svm",
+    "oahu",
+    "images",
+)
 """The config blocks that each switch on a set of tables and figures (each has its own rule file
 in ``workflow/rules``); a config runs exactly the blocks it gives."""
 
@@ -429,12 +438,19 @@ def _check_images(images: dict) -> None:
 
 
 def _dataset(experiment: str, name: str):
-    """The dataset spec of ``name`` (an image set for the ``images`` experiment); raises
+    """The dataset spec of ``name`` (an image set for the ``images`` experiment, the image
+    collection of ``sdca_table4``); raises
     :class:`~datasets.base.DataError` for an unknown name."""
     if experiment == "images":
         from datasets.caltech256 import image_set
 
         return image_set(name)
+    if experiment == "sdca_table4":  # an image collection, not a feature table
+        from datasets.imageclef_flickr import SPEC
+
+        if name != SPEC.name:
+            raise DataError(f"unknown Table 4 collection {name!r}; expected {SPEC.name!r}")
+        return SPEC
     return get_dataset(name)
 
 

@@ -204,6 +204,8 @@ def cell_data(wildcards):
     features (bag of words from that seed's training images; rule images_features)."""
     if wildcards.experiment == "images":
         return f"{RESULTS}/images/features/{wildcards.dataset}/seed{wildcards.seed}.npz"
+    if wildcards.experiment == "sdca_table4":  # one collection for every seed (table4.smk)
+        return f"{RESULTS}/sdca_table4/collection/{wildcards.dataset}.npz"
     return f"{CACHE}/prepared/{wildcards.dataset}_{ROUTE}.npz"
 
 
@@ -312,6 +314,46 @@ def image_benchmarks():
         s=config["images"]["seeds"],
         m=list(config["images"]["methods"]),
     )
+
+
+# --- functions of table4.smk (SDCA Table 4); they read that file's settings when called ---
+
+
+def table4_cells():
+    """The Table 4 cells that the route can run (none offline: "needs download")."""
+    if not config["sdca_table4"].get("methods"):
+        return []
+    return experiment_cells(config, "sdca_table4", RESULTS, ROUTE)
+
+
+def table4_block():
+    """The sdca_table4 block that table4_scaling runs (its protocol and rows); raises
+    ConfigError when it has no methods."""
+    from harness.config import ConfigError
+
+    block = config["sdca_table4"]
+    if not block.get("methods"):
+        raise ConfigError(
+            "config table4_scaling: runs the rows of sdca_table4.methods, and the config gives "
+            "none (add the sdca_table4 block, e.g. from config/default.yaml)"
+        )
+    return block
+
+
+def table4_learners():
+    """The learners table4_scaling builds (their code is in its settings)."""
+    from harness.experiment import algorithm_of
+
+    block = config["sdca_table4"]
+    rows = config["table4_scaling"].get("methods") or list(block.get("methods") or {})
+    return sorted({algorithm_of(m, block["methods"][m]) for m in rows if m in block["methods"]})
+
+
+def cell_resource(kind):
+    """A fit_evaluate job's resource: the Table 4 cells (a million-item database) have their
+    own measured values (resources.yaml: table4_cell), every other cell fit_evaluate's."""
+    table = MEM_MB if kind == "mem_mb" else RUNTIME_MIN
+    return lambda wc: table["table4_cell" if wc.experiment == "sdca_table4" else "fit_evaluate"]
 
 
 # --- the report (report.smk) ---

@@ -21,8 +21,8 @@ rule fit_evaluate:
     conda:
         "../../environment.yml"
     resources:
-        mem_mb=MEM_MB["fit_evaluate"],
-        runtime=RUNTIME_MIN["fit_evaluate"],
+        mem_mb=cell_resource("mem_mb"),
+        runtime=cell_resource("runtime"),
     params:
         # the method's settings, the experiment's and the code it runs (harness.settings): a
         # changed value or learner reruns exactly its cells

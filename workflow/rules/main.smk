@@ -38,6 +38,11 @@ if "images" in BLOCKS_ON:
     include: "images.smk"
 
 
+if "sdca_table4" in BLOCKS_ON or "table4_scaling" in BLOCKS_ON:
+
+    include: "table4.smk"
+
+
 if "sdca_table2" in BLOCKS_ON:
 
     include: "tables.smk"
