@@ -85,9 +85,9 @@ def synthetic_collection(
     background), generated in blocks of 100,000 rows (module docstring)."""
     gen = np.random.default_rng([seed, 297])
     means = gen.standard_normal((n_classes, d))
-    y = np.concatenate(
-        [np.arange(n_ground_truth) % n_classes, np.full(n_background, -1)]
-    ).astype(np.int64)
+    y = np.concatenate([np.arange(n_ground_truth) % n_classes, np.full(n_background, -1)]).astype(
+        np.int64
+    )
     X = np.empty((len(y), d))
     for lo in range(0, len(y), 100_000):
         hi = min(lo + 100_000, len(y))
@@ -134,7 +134,9 @@ def run(cfg: dict, table4: dict, log=print) -> tuple[pd.DataFrame, dict]:
     with stage("sample triplets (train and fit)") as s:
         trip = {
             part: check_triplets(
-                sample_class_triplets(y[split[part]], table4["n_triplets"], rng(seed, f"constraints_{part}")),
+                sample_class_triplets(
+                    y[split[part]], table4["n_triplets"], rng(seed, f"constraints_{part}")
+                ),
                 y[split[part]],
             )
             for part in ("train", "fit")
