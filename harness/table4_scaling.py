@@ -117,21 +117,17 @@ def run(cfg: dict, table4: dict, log=print) -> tuple[pd.DataFrame, dict]:
     seed = int(cfg["seed"])
     rows = []
 
-    def stage(name, **info):
-        s = Stage(name, log=log, **info)
-        return s
-
-    with stage("generate synthetic collection") as s:
+    with Stage("generate synthetic collection", log=log) as s:
         X, y = synthetic_collection(
             cfg["n_ground_truth"], cfg["n_classes"], cfg["n_background"], cfg["d"], seed=seed
         )
     rows.append(s.row)
-    with stage("split (Table 4 protocol)") as s:
+    with Stage("split (Table 4 protocol)", log=log) as s:
         split = table4_split(
             y, seed, table4["train_fraction"], table4["fit_fraction"], table4["query_fraction"]
         )
     rows.append(s.row)
-    with stage("sample triplets (train and fit)") as s:
+    with Stage("sample triplets (train and fit)", log=log) as s:
         trip = {
             part: check_triplets(
                 sample_class_triplets(
@@ -158,7 +154,7 @@ def run(cfg: dict, table4: dict, log=print) -> tuple[pd.DataFrame, dict]:
     methods = cfg.get("methods") or list(table4["methods"])
     for m in methods:
         mcfg = table4["methods"][m]
-        with stage(f"cell {m}", method=m) as s:
+        with Stage(f"cell {m}", log=log, method=m) as s:
             cell, _ = run_cell(
                 m, mcfg, X, y, split, trip["fit"], trip["train"], seed, {"table": "table4_scaling"}
             )
