@@ -30,7 +30,8 @@ rule table4_fetch:
     log:
         f"{LOGS}/sdca_table4/fetch.log",
     params:
-        cache=CACHE,
+        # the data cache: output = {cache}/download/imageclef_flickr/<file>
+        cache=lambda wildcards, output: str(Path(output[0]).parents[2]),
         mirror=MIRROR,
         allow_unpinned=config["data"]["allow_unpinned_downloads"],
     run:
@@ -48,7 +49,8 @@ rule table4_fetch_background:
     wildcard_constraints:
         shard=r"\d",
     params:
-        cache=CACHE,
+        # the data cache: output = {cache}/download/imageclef_flickr/<file>
+        cache=lambda wildcards, output: str(Path(output[0]).parents[2]),
         mirror=MIRROR,
         allow_unpinned=config["data"]["allow_unpinned_downloads"],
     run:
