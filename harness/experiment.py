@@ -266,8 +266,9 @@ def run_cell(
 
         raise ConfigError(
             f"config {base.get('table', '<experiment>')}.precision_at_k: {max(ks)} exceeds the "
-            f"{n_db} {'database' if own else 'training'} items that the test queries rank ({base.get('dataset')}, seed "
-            f"{seed}); precision@k is undefined for k beyond the database"
+            f"{n_db} {'database' if own else 'training'} items that the test queries rank "
+            f"({base.get('dataset')}, seed {seed}); precision@k is undefined for k beyond the "
+            "database"
         )
     labels = grid_labels(method_cfg)
     n_max = method_cfg.get("max_triplets")
