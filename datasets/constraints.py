@@ -56,6 +56,24 @@ def sample_class_triplets(
     return np.column_stack([anchor, positive, negative]).astype(np.int64)
 
 
+def protocol_triplets(
+    y: np.ndarray, split, n_triplets: int, seed: int, parts=("train", "fit")
+) -> dict:
+    """The class-based random triplets of a protocol split: for each part (``"train"`` for the
+    final fit, ``"fit"`` for hyperparameter selection) ``n_triplets`` triplets of indices into
+    ``split[part]``, drawn from the seed's stream ``constraints_<part>``
+    (:func:`datasets.preprocess.rng`) and checked (:func:`check_triplets`). Returns
+    {part: int64 (n_triplets, 3)}; errors as :func:`sample_class_triplets`."""
+    from .preprocess import rng
+
+    out = {}
+    for part in parts:
+        labels = np.asarray(y)[split[part]]
+        drawn = sample_class_triplets(labels, n_triplets, rng(seed, f"constraints_{part}"))
+        out[part] = check_triplets(drawn, labels)
+    return out
+
+
 def check_triplets(
     triplets: np.ndarray, y: np.ndarray | None = None, n_samples: int | None = None
 ) -> np.ndarray:

@@ -107,14 +107,6 @@ def background_spec(shard: int) -> DatasetSpec:
     )
 
 
-def has_route(route: str, mirror: str | None = None, shards=()) -> bool:
-    """True if the ground truth (and every background shard in ``shards``) can be had through
-    ``route``: only the download route exists; with a folder mirror, every file must be in it."""
-    return SPEC.has_route(route, mirror) and all(
-        background_spec(s).has_route(route, mirror) for s in shards
-    )
-
-
 # --- reading the archives -----------------------------------------------------------------
 
 
@@ -246,10 +238,9 @@ def assemble(ground_truth: dict, shards: list[dict]) -> dict:
     background, "classes" (k,) names, "n_duplicates_dropped" int}.
     """
     classes, codes = np.unique(np.asarray(ground_truth["y"]), return_inverse=True)
-    gt_sha = set(np.asarray(ground_truth["sha1"]).tolist())
     blocks, dropped = [np.asarray(ground_truth["X"], dtype=np.float64)], 0
     for sh in shards:
-        keep = np.asarray([d not in gt_sha for d in np.asarray(sh["sha1"]).tolist()], dtype=bool)
+        keep = ~np.isin(np.asarray(sh["sha1"]), np.asarray(ground_truth["sha1"]))
         dropped += int((~keep).sum())
         blocks.append(np.asarray(sh["X"], dtype=np.float64)[keep])
     X = np.vstack(blocks)
@@ -299,18 +290,6 @@ def table4_split(
     }
 
 
-def unavailable_reason(route: str, mirror: str | None = None, shards=()) -> str | None:
-    """None if the route can give the collection, else why not ("needs download" and how)."""
-    if has_route(route, mirror, shards):
-        return None
-    if route != "download":
-        return (
-            "needs download: MIRFLICKR-25000 and MIRFLICKR-1M (LIACS) have no packaged copy; "
-            "run with config/paper.yaml (download route) or a data mirror holding mirflickr/"
-        )
-    return f"the data mirror {mirror} lacks a MIRFLICKR archive (mirflickr/<file>)"
-
-
 __all__ = [
     "CONCEPTS",
     "SPEC",
@@ -319,10 +298,8 @@ __all__ = [
     "background_spec",
     "concept_lists",
     "ground_truth_items",
-    "has_route",
     "image_members",
     "single_concept_items",
     "table4_split",
-    "unavailable_reason",
     "zip_descriptors",
 ]

@@ -107,9 +107,8 @@ def run(cfg: dict, table4: dict, log=print) -> tuple[pd.DataFrame, dict]:
     ``peak_rss_mb``, ...; a method's row also has its fits' and evaluations' seconds and the
     synthetic mAP) and the sizes the protocol gave (queries, database, triplets, query batch).
     """
-    from datasets.constraints import check_triplets, sample_class_triplets
+    from datasets.constraints import protocol_triplets
     from datasets.imageclef_flickr import table4_split
-    from datasets.preprocess import rng
     from evaluation.retrieval import query_batch
 
     from .experiment import run_cell
@@ -128,15 +127,7 @@ def run(cfg: dict, table4: dict, log=print) -> tuple[pd.DataFrame, dict]:
         )
     rows.append(s.row)
     with Stage("sample triplets (train and fit)", log=log) as s:
-        trip = {
-            part: check_triplets(
-                sample_class_triplets(
-                    y[split[part]], table4["n_triplets"], rng(seed, f"constraints_{part}")
-                ),
-                y[split[part]],
-            )
-            for part in ("train", "fit")
-        }
+        trip = protocol_triplets(y, split, table4["n_triplets"], seed)
     rows.append(s.row)
     facts = {
         "n_items": len(y),

@@ -5,8 +5,8 @@ as indices into its part, with the seed and the random stream that drew it."""
 import numpy as np
 
 from datasets.base import load_prepared
-from datasets.constraints import check_triplets, sample_class_triplets
-from datasets.preprocess import PURPOSES, rng
+from datasets.constraints import protocol_triplets
+from datasets.preprocess import PURPOSES
 from harness.io import save_npz, start_log
 
 start_log(snakemake.log[0])
@@ -15,12 +15,11 @@ n = snakemake.config[wc.experiment]["n_triplets"]
 seed = int(wc.seed)
 labels = load_prepared(snakemake.input.data, ["y"])["y"]
 split = np.load(snakemake.input.split)
-for part in ("train", "fit"):
-    y = labels[split[part]]
+for part, t in protocol_triplets(labels, split, n, seed).items():
     purpose = f"constraints_{part}"
-    t = check_triplets(sample_class_triplets(y, n, rng(seed, purpose)), y)
     print(
-        f"{len(t)} triplets on {len(y)} '{part}' samples, seed {seed} (stream {PURPOSES[purpose]})"
+        f"{len(t)} triplets on {len(split[part])} '{part}' samples, seed {seed} "
+        f"(stream {PURPOSES[purpose]})"
     )
     save_npz(
         snakemake.output[part],
