@@ -107,8 +107,8 @@ def sdca_table4(config: dict, missing) -> list[str]:
             "Data (ours: the paper names neither collection): ground truth = the MIRFLICKR-25000 "
             "images (the collection behind the ImageCLEF 2009-2011 photo-annotation tasks) that "
             f"carry exactly one of {len(cfg['concepts'])} MIRFLICKR concepts, that concept being "
-            f"the class; background = MIRFLICKR-1M archives {shards} ({100_000 * len(shards):,} "
-            "images, label: relevant to no query), copies of ground-truth images (same bytes) "
+            f"the class; background = MIRFLICKR-1M archives {shards} (100,000 images each as "
+            "published; label: relevant to no query), copies of ground-truth images (same bytes) "
             "dropped."
         ),
         (

@@ -48,7 +48,10 @@ lines = [
     f"Total: {total / 60:.1f} min wall on {platform.processor() or platform.machine()}, one "
     f"BLAS thread; process peak RSS {peak_rss_mb():,.0f} MiB.",
     "",
-    show.to_markdown(index=False, floatfmt=".4g"),
+    # stages without a method leave the method columns empty (None, shown as "")
+    show.astype(object)
+    .where(show.notna(), None)
+    .to_markdown(index=False, floatfmt=".4g", missingval=""),
     "",
 ]
 save_text(snakemake.output.md, "\n".join(lines))
