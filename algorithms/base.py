@@ -934,7 +934,7 @@ def bilinear_stream(
     is_sparse = sp.issparse(points) or any(sp.issparse(A) or sp.issparse(Z) for A, Z, _ in terms)
     if is_sparse:
         step = compiled_kernel(sparse_steps)
-        sparse_args = _sparse_terms(terms, points, n)
+        sparse_args, scratch = _sparse_terms(terms, points, n)
     else:
         block = compiled_kernel(dense_block_steps)
         terms = [(_rows(A, points), _rows(Z, points), w) for A, Z, w in terms]
@@ -949,7 +949,7 @@ def bilinear_stream(
             t1 = min(t1, int(hook_at[k]))
         before = totals.copy()
         if is_sparse:
-            step(W, *sparse_args, order, t0, t1, rule_k, par, state, totals)
+            step(W, *sparse_args, order, t0, t1, rule_k, par, state, totals, *scratch)
         else:
             _dense_segment(W, terms, order, t0, t1, K, block, rule_k, par, state, totals)
         k = np.searchsorted(hook_at, t1)
@@ -977,9 +977,10 @@ def _rows(F, points):
 
 
 def _sparse_terms(terms, points, n):
-    """(ptr, ind, val, a_rows, z_rows, weights) for :func:`algorithms.kernels.sparse_steps`: one
-    CSR matrix holding ``points`` (if given) and every factor given as a matrix, and each term's
-    rows in it."""
+    """((ptr, ind, val, a_rows, z_rows, weights), (zc, zv, ze, zr)) for
+    :func:`algorithms.kernels.sparse_steps`: one CSR matrix (sorted columns) holding ``points``
+    (if given) and every factor given as a matrix, each term's rows in it, and the kernel's
+    scratch for the merged z-rows."""
     blocks, a_rows, z_rows = [], [], []
     offset = 0
     if points is not None:
@@ -996,6 +997,10 @@ def _sparse_terms(terms, points, n):
                 offset += n
     X = sp.csr_matrix(sp.vstack(blocks)) if len(blocks) > 1 else blocks[0].copy()
     X.sum_duplicates()
+    X.sort_indices()  # the kernel's merge of z-rows sweeps W's rows in column order
+    J = len(terms)
+    # scratch of the merged z-rows: a group's merged vector is at most J rows long
+    length = J * max(int(np.diff(X.indptr).max(initial=0)), 1)
     return (
         X.indptr.astype(np.int64),
         X.indices.astype(np.int64),
@@ -1003,6 +1008,11 @@ def _sparse_terms(terms, points, n):
         np.ascontiguousarray(np.stack(a_rows, axis=1)),
         np.ascontiguousarray(np.stack(z_rows, axis=1)),
         np.array([w for _, _, w in terms], dtype=np.float64),
+    ), (
+        np.zeros((2 * J, length), dtype=np.int64),
+        np.zeros((2 * J, length)),
+        np.zeros(J, dtype=np.int64),
+        np.zeros(J, dtype=np.int64),
     )
 
 

@@ -16,8 +16,10 @@ d = 10,000 with 70, its web-scale vocabulary) it measures:
     useful flops reach; ``executed_fraction_of_gemm`` also counts the flops the blocked engine
     executes beyond those (its K x K Gram products, 4 K d per step);
   - sparse: a plain loop over the non-zeros in the style of the authors' C core, compiled here by
-    numba (:func:`reference_sparse_loop`; benchmark only), on the
-    same triplets in the same order;
+    numba (:func:`reference_sparse_loop`; benchmark only), on the same triplets in the same
+    order. Ours differs in one respect, its algorithm: it merges p+ and p- into one sorted
+    sparse vector before it sweeps W (:func:`algorithms.kernels.sparse_steps`), where the
+    reference sweeps each row of W twice, once for p+ and once for p-;
 * a plain per-step NumPy implementation (:func:`plain_oasis`, :func:`plain_sdca`; dense rows)
   and the speed-up over it;
 * peak traced memory of the fit (``tracemalloc``, a separate run: tracing slows the loop);

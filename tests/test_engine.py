@@ -182,3 +182,54 @@ def test_bilinear_similarity_blocks_are_c_ordered():
         S = m.similarity_matrix(P[:7], P)
         assert S.shape == (7, 100) and S.flags.c_contiguous
         np.testing.assert_allclose(S, dense(P[:7]) @ m.W_ @ dense(P).T, rtol=1e-12, atol=1e-14)
+
+
+@pytest.mark.parametrize("compiled", [True, False])
+def test_the_sparse_merge_of_z_rows_on_shared_columns_unsorted_and_empty_rows(compiled):
+    """The sparse kernel merges the z-rows of the terms that share an a-row into one sorted
+    vector before it sweeps W: checked against the dense engine on points whose rows overlap in
+    most columns (so the merge adds entries), are stored with unsorted column indices, include an
+    empty row, and terms in groups of one, three (a-row shared by three weighted z-rows) and a
+    group that is interrupted by another a-row."""
+    from algorithms.oasis import oasis_step
+
+    rng = np.random.default_rng(3)
+    d, N, n = 12, 40, 200
+    dense_pts = np.where(rng.random((N, d)) < 0.5, rng.normal(size=(N, d)), 0.0)
+    dense_pts[:, :3] = rng.normal(size=(N, 3))  # three columns shared by every row
+    dense_pts[5] = 0.0  # an empty row
+    pts = sp.csr_matrix(dense_pts)
+    for r in range(N):  # each row's columns stored in reverse order: unsorted CSR
+        lo, hi = pts.indptr[r], pts.indptr[r + 1]
+        pts.indices[lo:hi], pts.data[lo:hi] = pts.indices[lo:hi][::-1], pts.data[lo:hi][::-1]
+    pts.has_sorted_indices = False
+    assert np.array_equal(pts.toarray(), dense_pts) and pts.indices[1] < pts.indices[0]
+    idx = rng.integers(N, size=(n, 5))
+    idx[:7, 1] = 5
+    w = [1.0, -0.5, 0.25, 2.0, -1.0]
+    a_cols = [0, 0, 0, 3, 0]  # a-rows: group {0, 1, 2}, then 3, then 0 again
+    terms_sparse = [(idx[:, a], idx[:, j], w[j]) for j, a in enumerate(a_cols)]
+    terms_dense = [(dense_pts[idx[:, a]], dense_pts[idx[:, j]], w[j]) for j, a in enumerate(a_cols)]
+    state = np.full((n, 1), 4.0)  # OASIS's ||V||_F^2 replaced by a constant: any rule will do
+    order = rng.integers(n, size=600)
+    out = []
+    for terms, points in ((terms_sparse, pts), (terms_dense, None)):
+        W = np.zeros((d, d))
+        rec = TraceRecorder(len(order))
+        bilinear_stream(
+            W,
+            terms,
+            order,
+            oasis_step,
+            rec,
+            8,
+            par=[0.001],
+            state=state.copy(),
+            compiled=compiled,
+            points=points,
+        )
+        out.append((W, rec.trace))
+    (W_s, tr_s), (W_d, tr_d) = out
+    assert rel_diff(W_s, W_d) < 1e-12
+    assert tr_s["utilization"] == tr_d["utilization"] and tr_s["utilization"][-1] > 0.1
+    assert np.abs(W_s).max() > 0.1

@@ -135,11 +135,13 @@ text = "\n".join(
         "",
         dense.to_markdown(index=False, floatfmt=".3g"),
         "",
-        "Sparse (CSR) input: the engine's compiled loop over the non-zeros. Its reference is a "
-        "plain loop over the non-zeros of p, p+ and p- in the style of the authors' C core, "
-        "compiled here by numba (benchmark only), on the same triplets in the same order; "
-        "ratio_to_reference >= 1 means ours is at least as fast. max_rel_diff: final W against "
-        "the reference loop's.",
+        "Sparse (CSR) input: the engine's compiled loop over the non-zeros, which first merges "
+        "p+ and p- into one sorted sparse vector p+ - p- (one entry per shared column), so each "
+        "touched row of W is read once and written once in column order. Its reference is a "
+        "plain loop over the non-zeros of p, p+ and p- in the style of the authors' C core "
+        "(p+ and p- swept one after the other), compiled here by numba the same way "
+        "(benchmark only), on the same triplets in the same order; ratio_to_reference >= 1 "
+        "means ours is at least as fast. max_rel_diff: final W against the reference loop's.",
         "",
         sparse.to_markdown(index=False, floatfmt=".3g"),
         "",
