@@ -149,6 +149,47 @@ def _as_points(constraints, preprocessor, arity: int, what: str, to_fit: bool = 
     return X, idx
 
 
+# Tuples (pairs, triplets) per chunk wherever all n of them are scored or differenced: the
+# gathered points then take O(TUPLE_CHUNK d) memory, not O(n d) (1M pairs at d = 297 would
+# otherwise gather 2.4 GB per side).
+TUPLE_CHUNK = 65_536
+
+
+def _by_chunks(fn, idx, chunk: int | None = None) -> np.ndarray:
+    """fn(idx[lo:hi]) for consecutive chunks (default ``TUPLE_CHUNK`` rows) of the (n, k) index
+    array, concatenated: (n,) float64."""
+    chunk = TUPLE_CHUNK if chunk is None else chunk
+    if len(idx) <= chunk:
+        return np.asarray(fn(idx), dtype=np.float64)
+    return np.concatenate(
+        [np.asarray(fn(idx[lo : lo + chunk]), dtype=np.float64) for lo in range(0, len(idx), chunk)]
+    )
+
+
+class PairDifferences:
+    """The differences z_i = x_u - x_v of n pairs (u, v), gathered when asked for, never as one
+    (n, d) array: ``Z[i]`` is z_i, (d,) float64 (a copy); ``len(Z)`` is n; ``squared_norms()``
+    is ||z_i||^2, (n,) float64, computed in chunks. X: (N, d) float64 points, idx: (n, 2) int."""
+
+    def __init__(self, X, idx):
+        self.X, self.idx = X, idx
+        self.shape = (len(idx), X.shape[1])
+
+    def __len__(self) -> int:
+        return len(self.idx)
+
+    def __getitem__(self, i) -> np.ndarray:
+        u, v = self.idx[i]
+        return self.X[u] - self.X[v]
+
+    def squared_norms(self) -> np.ndarray:
+        def sq(t):
+            Z = self.X[t[:, 0]] - self.X[t[:, 1]]
+            return np.einsum("ij,ij->i", Z, Z)
+
+        return _by_chunks(sq, self.idx)
+
+
 def _all_same_point(X, idx, chunk: int = 4096) -> bool:
     """True if every row of X that ``idx`` refers to equals the first one (dense X; checked in
     chunks, no copy of X)."""
@@ -262,12 +303,16 @@ class BaseLearner(BaseEstimator):
             )
 
     def _triplet_margins(self, triplets) -> np.ndarray:
-        """pair_score(a, p) - pair_score(a, n) for each triplet (a, p, n); shape (n,)."""
+        """pair_score(a, p) - pair_score(a, n) for each triplet (a, p, n); shape (n,); computed
+        in chunks of ``TUPLE_CHUNK`` triplets (memory O(chunk d), not O(n d))."""
         self._check_fitted()
         X, idx = self._points(triplets, 3, "triplets", to_fit=False)
-        return self._pair_score_points(X[idx[:, 0]], X[idx[:, 1]]) - self._pair_score_points(
-            X[idx[:, 0]], X[idx[:, 2]]
-        )
+
+        def margins(t):
+            A = X[t[:, 0]]
+            return self._pair_score_points(A, X[t[:, 1]]) - self._pair_score_points(A, X[t[:, 2]])
+
+        return _by_chunks(margins, idx)
 
     def decision_function(self, triplets) -> np.ndarray:
         """pair_score(anchor, positive) - pair_score(anchor, negative) for each triplet ((n, 3, d)
@@ -286,19 +331,20 @@ class BaseLearner(BaseEstimator):
         return float(np.mean(self._triplet_margins(triplets) > 0))
 
     def _labelled_pair_differences(self, pairs, y):
-        """(X, x_i - x_j per pair, y as int array) for pair learners; checks y in {+1, -1}."""
+        """(X, the pairs' differences x_i - x_j as :class:`PairDifferences`, y as int array) for
+        pair learners; checks y in {+1, -1}."""
         X, idx = self._points(pairs, 2, "pairs")
         y = np.asarray(y)
         if y.shape != (len(idx),) or not np.all(np.isin(y, (-1, 1))):
             raise ValueError("y must hold one label in {+1, -1} per pair")
-        return X, X[idx[:, 0]] - X[idx[:, 1]], y
+        return X, PairDifferences(X, idx), y
 
     def pair_score(self, pairs) -> np.ndarray:
         """Similarity of each pair ((n, 2, d) points or (n, 2) indicators), float64, shape (n,);
         higher = more similar (a Mahalanobis learner: -d_M, metric-learn's meaning)."""
         self._check_fitted()
         X, idx = self._points(pairs, 2, "pairs", to_fit=False)
-        return self._pair_score_points(X[idx[:, 0]], X[idx[:, 1]])
+        return _by_chunks(lambda t: self._pair_score_points(X[t[:, 0]], X[t[:, 1]]), idx)
 
     def get_metric(self):
         """A function ``f(u, v)`` of two 1-D points (d,) giving their learned distance, or, for a

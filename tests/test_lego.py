@@ -94,3 +94,69 @@ def test_violation_rule_steps_only_on_violated_pairs_by_hand():
 def test_an_unknown_update_rule_is_refused():
     with pytest.raises(ValueError, match="update must be one of"):
         LEGO(update="sometimes").fit(np.zeros((1, 2, 2)) + [[0.0, 0.0], [1.0, 1.0]], [1])
+
+
+# the rule: all n tuples are scored or differenced in chunks, never as (n, d) gathers
+
+
+def test_pair_differences_gather_each_difference_when_asked():
+    from algorithms.base import PairDifferences
+
+    rng = np.random.default_rng(2)
+    X = rng.normal(size=(30, 5))
+    idx = rng.integers(30, size=(100, 2))
+    Z = PairDifferences(X, idx)
+    full = X[idx[:, 0]] - X[idx[:, 1]]
+    assert len(Z) == 100 and Z.shape == (100, 5)
+    np.testing.assert_array_equal(np.stack([Z[i] for i in range(100)]), full)
+    np.testing.assert_allclose(Z.squared_norms(), (full**2).sum(1), rtol=1e-14)
+
+
+def test_chunked_pair_scores_and_triplet_margins_equal_one_gather(monkeypatch):
+    """Scores over many tuples come chunk by chunk (``TUPLE_CHUNK``) and equal the one-gather
+    values, for a Mahalanobis learner and a bilinear one, pairs and triplets, in order."""
+    import algorithms.base as base
+    from algorithms import OASIS
+
+    rng = np.random.default_rng(3)
+    X = rng.normal(size=(50, 6))
+    pairs = rng.integers(50, size=(1000, 2))
+    triplets = rng.integers(50, size=(1000, 3))
+    y = np.where(rng.random(1000) < 0.5, 1, -1)
+    lego = LEGO(preprocessor=X).fit(pairs, y)
+    oasis = OASIS(preprocessor=X, random_state=0).fit(triplets)
+    whole = [m.pair_score(pairs) for m in (lego, oasis)] + [
+        m.decision_function(triplets) for m in (lego, oasis)
+    ]
+    monkeypatch.setattr(base, "TUPLE_CHUNK", 7)
+    chunked = [m.pair_score(pairs) for m in (lego, oasis)] + [
+        m.decision_function(triplets) for m in (lego, oasis)
+    ]
+    for a, b in zip(whole, chunked):
+        assert a.shape == (1000,)
+        np.testing.assert_allclose(a, b, rtol=1e-13, atol=1e-13)
+    M = lego.get_mahalanobis_matrix()
+    Z = X[pairs[:, 0]] - X[pairs[:, 1]]
+    np.testing.assert_allclose(chunked[0], -np.sqrt(np.einsum("ij,jk,ik->i", Z, M, Z)), rtol=1e-10)
+
+
+def test_a_lego_fit_never_holds_the_pairs_differences(monkeypatch):
+    """Memory of a fit on n pairs: O(chunk d) beyond the points and O(n) scalars, not the (n, d)
+    array of differences (traced allocations; deterministic, not a timing)."""
+    import tracemalloc
+
+    import algorithms.base as base
+
+    monkeypatch.setattr(base, "TUPLE_CHUNK", 2048)
+    rng = np.random.default_rng(4)
+    n, d = 200_000, 40
+    X = rng.normal(size=(2_000, d))
+    pairs = rng.integers(2_000, size=(n, 2))
+    y = np.where(rng.random(n) < 0.5, 1, -1)
+    model = LEGO(eta=0.125, n_passes=0.01, preprocessor=X)
+    tracemalloc.start()
+    model.fit(pairs, y)
+    peak = tracemalloc.get_traced_memory()[1]
+    tracemalloc.stop()
+    differences = n * d * 8  # 64 MB
+    assert peak < differences / 3, f"peak {peak / 2**20:.1f} MiB"
