@@ -66,7 +66,24 @@ def dense_block_steps(base, H, idx, t_first, rule, par, state, coef, totals):
 
 
 def sparse_steps(
-    W, ptr, ind, val, a_rows, z_rows, weights, order, lo, hi, rule, par, state, totals, zc, zv, ze, zr
+    W,
+    ptr,
+    ind,
+    val,
+    a_rows,
+    z_rows,
+    weights,
+    order,
+    lo,
+    hi,
+    rule,
+    par,
+    state,
+    totals,
+    zc,
+    zv,
+    ze,
+    zr,
 ):
     """Steps lo+1 .. hi (positions lo .. hi-1 of ``order``) on sparse points, W updated in place.
 
@@ -82,11 +99,11 @@ def sparse_steps(
     p+ - p-, with a single entry where p+ and p- share a column), kept in row ``zr[g]`` of the
     scratch ``zc`` / ``zv`` ((2J, L) int64 / float64; L >= the summed non-zeros of a group's
     z-rows; rows 2g and 2g + 1 are group g's, the merge alternating between them) with its length
-    in ``ze[g]`` (``ze``, ``zr``: (J,) int64). Each touched row of
-    W is then read once and written once, in increasing column order, instead of once per term
-    in two interleaved orders: the same products, fewer and more local memory accesses. This,
-    not a better compiler, is what makes the loop faster than the plain per-term loop over p, p+,
-    p- of the ``performance`` target (:func:`harness.performance.reference_sparse_loop`).
+    in ``ze[g]`` (``ze``, ``zr``: (J,) int64). Each touched row of W is then read once and
+    written once, in increasing column order, instead of once per term: the same products,
+    fewer and more local memory accesses. This, not a better compiler, is what makes the loop
+    faster than the plain per-term loop over p, p+, p- of the ``performance`` target
+    (:func:`harness.performance.reference_sparse_loop`).
 
     W (d, d) float64 C-ordered. Per step: m = sum_g sum_p a_p sum_q W[p, q] z_gq over the stored
     entries, then c = rule(...), then W[p, q] += c a_p z_gq on the same entries (cost
