@@ -60,7 +60,10 @@ from .kernels import as_float_array, dense_block_steps, jit, sparse_steps
 
 
 def row_bilinear(A, W, B) -> np.ndarray:
-    """a_k^T W b_k for each row k of A and B ((n, d) arrays or CSR matrices); shape (n,)."""
+    """a_k^T W b_k for each row k of A and B ((n, d) arrays, CSR matrices or
+    :class:`TupleRows`, the latter in chunks); shape (n,)."""
+    if isinstance(A, TupleRows) or isinstance(B, TupleRows):
+        return _by_rows(lambda s: row_bilinear(A[s], W, B[s]), len(A))
     AW = A @ W
     if sp.issparse(B):
         return np.asarray(B.multiply(AW).sum(axis=1)).ravel()
@@ -68,14 +71,19 @@ def row_bilinear(A, W, B) -> np.ndarray:
 
 
 def row_dot(A, B) -> np.ndarray:
-    """a_k . b_k for each row of A and B (arrays or CSR); shape (n,)."""
+    """a_k . b_k for each row of A and B (arrays, CSR or :class:`TupleRows`, the latter in
+    chunks); shape (n,)."""
+    if isinstance(A, TupleRows) or isinstance(B, TupleRows):
+        return _by_rows(lambda s: row_dot(A[s], B[s]), len(A))
     if sp.issparse(A) or sp.issparse(B):
         return np.asarray(sp.csr_matrix(A).multiply(B).sum(axis=1)).ravel()
     return np.einsum("kd,kd->k", A, B)
 
 
 def row_sqnorm(A) -> np.ndarray:
-    """||a_k||^2 for each row of A (array or CSR); shape (n,)."""
+    """||a_k||^2 for each row of A (array, CSR or :class:`TupleRows`); shape (n,)."""
+    if isinstance(A, TupleRows):
+        return _by_rows(lambda s: row_sqnorm(A[s]), len(A))
     return row_dot(A, A)
 
 
@@ -85,7 +93,14 @@ def dense(X) -> np.ndarray:
 
 
 def weighted_outer_sum(A, c, Z) -> np.ndarray:
-    """sum_k c_k a_k z_k^T = A^T diag(c) Z as a dense (d, d) array (A, Z arrays or CSR)."""
+    """sum_k c_k a_k z_k^T = A^T diag(c) Z as a dense (d, d) array (A, Z arrays, CSR or
+    :class:`TupleRows`, the latter summed over chunks)."""
+    if isinstance(A, TupleRows) or isinstance(Z, TupleRows):
+        out = np.zeros((A.shape[1], Z.shape[1]))
+        for lo in range(0, len(A), TUPLE_CHUNK):
+            s = slice(lo, lo + TUPLE_CHUNK)
+            out += weighted_outer_sum(A[s], c[s], Z[s])
+        return out
     if sp.issparse(A) or sp.issparse(Z):
         out = sp.csr_matrix(A).multiply(c[:, None]).T @ sp.csr_matrix(Z)
         return np.asarray(out.toarray())
@@ -166,28 +181,56 @@ def _by_chunks(fn, idx, chunk: int | None = None) -> np.ndarray:
     )
 
 
-class PairDifferences:
-    """The differences z_i = x_u - x_v of n pairs (u, v), gathered when asked for, never as one
-    (n, d) array: ``Z[i]`` is z_i, (d,) float64 (a copy); ``len(Z)`` is n; ``squared_norms()``
-    is ||z_i||^2, (n,) float64, computed in chunks. X: (N, d) float64 points, idx: (n, 2) int."""
+class TupleRows:
+    """Rows of an (n, d) factor of n tuples, gathered from the points when asked for, never as
+    one (n, d) array: row k is X[plus[k]], or X[plus[k]] - X[minus[k]] with ``minus`` (a
+    pair's difference, p+ - p-). ``F[k]`` (int) is row k, (d,); ``F[key]`` (int array or slice)
+    the gathered rows, (m, d) (an array, or CSR for CSR points); ``len(F)`` is n, ``F.shape``
+    (n, d); ``squared_norms()`` is ||row_k||^2, (n,) float64, in chunks. Every consumer of a
+    factor (:func:`row_dot`, :func:`row_sqnorm`, :func:`row_bilinear`,
+    :func:`weighted_outer_sum`, the dense engine's blocks) takes it in chunks of
+    ``TUPLE_CHUNK`` rows. X: (N, d) float64 array or CSR; plus, minus: (n,) int."""
 
-    def __init__(self, X, idx):
-        self.X, self.idx = X, idx
-        self.shape = (len(idx), X.shape[1])
+    def __init__(self, X, plus, minus=None):
+        self.X, self.plus, self.minus = X, np.asarray(plus), minus
+        self.shape = (len(self.plus), X.shape[1])
 
     def __len__(self) -> int:
-        return len(self.idx)
+        return len(self.plus)
 
-    def __getitem__(self, i) -> np.ndarray:
-        u, v = self.idx[i]
-        return self.X[u] - self.X[v]
+    def __getitem__(self, key):
+        rows = self.X[self.plus[key]]
+        return rows if self.minus is None else rows - self.X[self.minus[key]]
 
     def squared_norms(self) -> np.ndarray:
-        def sq(t):
-            Z = self.X[t[:, 0]] - self.X[t[:, 1]]
-            return np.einsum("ij,ij->i", Z, Z)
+        return row_sqnorm(self)
 
-        return _by_chunks(sq, self.idx)
+
+# A factor below this size is gathered once as an array (:func:`tuple_rows`): small problems
+# keep the engine's single gather per block; larger ones (500K triplets at d = 297: 1.2 GB per
+# factor) are gathered block by block.
+GATHER_ONCE_BYTES = 64 * 2**20
+
+
+def tuple_rows(X, plus, minus=None, gather_once_bytes: int | None = None):
+    """The factor with rows X[plus[k]] (- X[minus[k]]): an (n, d) array (CSR for CSR X) when it
+    takes at most ``gather_once_bytes`` (default ``GATHER_ONCE_BYTES``; for CSR X, always: its
+    rows take O(nnz)), else a :class:`TupleRows` that gathers on demand. The rows are the same
+    numbers either way."""
+    limit = GATHER_ONCE_BYTES if gather_once_bytes is None else gather_once_bytes
+    if sp.issparse(X) or len(plus) * X.shape[1] * 8 <= limit:
+        rows = X[np.asarray(plus)]
+        return rows if minus is None else rows - X[np.asarray(minus)]
+    return TupleRows(X, plus, minus)
+
+
+def _by_rows(fn, n: int, chunk: int | None = None) -> np.ndarray:
+    """fn(slice) over consecutive slices of n rows (default ``TUPLE_CHUNK``), concatenated."""
+    chunk = TUPLE_CHUNK if chunk is None else chunk
+    return np.concatenate(
+        [np.asarray(fn(slice(lo, lo + chunk)), dtype=np.float64) for lo in range(0, n, chunk)]
+        or [np.zeros(0)]
+    )
 
 
 def _all_same_point(X, idx, chunk: int = 4096) -> bool:
@@ -331,13 +374,13 @@ class BaseLearner(BaseEstimator):
         return float(np.mean(self._triplet_margins(triplets) > 0))
 
     def _labelled_pair_differences(self, pairs, y):
-        """(X, the pairs' differences x_i - x_j as :class:`PairDifferences`, y as int array) for
-        pair learners; checks y in {+1, -1}."""
+        """(X, the pairs' differences x_i - x_j as a :class:`TupleRows` (gathered per step, never
+        the (n, d) array), y as int array) for pair learners; checks y in {+1, -1}."""
         X, idx = self._points(pairs, 2, "pairs")
         y = np.asarray(y)
         if y.shape != (len(idx),) or not np.all(np.isin(y, (-1, 1))):
             raise ValueError("y must hold one label in {+1, -1} per pair")
-        return X, PairDifferences(X, idx), y
+        return X, TupleRows(X, idx[:, 0], idx[:, 1]), y
 
     def pair_score(self, pairs) -> np.ndarray:
         """Similarity of each pair ((n, 2, d) points or (n, 2) indicators), float64, shape (n,);
@@ -1015,7 +1058,11 @@ def bilinear_stream(
 
 
 def _rows(F, points):
-    """A factor as a dense float64 (n, d) array: F itself, or the rows of ``points`` it indexes."""
+    """A factor for the dense engine: a :class:`TupleRows` of dense points as it is (its blocks
+    are gathered per block), else a dense float64 (n, d) array: F itself, or the rows of
+    ``points`` it indexes."""
+    if isinstance(F, TupleRows):
+        return F if not sp.issparse(F.X) else dense(F[:])
     F = np.asarray(F)
     if F.ndim == 1:
         return dense(points[F])

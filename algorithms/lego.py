@@ -39,7 +39,7 @@ mistake is y_hat on the wrong side of the midpoint of the two targets.
 Implementation: A z and the rank-one step use the upper triangle of A only, in place, by BLAS
 ``dsymv`` / ``dsyr`` (no d x d temporary; the lower triangle is mirrored at the end), with one BLAS
 thread; same iterates as ``A - coef * outer(Az, Az)`` to rounding (tested), ~6x faster at d = 784.
-Each pair's z is gathered from the points at its step (:class:`~algorithms.base.PairDifferences`),
+Each pair's z is gathered from the points at its step (:class:`~algorithms.base.TupleRows`),
 and the targets' quantiles and the threshold's calibration score the pairs in chunks: memory
 O(chunk d) beyond the points, not the (n, d) differences (2.4 GB at 1M pairs and d = 297).
 """

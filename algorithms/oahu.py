@@ -459,8 +459,10 @@ class OAHU(OnlineMixin, BaseLearner):
             D = self._unit_distances(q, db)
             if exclude_offset is not None:
                 D[rows, exclude_offset + rows] = np.inf
-            part = np.argpartition(D, k - 1, axis=1)[:, :k] if k < D.shape[1] else np.tile(
-                np.arange(D.shape[1]), (len(D), 1)
+            part = (
+                np.argpartition(D, k - 1, axis=1)[:, :k]
+                if k < D.shape[1]
+                else np.tile(np.arange(D.shape[1]), (len(D), 1))
             )
             pd = np.take_along_axis(D, part, axis=1)
             order = np.lexsort((part, pd), axis=1)

@@ -53,6 +53,7 @@ from .base import (
     row_bilinear,
     row_dot,
     row_sqnorm,
+    tuple_rows,
 )
 
 
@@ -140,8 +141,8 @@ class OASIS(BilinearMixin, BaseLearner):
         """The step's terms [(A, Z, weight)] and ||V||_F^2 per triplet. Dense X: factor matrices
         (p, p+ - p-); sparse X: row indices into X, V = p p+^T - p p-^T (the engine's sparse loop
         then reads the points themselves)."""
-        P = X[idx[:, 0]]
-        Dpn = X[idx[:, 1]] - X[idx[:, 2]]
+        P = tuple_rows(X, idx[:, 0])  # gathered per block when large (base.tuple_rows)
+        Dpn = tuple_rows(X, idx[:, 1], idx[:, 2])
         sqnorm = row_sqnorm(P) * row_sqnorm(Dpn)
         if sp.issparse(X):
             p, pos, neg = idx[:, 0], idx[:, 1], idx[:, 2]
@@ -223,8 +224,8 @@ class DissimOASIS(OASIS):
     name = "Dissim-OASIS"  # its name in configs and tables (algorithms: found by this)
 
     def _terms(self, X, idx):
-        Dn = X[idx[:, 0]] - X[idx[:, 2]]  # d_W(p, p-) must exceed d_W(p, p+) by 1
-        Dp = X[idx[:, 0]] - X[idx[:, 1]]
+        Dn = tuple_rows(X, idx[:, 0], idx[:, 2])  # d_W(p, p-) must exceed d_W(p, p+) by 1
+        Dp = tuple_rows(X, idx[:, 0], idx[:, 1])
         sqnorm = row_sqnorm(Dn) ** 2 + row_sqnorm(Dp) ** 2 - 2 * row_dot(Dn, Dp) ** 2
         if sp.issparse(X):  # Dn Dn^T - Dp Dp^T in the points p, p+ (q), p- (r): pp^T cancels
             p, q, r = idx[:, 0], idx[:, 1], idx[:, 2]

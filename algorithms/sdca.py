@@ -42,6 +42,7 @@ from .base import (
     BilinearMixin,
     row_bilinear,
     row_sqnorm,
+    tuple_rows,
     weighted_outer_sum,
 )
 
@@ -170,8 +171,8 @@ class SDCA(BilinearMixin, BaseLearner):
     def fit(self, triplets):
         self._check_params()
         X, idx = self._points(triplets, 3, "triplets")
-        A = X[idx[:, 0]]
-        Z = X[idx[:, 1]] - X[idx[:, 2]]
+        A = tuple_rows(X, idx[:, 0])  # gathered per block when large (base.tuple_rows)
+        Z = tuple_rows(X, idx[:, 1], idx[:, 2])
         n, d = A.shape
         lam_n = self.lam * n
         curvature = 0.5 + row_sqnorm(A) * row_sqnorm(Z) / lam_n

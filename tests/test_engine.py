@@ -233,3 +233,55 @@ def test_the_sparse_merge_of_z_rows_on_shared_columns_unsorted_and_empty_rows(co
     assert rel_diff(W_s, W_d) < 1e-12
     assert tr_s["utilization"] == tr_d["utilization"] and tr_s["utilization"][-1] > 0.1
     assert np.abs(W_s).max() > 0.1
+
+
+# the rule: tuple factors above GATHER_ONCE_BYTES are gathered block by block (TupleRows)
+
+
+@pytest.mark.parametrize(
+    "make",
+    [
+        lambda X: OASIS(C=0.1, n_epochs=2, preprocessor=X, random_state=1),
+        lambda X: OASIS(C=0.1, n_epochs=2, symmetrize="step", preprocessor=X, random_state=1),
+        lambda X: DissimOASIS(C=0.1, n_epochs=2, preprocessor=X, random_state=1),
+        lambda X: SDCA(lam=0.01, n_epochs=2, trace_gap=True, preprocessor=X, random_state=1),
+        lambda X: SDCA(lam=0.01, n_epochs=2, output="random", preprocessor=X, random_state=1),
+    ],
+    ids=["OASIS", "OASIS-sym-step", "Dissim-OASIS", "SDCA-average-gap", "SDCA-random"],
+)
+def test_factors_gathered_per_block_give_the_same_model_as_gathered_once(make, monkeypatch):
+    """Every bilinear learner on dense points: the factors gathered block by block (and the
+    curvatures, primal and dual in chunks) give the same W, trace and dual as one gather."""
+    import algorithms.base as base
+
+    X, t = synthetic(20, 150, 700, seed=5)
+    once = make(X).fit(t)
+    monkeypatch.setattr(base, "GATHER_ONCE_BYTES", 0)
+    monkeypatch.setattr(base, "TUPLE_CHUNK", 64)
+    lazy = make(X).fit(t)
+    assert rel_diff(lazy.W_, once.W_) < 1e-13
+    assert lazy.trace_["utilization"] == once.trace_["utilization"]
+    for attr in ("dual_", "primal_"):
+        if hasattr(once, attr):
+            assert getattr(lazy, attr) == pytest.approx(getattr(once, attr), rel=1e-12)
+
+
+def test_a_large_oasis_fit_never_holds_its_factors(monkeypatch):
+    """Traced peak of an OASIS fit whose factors exceed GATHER_ONCE_BYTES: below the size of one
+    (n, d) factor (deterministic, not a timing)."""
+    import tracemalloc
+
+    import algorithms.base as base
+
+    monkeypatch.setattr(base, "GATHER_ONCE_BYTES", 2**20)
+    monkeypatch.setattr(base, "TUPLE_CHUNK", 2048)
+    X, t = synthetic(40, 2_000, 1, seed=6)
+    t = np.random.default_rng(6).integers(2_000, size=(200_000, 3))
+    model = OASIS(C=0.1, n_epochs=0.01, preprocessor=X, random_state=0)
+    OASIS(preprocessor=X).fit(t[:50])  # compiles the kernels (numba's own allocations) first
+    tracemalloc.start()
+    model.fit(t)
+    peak = tracemalloc.get_traced_memory()[1]
+    tracemalloc.stop()
+    factor = 200_000 * 40 * 8  # 64 MB
+    assert peak < factor / 3, f"peak {peak / 2**20:.1f} MiB"

@@ -100,12 +100,12 @@ def test_an_unknown_update_rule_is_refused():
 
 
 def test_pair_differences_gather_each_difference_when_asked():
-    from algorithms.base import PairDifferences
+    from algorithms.base import TupleRows
 
     rng = np.random.default_rng(2)
     X = rng.normal(size=(30, 5))
     idx = rng.integers(30, size=(100, 2))
-    Z = PairDifferences(X, idx)
+    Z = TupleRows(X, idx[:, 0], idx[:, 1])
     full = X[idx[:, 0]] - X[idx[:, 1]]
     assert len(Z) == 100 and Z.shape == (100, 5)
     np.testing.assert_array_equal(np.stack([Z[i] for i in range(100)]), full)
