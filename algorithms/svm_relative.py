@@ -947,9 +947,7 @@ class SVMRelative(BaseLearner):
     def pair_distance(self, pairs) -> np.ndarray:
         """sqrt(d_{A,W}(x, y)) for each pair ((n, 2, d) points or (n, 2) indices); shape (n,).
         Raises ``NotFittedError`` before fit."""
-        self._check_fitted()
-        X, idx = self._points(pairs, 2, "pairs")
-        return np.sqrt(np.clip(self._sq_dist_rows(X[idx[:, 0]], X[idx[:, 1]]), 0, None))
+        return np.sqrt(np.clip(-self.pair_score(pairs), 0, None))  # pair_score: in chunks
 
     def transform(self, X) -> np.ndarray:
         """sqrt(w) * A^T x for each row: Euclidean distances there are the learned distances.
