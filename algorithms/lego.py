@@ -49,7 +49,6 @@ from __future__ import annotations
 import numpy as np
 from scipy.linalg.blas import dsymv as _dsymv
 from scipy.linalg.blas import dsyr as _dsyr
-from threadpoolctl import threadpool_limits
 
 from .base import BaseLearner, MahalanobisMixin, OnlineMixin, PairClassifierMixin
 
@@ -146,12 +145,11 @@ class LogDetPairStream(PairClassifierMixin, MahalanobisMixin, OnlineMixin, BaseL
             return loss, mistake, True
 
         n_steps = max(int(round(self.n_passes * len(Z))), 1)
-        # rank-one steps are memory-bound: one BLAS thread (numpy's and scipy's OpenBLAS pools
-        # otherwise hand the matrix back and forth, measured 8 ms instead of 0.2 ms at d = 784)
-        with threadpool_limits(1, user_api="blas"):
-            self._online_loop(
-                len(Z), n_steps, step, np.random.default_rng(self.random_state), "sequential"
-            )
+        # the shared loop runs with one BLAS thread (base.one_blas_thread: numpy's and scipy's
+        # OpenBLAS pools otherwise hand A back and forth, 8 ms instead of 0.2 ms at d = 784)
+        self._online_loop(
+            len(Z), n_steps, step, np.random.default_rng(self.random_state), "sequential"
+        )
         iu = np.triu_indices(len(A), 1)
         A.T[iu] = A[iu]  # the steps kept the upper triangle: mirror it (A exactly symmetric)
         self._calibrate_after_fit(pairs, y, calibration_params)

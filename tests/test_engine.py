@@ -285,3 +285,60 @@ def test_a_large_oasis_fit_never_holds_its_factors(monkeypatch):
     tracemalloc.stop()
     factor = 200_000 * 40 * 8  # 64 MB
     assert peak < factor / 3, f"peak {peak / 2**20:.1f} MiB"
+
+
+# the rule: the shared online loops run with one BLAS thread, whatever the environment asks for
+
+
+@pytest.mark.parametrize("name", sorted(__import__("algorithms").ALGORITHMS))
+def test_the_shared_online_loops_run_with_one_blas_thread(name, monkeypatch):
+    """Every learner whose fit runs a shared loop (``BilinearMixin._stream`` or
+    ``OnlineMixin._online_loop``) takes its steps with one BLAS thread even when two are asked
+    for (Snakemake gives a whole-node job OMP_NUM_THREADS = its threads): the thread count is
+    read at each recorded step or block, inside the loop. (NumPy's and SciPy's two OpenBLAS pools
+    alternating in such a loop made an SDCA fit 24x slower.) Other learners are not constrained."""
+    from threadpoolctl import threadpool_info, threadpool_limits
+
+    import algorithms.base as base
+    from harness.experiment import fit_learner
+
+    seen, loops = [], []
+
+    def blas_threads():
+        return max(p["num_threads"] for p in threadpool_info() if p["user_api"] == "blas")
+
+    for cls, attr in ((base.TraceRecorder, "record"), (base.TraceRecorder, "record_block")):
+        original = getattr(cls, attr)
+        monkeypatch.setattr(
+            cls,
+            attr,
+            lambda self, *a, _f=original, **k: (seen.append(blas_threads()), _f(self, *a, **k))[1],
+        )
+    for cls, attr in ((base.BilinearMixin, "_stream"), (base.OnlineMixin, "_online_loop")):
+        original = getattr(cls, attr)
+        monkeypatch.setattr(
+            cls, attr, lambda self, *a, _f=original, **k: (loops.append(1), _f(self, *a, **k))[1]
+        )
+    rng = np.random.default_rng(0)
+    y = np.repeat(np.arange(4), 15)
+    X = rng.normal(size=(60, 6)) + 3 * np.eye(6)[y]
+    i = np.arange(60)
+    triplets = np.column_stack([i, (i + 4) % 60, (i + 15) % 60])  # index triplets
+    with threadpool_limits(2, user_api="blas"):
+        asked = blas_threads()
+        fit_learner(name, {}, triplets, X, y, 0, verbose=False)
+    on_shared_loops = {
+        "OASIS",
+        "Dissim-OASIS",
+        "SDCA",
+        "LEGO",
+        "RDML",
+        "OPML",
+        "ITML-online",
+        "OAHU",
+    }
+    assert bool(loops) or name not in on_shared_loops  # the rule is exercised where it applies
+    if loops:
+        assert seen and set(seen) == {
+            1
+        }, f"{name}: {sorted(set(seen))} BLAS threads (asked {asked})"
