@@ -5,6 +5,7 @@ not results: the mAP column says nothing about the methods."""
 import platform
 
 import pandas as pd
+from threadpoolctl import threadpool_info
 
 from harness.io import peak_rss_mb, save_csv, save_text, start_log
 from harness.table4_scaling import run
@@ -13,7 +14,10 @@ start_log(snakemake.log[0])
 cfg = snakemake.config["table4_scaling"]
 table4 = snakemake.params.table4
 stages, facts = run(cfg, table4)
+# the job's BLAS threads (Snakemake: OMP_NUM_THREADS = its threads)
+threads = max((p["num_threads"] for p in threadpool_info() if p["user_api"] == "blas"), default=1)
 stages["process_peak_rss_mb"] = peak_rss_mb()
+stages["blas_threads"] = threads
 for k, v in facts.items():
     stages[k] = v
 save_csv(snakemake.output.csv, stages)
@@ -45,8 +49,11 @@ lines = [
     "",
     f"Sizes the protocol gave: {sizes}.",
     f"Rows: sdca_table4's methods and settings ({', '.join(table4['methods'])}).",
-    f"Total: {total / 60:.1f} min wall on {platform.processor() or platform.machine()}, one "
-    f"BLAS thread; process peak RSS {peak_rss_mb():,.0f} MiB.",
+    f"Total: {total / 60:.1f} min wall on {platform.processor() or platform.machine()}, "
+    f"{threads} BLAS thread(s) (the online learners' steps: one, "
+    "algorithms.base.one_blas_thread)"
+    + ("; CPU s above wall s is the other threads at work" if threads > 1 else "")
+    + f". Process peak RSS {peak_rss_mb():,.0f} MiB.",
     "",
     # stages without a method leave the method columns empty (None, shown as "")
     show.astype(object)
