@@ -108,8 +108,10 @@ class SDCA(BilinearMixin, BaseLearner):
     trace_gap : bool, record the duality gap of the current iterate at each trace checkpoint
         (``trace_["duality_gap"]``). Off by default: each checkpoint costs one pass over all
         triplets for the primal (the dual comes from the iterate itself), i.e. half an epoch's
-        flops, and there are about 10 checkpoints per decade of steps; the gap of the output and
-        of the last iterate is always computed (``duality_gap_``, ``duality_gap_last_``).
+        flops, and there are about 10 checkpoints per decade of steps (measured: 100K steps on
+        500K triplets at d = 297, 48 checkpoints, 130 s of CPU with the trace against 10 s
+        without); the gap of the output and of the last iterate is always computed
+        (``duality_gap_``, ``duality_gap_last_``).
     trace_loss : "squared_hinge" (eq. 3, the loss SDCA minimizes) | "hinge", the loss the trace's
         ``avg_cumulative_loss`` records (of the step's triplet, before its update).
     trace_losses : bool, also record both (``avg_cumulative_hinge``,
