@@ -171,17 +171,6 @@ def _as_points(constraints, preprocessor, arity: int, what: str, to_fit: bool = 
 TUPLE_CHUNK = 65_536
 
 
-def _by_chunks(fn, idx, chunk: int | None = None) -> np.ndarray:
-    """fn(idx[lo:hi]) for consecutive chunks (default ``TUPLE_CHUNK`` rows) of the (n, k) index
-    array, concatenated: (n,) float64."""
-    chunk = TUPLE_CHUNK if chunk is None else chunk
-    if len(idx) <= chunk:
-        return np.asarray(fn(idx), dtype=np.float64)
-    return np.concatenate(
-        [np.asarray(fn(idx[lo : lo + chunk]), dtype=np.float64) for lo in range(0, len(idx), chunk)]
-    )
-
-
 class TupleRows:
     """Rows of an (n, d) factor of n tuples, gathered from the points when asked for, never as
     one (n, d) array: row k is X[plus[k]], or X[plus[k]] - X[minus[k]] with ``minus`` (a
@@ -226,11 +215,13 @@ def tuple_rows(X, plus, minus=None, gather_once_bytes: int | None = None):
 
 
 def _by_rows(fn, n: int, chunk: int | None = None) -> np.ndarray:
-    """fn(slice) over consecutive slices of n rows (default ``TUPLE_CHUNK``), concatenated."""
+    """fn(slice) over consecutive slices of n rows (default ``TUPLE_CHUNK``), concatenated:
+    (n,) float64 (one call, no concatenation, when n fits one chunk)."""
     chunk = TUPLE_CHUNK if chunk is None else chunk
+    if n <= chunk:
+        return np.asarray(fn(slice(0, n)), dtype=np.float64)
     return np.concatenate(
         [np.asarray(fn(slice(lo, lo + chunk)), dtype=np.float64) for lo in range(0, n, chunk)]
-        or [np.zeros(0)]
     )
 
 
@@ -356,7 +347,7 @@ class BaseLearner(BaseEstimator):
             A = X[t[:, 0]]
             return self._pair_score_points(A, X[t[:, 1]]) - self._pair_score_points(A, X[t[:, 2]])
 
-        return _by_chunks(margins, idx)
+        return _by_rows(lambda s: margins(idx[s]), len(idx))
 
     def decision_function(self, triplets) -> np.ndarray:
         """pair_score(anchor, positive) - pair_score(anchor, negative) for each triplet ((n, 3, d)
@@ -388,7 +379,7 @@ class BaseLearner(BaseEstimator):
         higher = more similar (a Mahalanobis learner: -d_M, metric-learn's meaning)."""
         self._check_fitted()
         X, idx = self._points(pairs, 2, "pairs", to_fit=False)
-        return _by_chunks(lambda t: self._pair_score_points(X[t[:, 0]], X[t[:, 1]]), idx)
+        return _by_rows(lambda s: self._pair_score_points(X[idx[s, 0]], X[idx[s, 1]]), len(idx))
 
     def get_metric(self):
         """A function ``f(u, v)`` of two 1-D points (d,) giving their learned distance, or, for a
