@@ -51,7 +51,7 @@ from scipy.linalg.blas import dgemm as _dgemm
 from sklearn.base import BaseEstimator
 from sklearn.metrics import roc_auc_score
 from sklearn.utils.validation import check_array, check_is_fitted, validate_data
-from threadpoolctl import threadpool_limits
+from threadpoolctl import ThreadpoolController
 from tqdm.auto import tqdm
 
 from datasets.base import DataError
@@ -944,21 +944,31 @@ def _block_size(block_size, d: int) -> int:
     return int(block_size)
 
 
+_BLAS = []  # the threadpoolctl controller of the loaded BLAS libraries, made on first use
+
+
 def one_blas_thread():
     """Context manager: every loaded BLAS limited to one thread (threadpoolctl) inside it.
 
     The rule for the shared online loops (:func:`bilinear_stream`,
     :meth:`OnlineMixin._online_loop`): a loop of many small, dependent BLAS calls runs
-    single-threaded. NumPy and SciPy each load
-    their own OpenBLAS, each with a pool of one thread per core; a loop that alternates between
-    them (the engine's margins by NumPy, its in-place rank-K update by SciPy's ``dgemm``; LEGO's
-    ``dsymv`` / ``dsyr`` beside NumPy) makes the two pools' waiting threads compete for the
-    cores. Measured with 2 BLAS threads on this project's 2-core machine: SDCA, 20,000 triplets
-    at d = 297, 43 s wall and 86 s CPU against 1.8 s with one thread; 230 s instead of about
-    30 s per validation fit in the Table 4 scale run; LEGO at d = 784, 8 ms per step instead of
-    0.2 ms. A Snakemake job with ``threads: N`` gets OMP_NUM_THREADS = N, so the whole-node
-    rules would otherwise run the loops with N threads."""
-    return threadpool_limits(1, user_api="blas")
+    single-threaded. NumPy and SciPy each load their own OpenBLAS, each with a pool of one
+    thread per core; a loop that alternates between them (the engine's margins by NumPy, its
+    in-place rank-K update by SciPy's ``dgemm``; LEGO's ``dsymv`` / ``dsyr`` beside NumPy) makes
+    the two pools' waiting threads compete for the cores. Measured with 2 BLAS threads on this
+    project's 2-core machine: SDCA, 20,000 triplets at d = 297, 43 s wall and 86 s CPU against
+    1.8 s with one thread; 230 s instead of about 30 s per validation fit in the Table 4 scale
+    run; LEGO at d = 784, 8 ms per step instead of 0.2 ms. A Snakemake job with ``threads: N``
+    gets OMP_NUM_THREADS = N, so the whole-node rules would otherwise run the loops with N
+    threads.
+
+    The libraries are found once per process (a ``ThreadpoolController``, made on first use:
+    NumPy's and SciPy's BLAS, which this module imports, are loaded by then); entering and
+    leaving the limit then costs about 9 us instead of the 2.3 ms of a fresh
+    ``threadpool_limits``, which a ``partial_fit`` per constraint would pay at every call."""
+    if not _BLAS:
+        _BLAS.append(ThreadpoolController())
+    return _BLAS[0].limit(limits=1, user_api="blas")
 
 
 def bilinear_stream(
