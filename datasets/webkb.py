@@ -14,11 +14,23 @@ response: MIME header lines, a blank line, then the HTML.
 
 Parsing: the archive is read member by member with :mod:`tarfile` **without extracting it**
 (nothing is written to disk, so a hostile member name cannot escape the cache folder); member
-names that are absolute or contain ".." are rejected anyway. The MIME header is dropped and the
-HTML reduced to its text (``html.parser``; script and style skipped; our choice: the paper does
-not say whether its words include the tags). The paper used the pages
+names that are absolute or contain ".." are rejected anyway. What of a page file becomes its text
+is the **page reading** (:data:`PAGE_READINGS`, :func:`page_text`): the paper says only that its
+words are "binary" features "without stemming or stop word removal" (63,949 of them) and that
+"pages usually mentioned which university they were from"; it does not say whether the MIME
+header, the tags or their attributes count. The readings, from the least to the most of the file:
+
+* ``visible_text``: the text a browser shows (MIME header dropped, tags and their attributes
+  removed, script and style skipped);
+* ``text_and_header``: the visible text after the MIME header lines (server, date, type);
+* ``text_and_attributes``: the visible text plus every tag attribute's value (the URLs of links
+  and images: their hosts and paths);
+* ``whole_page``: the page file as served, every byte (header, tag names, attributes, text).
+
+Which reading a table uses is a setting of the protocol (``svm.text_features.reading``), chosen by
+a measured rule, not by the paper's text (:mod:`harness.svm_experiment`). The paper used the pages
 of the topics faculty, student, course and project (its 4,183 pages); pages whose text is empty
-are dropped (counted in ``note``).
+under the reading are dropped (counted in ``note``; none on the real archive under any reading).
 
 Labels (one str per page):
 
@@ -86,12 +98,26 @@ def make_spec(url: str = URL, known_hash: str | None = KNOWN_HASH) -> DatasetSpe
 SPEC = make_spec()
 
 
+PAGE_READINGS = {
+    "visible_text": "the visible text (MIME header, tags and attributes dropped)",
+    "text_and_header": "the visible text and the MIME header",
+    "text_and_attributes": "the visible text and the tags' attribute values (link URLs)",
+    "whole_page": "the whole page file as served (MIME header, tags, attributes, text)",
+}
+"""The readings of a page file (:func:`page_text`), name -> what of the file becomes words."""
+
+
 class _TextOnly(HTMLParser):
-    def __init__(self):
+    """The visible text of an HTML document (script and style skipped); with ``attributes``,
+    every start tag's attribute values too, in document order."""
+
+    def __init__(self, attributes: bool = False):
         super().__init__(convert_charrefs=True)
-        self.parts, self._skip = [], 0
+        self.parts, self._skip, self._attributes = [], 0, attributes
 
     def handle_starttag(self, tag, attrs):
+        if self._attributes:
+            self.parts.extend(v for _, v in attrs if v)
         if tag in ("script", "style"):
             self._skip += 1
 
@@ -104,20 +130,27 @@ class _TextOnly(HTMLParser):
             self.parts.append(data)
 
 
-def page_text(raw: bytes) -> str:
-    """The visible text (str) of one WebKB page file (bytes, read as latin-1): the MIME header,
-    up to the first empty line (LF or CRLF line ends), dropped; tags removed."""
+def page_text(raw: bytes, reading: str = "visible_text") -> str:
+    """The text (str, whitespace runs made single spaces) of one WebKB page file (bytes, read as
+    latin-1) under ``reading`` (:data:`PAGE_READINGS`). The MIME header ends at the first empty
+    line (LF or CRLF line ends); a file whose first block has no header field (Date, Content-Type,
+    MIME-Version, Server) has no header. Raises ``ValueError`` for an unknown reading."""
+    if reading not in PAGE_READINGS:
+        raise ValueError(f"unknown page reading {reading!r}; expected one of {list(PAGE_READINGS)}")
     s = raw.decode("latin-1")
+    if reading == "whole_page":
+        return re.sub(r"\s+", " ", s).strip()
     # the header ends at the first empty line, whatever the line ends: 2,358 of the 4,199 pages of
     # the four topics end it with CRLF CRLF (as served in 1996-97), the rest with LF LF
     blank = _BLANK_LINE.search(s)
     head, body = (s[: blank.start()], s[blank.end() :]) if blank else ("", s)
     if not blank or not re.search(r"(?im)^(date|content-type|mime-version|server):", head):
-        body = s  # no MIME header
-    p = _TextOnly()
+        head, body = "", s  # no MIME header
+    p = _TextOnly(attributes=reading == "text_and_attributes")
     p.feed(body)
     p.close()
-    return re.sub(r"\s+", " ", " ".join(p.parts)).strip()
+    parts = [head, *p.parts] if reading == "text_and_header" else p.parts
+    return re.sub(r"\s+", " ", " ".join(parts)).strip()
 
 
 def university_domain(host: str) -> str:
@@ -151,11 +184,16 @@ def page_university(folder: str, file_name: str) -> str:
     return university_domain(m.group(1))
 
 
-def parse_archive(path: Path, topics=TOPICS) -> TextCorpus:
-    """Read the pages of ``topics`` from the archive without extracting it. The corpus'
-    ``collection_counts["university"]`` counts each university's pages in every class of the
-    archive (other, department and staff included): the tie-break of the University notion's
-    seven largest universities (:func:`harness.svm_experiment.eligible_items`)."""
+def parse_archive(path: Path, topics=TOPICS, reading: str = "visible_text") -> TextCorpus:
+    """Read the pages of ``topics`` from the archive without extracting it, each page's text
+    under ``reading`` (:func:`page_text`). The corpus' ``collection_counts["university"]`` counts
+    each university's pages in every class of the archive (other, department and staff
+    included): the tie-break of the University notion's seven largest universities
+    (:func:`harness.svm_experiment.eligible_items`). Raises :class:`DataError` for an unsafe
+    member name, an unknown university folder or no page of ``topics``; ``ValueError`` for an
+    unknown reading."""
+    if reading not in PAGE_READINGS:
+        raise ValueError(f"unknown page reading {reading!r}; expected one of {list(PAGE_READINGS)}")
     texts, topic, univ = [], [], []
     collection = collections.Counter()  # pages per university in every class of the archive
     n_empty = 0
@@ -174,7 +212,7 @@ def parse_archive(path: Path, topics=TOPICS) -> TextCorpus:
             collection[page_university(parts[2], parts[-1])] += 1
             if parts[1] not in topics:
                 continue
-            text = page_text(tar.extractfile(member).read())
+            text = page_text(tar.extractfile(member).read(), reading)
             if not text:
                 n_empty += 1
                 continue
@@ -192,7 +230,8 @@ def parse_archive(path: Path, topics=TOPICS) -> TextCorpus:
         collection_counts={"university": dict(collection)},
         note=(
             f"WebKB pages of {', '.join(topics)}: {len(texts)} pages of {n_univ} universities "
-            f"(web domains); {n_empty} empty pages dropped"
+            f"(web domains); {n_empty} empty pages dropped; page reading {reading} "
+            f"({PAGE_READINGS[reading]})"
         ),
     )
 
@@ -202,11 +241,13 @@ def load_corpus(
     allow_unpinned: bool = False,
     spec: DatasetSpec = SPEC,
     mirror: str | None = None,
+    reading: str = "visible_text",
 ):
-    """Download (once, pooch; from ``mirror`` when given) and parse. The corpus' ``files`` map
-    the archive's name to its provenance line (sha256, source, how it was verified). Raises
-    :class:`datasets.base.DataUnavailable` offline, or when the file has no hash to check (no
-    pin, no mirror listing) and ``allow_unpinned`` is False."""
+    """Download (once, pooch; from ``mirror`` when given) and parse under the page ``reading``
+    (:data:`PAGE_READINGS`). The corpus' ``files`` map the archive's name to its provenance line
+    (sha256, source, how it was verified). Raises :class:`datasets.base.DataUnavailable` offline,
+    or when the file has no hash to check (no pin, no mirror listing) and ``allow_unpinned`` is
+    False."""
     paths = fetch_download(spec, Path(cache_dir), allow_unpinned=allow_unpinned, mirror=mirror)
-    corpus = parse_archive(paths[0])
+    corpus = parse_archive(paths[0], reading=reading)
     return dataclasses.replace(corpus, files={paths[0].name: download_provenance(paths)[0]})

@@ -56,6 +56,8 @@ ITEMS = {
     "svm_table1": ReportItem(SVM, "Table 1: test triplets satisfied", "table"),
     "figure_svm_2": ReportItem(SVM, "Figure 2: learning curve", "figure"),
     "figure_svm_mds": ReportItem(SVM, "MDS panels", "figure"),
+    "svm_readings": ReportItem(SVM, "Table 1 under each page reading and scale", "table"),
+    "figure_svm_c_sweep": ReportItem(SVM, "Figure 2 for several C and scales", "figure"),
     "oahu_table3": ReportItem(OAHU, "Table 3: kNN classification", "table"),
     "figure_oahu_4": ReportItem(OAHU, "Figure 4: error rate against constraints", "figure"),
     "figure_oahu_5": ReportItem(OAHU, "Figure 5: pair verification ROC", "figure"),

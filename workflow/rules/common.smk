@@ -52,6 +52,7 @@ from harness.settings import (  # noqa: E402
     code_hash,
     data_settings,
     images_features_settings,
+    settings_hash,
 )
 
 check_config(config)

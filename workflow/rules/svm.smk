@@ -4,6 +4,7 @@
 
 SVM = config["svm"]
 from harness.svm_experiment import NOTIONS as SVM_TEXT  # noqa: E402
+from harness import svm_sweeps  # noqa: E402
 
 # every svm_run reads these svm settings (a change reruns every cell; the tables and figures
 # rerun on their own keys)
@@ -15,6 +16,7 @@ SVM_RUN_KEYS = [
     "n_train_triplets",
     "n_test_triplets",
     "token_pattern",
+    "text_features",
     "static_preprocessing",
     "n_universities",
     "kernel",
@@ -25,10 +27,33 @@ SVM_RUN_KEYS = [
 SVM_RUN_SETTINGS = block_settings(config, "svm", SVM_RUN_KEYS, "workflow/scripts/svm_run.py")
 
 
+def svm_sweep_settings(sweep, variant):
+    """What a sweep cell is made under: the run keys of its variant's svm block
+    (harness.svm_sweeps.variant_config), the route and the cell script's code."""
+    cfg = svm_sweeps.variant_config(SVM, sweep, variant)
+    return block_settings({**config, "svm": cfg}, "svm", SVM_RUN_KEYS, "workflow/scripts/svm_run.py")
+
+
+def svm_sweep_cells(sweep):
+    """The rows of every cell of ``sweep`` that the route can serve."""
+    return [
+        f"{RESULTS}/svm/{sweep}/{v}/{n}/seed{s}.csv"
+        for v, n, s in svm_sweeps.cells(SVM, sweep)
+        if svm_available(n)
+    ]
+
+
+def svm_sweep_hashes(sweep):
+    """variant -> the settings hash its cells must carry (the sweep's table refuses others)."""
+    return {v: settings_hash(svm_sweep_settings(sweep, v)) for v in svm_sweeps.variants(SVM, sweep)}
+
+
 localrules:
     table_svm_1,
     figure_svm_2,
     figure_svm_mds,
+    table_svm_readings,
+    figure_svm_c_sweep,
 
 
 rule svm_run:
@@ -54,7 +79,40 @@ rule svm_run:
         cache_dir=CACHE,
         route=ROUTE,
         allow_unpinned=config["data"]["allow_unpinned_downloads"],
+        svm=SVM,
         settings=SVM_RUN_SETTINGS,
+    script:
+        "../scripts/svm_run.py"
+
+
+# one cell of a sweep around Table 1 (harness.svm_sweeps): the same script under a variant's
+# svm settings, rows only
+rule svm_sweep_run:
+    input:
+        svm_run_input,
+    output:
+        rows=f"{RESULTS}/svm/{{sweep}}/{{variant}}/{{notion}}/seed{{seed}}.csv",
+    log:
+        f"{LOGS}/svm/{{sweep}}/{{variant}}_{{notion}}_seed{{seed}}.log",
+    benchmark:
+        f"{RESULTS}/svm/benchmarks/{{sweep}}/{{variant}}_{{notion}}_seed{{seed}}.tsv"
+    wildcard_constraints:
+        sweep="|".join(svm_sweeps.SWEEPS),
+        variant=r"[A-Za-z0-9_.+-]+",
+        notion=r"[a-z0-9_]+",
+    group:
+        "cells"
+    conda:
+        "../../environment.yml"
+    resources:
+        mem_mb=MEM_MB["svm_run"],
+        runtime=RUNTIME_MIN["svm_run"],
+    params:
+        cache_dir=CACHE,
+        route=ROUTE,
+        allow_unpinned=config["data"]["allow_unpinned_downloads"],
+        svm=lambda wc: svm_sweeps.variant_config(SVM, wc.sweep, wc.variant),
+        settings=lambda wc: svm_sweep_settings(wc.sweep, wc.variant),
     script:
         "../scripts/svm_run.py"
 
@@ -80,12 +138,68 @@ rule table_svm_1:
         settings=block_settings(
             config,
             "svm",
-            [*SVM_RUN_KEYS, "seeds", "text_notions", "datasets", "notes"],
+            [*SVM_RUN_KEYS, "seeds", "text_notions", "datasets", "notes", "readings"],
             "workflow/scripts/svm_table_1.py",
         ),
         run_settings=SVM_RUN_SETTINGS,
     script:
         "../scripts/svm_table_1.py"
+
+
+rule table_svm_readings:
+    input:
+        runs=svm_sweep_cells("readings"),
+    output:
+        csv=f"{RESULTS}/tables/svm_readings.csv",
+        md=f"{RESULTS}/tables/svm_readings.md",
+    log:
+        f"{LOGS}/tables/svm_readings.log",
+    conda:
+        "../../environment.yml"
+    resources:
+        mem_mb=MEM_MB["table"],
+        runtime=RUNTIME_MIN["table"],
+    params:
+        paper_rows=paper_numbers("schultz_joachims_2003", "table1"),
+        route=ROUTE,
+        settings=block_settings(
+            config,
+            "svm",
+            ["readings", "text_features", "C", "n_test_triplets"],
+            "workflow/scripts/svm_table_readings.py",
+        ),
+        run_hashes=svm_sweep_hashes("readings"),
+    script:
+        "../scripts/svm_table_readings.py"
+
+
+rule figure_svm_c_sweep:
+    input:
+        runs=svm_sweep_cells("c_sweep"),
+    output:
+        png=report_figure(f"{FIGURES}/figure_svm_c_sweep.png", "figure_svm_c_sweep"),
+        pdf=f"{FIGURES}/figure_svm_c_sweep.pdf",
+        md=f"{FIGURES}/figure_svm_c_sweep.md",
+        csv=f"{RESULTS}/tables/svm_c_sweep.csv",
+    log:
+        f"{LOGS}/figures/figure_svm_c_sweep.log",
+    conda:
+        "../../environment.yml"
+    resources:
+        mem_mb=MEM_MB["figure"],
+        runtime=RUNTIME_MIN["figure"],
+    params:
+        paper_rows=paper_numbers("schultz_joachims_2003", "table1"),
+        route=ROUTE,
+        settings=block_settings(
+            config,
+            "svm",
+            ["c_sweep", "text_features", "C", "n_train_triplets", "n_test_triplets"],
+            "workflow/scripts/svm_figure_c_sweep.py",
+        ),
+        run_hashes=svm_sweep_hashes("c_sweep"),
+    script:
+        "../scripts/svm_figure_c_sweep.py"
 
 
 rule figure_svm_2:
@@ -164,6 +278,12 @@ rule svm_scaling:
         "../scripts/svm_scaling.py"
 
 
+if SVM.get("readings"):
+    REPRODUCE_ALL.extend(rules.table_svm_readings.output)
+    REPORT_TABLES["svm_readings"] = rules.table_svm_readings.output
+if SVM.get("c_sweep"):
+    REPRODUCE_ALL.extend(rules.figure_svm_c_sweep.output)
+    REPORT_FIGURES["figure_svm_c_sweep"] = rules.figure_svm_c_sweep.output.md
 REPRODUCE_ALL.extend(rules.table_svm_1.output)
 REPRODUCE_ALL.extend(rules.figure_svm_2.output)
 REPRODUCE_ALL.extend(rules.figure_svm_mds.output)

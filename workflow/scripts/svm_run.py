@@ -1,6 +1,8 @@
-"""Rule svm_run: one (notion, seed) cell of the Schultz & Joachims protocol
-(harness.svm_experiment.run_notion): tidy rows, the learned weights and, for the MDS figure's
-notions and seed, the squared-distance matrices of the test items (unweighted and learned)."""
+"""Rules svm_run and svm_sweep_run: one (notion, seed) cell of the Schultz & Joachims protocol
+(harness.svm_experiment.run_notion) under the ``svm`` settings the rule gives (``params.svm``:
+the config's block, or a sweep variant's: harness.svm_sweeps): tidy rows and, for svm_run, the
+learned weights and, for the MDS figure's notions and seed, the squared-distance matrices of the
+test items (unweighted and learned)."""
 
 from pathlib import Path
 
@@ -22,6 +24,7 @@ from harness.svm_experiment import (
     document_split,
     eligible_items,
     get_notion,
+    load_text_corpus,
     run_notion,
     squared_distances,
     static_features,
@@ -29,30 +32,29 @@ from harness.svm_experiment import (
 )
 
 start_log(snakemake.log[0])
-cfg = snakemake.config["svm"]
+cfg = snakemake.params.svm
+tf = cfg["text_features"]
 name, seed = snakemake.wildcards.notion, int(snakemake.wildcards.seed)
 notion = get_notion(name)
 started = now()
 print(f"[{started}] SVM-relative protocol: {name}, seed {seed}")
 cache = Path(snakemake.params.cache_dir)
 if name in NOTIONS:
-    if notion.corpus == "reuters":
-        from datasets.reuters import load_corpus
-
-        corpus = load_corpus(cache)
-    else:
-        from datasets.webkb import load_corpus
-
-        corpus = load_corpus(
-            cache,
-            allow_unpinned=snakemake.params.allow_unpinned,
-            mirror=snakemake.config["data"].get("mirror"),
-        )
+    corpus = load_text_corpus(
+        notion.corpus,
+        cache,
+        tf,
+        allow_unpinned=snakemake.params.allow_unpinned,
+        mirror=snakemake.config["data"].get("mirror"),
+    )
     print(f"  {corpus.note}; {len(corpus.texts)} documents; files {corpus.files}")
+    print(f"  text features: {tf}")
     labels = corpus.label(notion.column)
     static = {}
     for variant in dict.fromkeys(["none", *cfg["static_preprocessing"]]):
-        binary, tfidf, vocab = static_features(corpus.texts, cfg["token_pattern"], variant)
+        binary, tfidf, vocab = static_features(
+            corpus.texts, cfg["token_pattern"], variant, tf["lowercase"], tf["scale"]
+        )
         print(f"  vocabulary [{variant}]: {len(vocab)} terms")
         if variant == "none":
             X = binary  # the learner's features: no stemming, no stop-word removal
@@ -86,6 +88,12 @@ rows, model, split = run_notion(
 )
 rows["dataset"] = name
 rows["corpus"] = notion.corpus
+if name in NOTIONS:  # how a document became its vector (the reading applies to WebKB pages)
+    rows["reading"] = tf["reading"] if notion.corpus == "webkb" else "plain text"
+    rows["lowercase"] = tf["lowercase"]
+    rows["scale"] = tf["scale"]
+if snakemake.wildcards.get("variant"):
+    rows["sweep"], rows["sweep_variant"] = snakemake.wildcards.sweep, snakemake.wildcards.variant
 rows["groups"] = ";".join(groups)
 rows["route"] = snakemake.params.route if notion.corpus == "webkb" else "embedded"
 # where the data came from and how each file was verified (pin, a mirror's list, or opt-in)
@@ -100,32 +108,32 @@ rows["versions"] = package_versions()
 rows["started_utc"] = started
 rows["peak_rss_mb"] = peak_rss_mb()
 save_csv(snakemake.output.rows, rows)
-
-# MDS material (section 5's plots): the test items' squared distances, unweighted and learned,
-# for the MDS figure's notions and seed only (all test items, or a random subset of n_items)
-mds = cfg["mds"]
-extra = {}
-if name in (mds["notion"], mds["notion_c"]) and seed == mds["seed"]:
-    test = split["test"]
-    if mds.get("n_items") and mds["n_items"] < len(test):
-        test = np.sort(stream(seed, "mds").choice(test, size=mds["n_items"], replace=False))
-    F = X[test]
-    extra = dict(
-        mds_items=test,
-        mds_labels=labels[test],
-        d2_unweighted=squared_distances(F),
-        d2_learned=squared_distances(F, model.w_),
-    )
-save_npz(
-    snakemake.output.model,
-    w=model.w_,
-    train=split["train"],
-    test=split["test"],
-    n_train_triplets=max(cfg["n_train_triplets"]),
-    C=cfg["C"],
-    notion=name,
-    seed=seed,
-    settings_hash=rows["settings_hash"].iloc[0],
-    **extra,
-)
 print(rows.drop(columns=["versions"]).to_string())
+if "model" in snakemake.output.keys():  # svm_run; a sweep cell (svm_sweep_run) keeps rows only
+    # MDS material (section 5's plots): the test items' squared distances, unweighted and learned,
+    # for the MDS figure's notions and seed only (all test items, or a random subset of n_items)
+    mds = cfg["mds"]
+    extra = {}
+    if name in (mds["notion"], mds["notion_c"]) and seed == mds["seed"]:
+        test = split["test"]
+        if mds.get("n_items") and mds["n_items"] < len(test):
+            test = np.sort(stream(seed, "mds").choice(test, size=mds["n_items"], replace=False))
+        F = X[test]
+        extra = dict(
+            mds_items=test,
+            mds_labels=labels[test],
+            d2_unweighted=squared_distances(F),
+            d2_learned=squared_distances(F, model.w_),
+        )
+    save_npz(
+        snakemake.output.model,
+        w=model.w_,
+        train=split["train"],
+        test=split["test"],
+        n_train_triplets=max(cfg["n_train_triplets"]),
+        C=cfg["C"],
+        notion=name,
+        seed=seed,
+        settings_hash=rows["settings_hash"].iloc[0],
+        **extra,
+    )
