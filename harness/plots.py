@@ -11,6 +11,7 @@ import matplotlib
 
 matplotlib.use("Agg")
 import matplotlib.pyplot as plt  # noqa: E402
+import numpy as np  # noqa: E402
 import pandas as pd  # noqa: E402
 
 from .io import atomic_path, save_text  # noqa: E402
@@ -106,6 +107,19 @@ def log_axes(ax, which: str = "xy") -> None:
         axis.set_major_formatter(FuncFormatter(lambda v, _: f"{v:g}"))
         axis.set_minor_locator(LogLocator(base=10, subs="auto"))
         axis.set_minor_formatter(NullFormatter())
+
+
+def robust_limits(values, quantile: float = 0.005, margin: float = 0.08):
+    """Axis limits (lo, hi) of ``values`` (1-D float) that a few outlying points cannot squash:
+    the ``quantile`` and 1 - ``quantile`` quantiles widened by ``margin`` of their range on each
+    side, shrunk to the data (plus 3% of that range) where no value reaches them. Returns
+    ((lo, hi), (n,) bool mask of the values outside the limits)."""
+    v = np.asarray(values, dtype=float)
+    lo_q, hi_q = np.quantile(v, [quantile, 1.0 - quantile])
+    span = hi_q - lo_q if hi_q > lo_q else max(abs(hi_q), 1.0)
+    lo = max(lo_q - margin * span, v.min() - 0.03 * span)
+    hi = min(hi_q + margin * span, v.max() + 0.03 * span)
+    return (lo, hi), (v < lo) | (v > hi)
 
 
 def method_style(name: str) -> dict:

@@ -376,6 +376,73 @@ def text_feature_words(tf: dict, corpus: str) -> str:
     return f"binary words of {what}, {case}; {VECTOR_SCALES[tf['scale']]}"
 
 
+def features_name(corpus: str, tf: dict) -> str:
+    """The file stem of corpus ``corpus``'s features under text features ``tf``
+    ("whole_page-lower-unit"; a corpus without pages, Reuters, reads "plain_text-...")."""
+    reading = tf["reading"] if corpus == "webkb" else "plain_text"
+    return f"{reading}-{'lower' if tf['lowercase'] else 'case'}-{tf['scale']}"
+
+
+def corpus_features(corpus, token_pattern: str, tf: dict) -> dict:
+    """Everything a cell needs of a text corpus (:class:`datasets.text.TextCorpus`), as arrays
+    for one ``.npz`` (rule svm_features): per preprocessing variant p of :data:`PREPROCESSING`
+    the CSR parts of the binary and TFIDF matrices of :func:`static_features` (keys
+    ``{p}__{binary|tfidf}__{data|indices|indptr|shape}``) and the vocabulary size
+    (``{p}__n_vocab``); each label column (``label__{column}``); ``collection_counts``,
+    ``files`` (JSON text), ``note`` and ``text_features`` (JSON text). Read back by
+    :func:`read_corpus_features`."""
+    import json
+
+    out = {}
+    for p in PREPROCESSING:
+        binary, tfidf, vocab = static_features(
+            corpus.texts, token_pattern, p, tf["lowercase"], tf["scale"]
+        )
+        for kind, M in (("binary", binary), ("tfidf", tfidf)):
+            M = sp.csr_matrix(M)
+            for part in ("data", "indices", "indptr"):
+                out[f"{p}__{kind}__{part}"] = getattr(M, part)
+            out[f"{p}__{kind}__shape"] = np.array(M.shape)
+        out[f"{p}__n_vocab"] = np.array(len(vocab))
+    for col in corpus.labels:
+        out[f"label__{col}"] = corpus.label(col)
+    out["collection_counts"] = np.array(json.dumps(corpus.collection_counts, sort_keys=True))
+    out["files"] = np.array(json.dumps(corpus.files, sort_keys=True))
+    out["note"] = np.array(corpus.note)
+    out["text_features"] = np.array(json.dumps(tf, sort_keys=True))
+    return out
+
+
+def read_corpus_features(path) -> dict:
+    """The ``.npz`` of :func:`corpus_features` as {"binary": {p: CSR}, "tfidf": {p: CSR},
+    "n_vocab": {p: int}, "labels": {column: (n,) str}, "collection_counts": dict, "files":
+    dict, "note": str, "text_features": dict}. Raises :class:`DataError` naming the file when it
+    cannot be read or lacks a part (rerun rule svm_features)."""
+    import json
+
+    try:
+        with np.load(path, allow_pickle=False) as z:
+            d = {k: z[k] for k in z.files}
+        out = {"binary": {}, "tfidf": {}, "n_vocab": {}, "labels": {}}
+        for p in PREPROCESSING:
+            for kind in ("binary", "tfidf"):
+                parts = [d[f"{p}__{kind}__{x}"] for x in ("data", "indices", "indptr")]
+                out[kind][p] = sp.csr_matrix(tuple(parts), shape=tuple(d[f"{p}__{kind}__shape"]))
+            out["n_vocab"][p] = int(d[f"{p}__n_vocab"])
+        for k, v in d.items():
+            if k.startswith("label__"):
+                out["labels"][k[len("label__") :]] = v.astype(str)
+        for k in ("collection_counts", "files", "text_features"):
+            out[k] = json.loads(str(d[k]))
+        out["note"] = str(d["note"])
+    except (OSError, ValueError, KeyError) as err:
+        raise DataError(
+            f"{path}: not a readable text-features file ({type(err).__name__}: {err}); rerun "
+            "rule svm_features"
+        ) from None
+    return out
+
+
 def load_text_corpus(name: str, cache_dir, tf: dict, allow_unpinned=False, mirror=None):
     """The text corpus ``name`` ("webkb": downloaded, parsed under ``tf["reading"]``;
     "reuters": the embedded stand-in, plain text, which has no page reading). Raises what the

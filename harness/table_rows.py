@@ -267,3 +267,36 @@ def readings_markdown(table: pd.DataFrame, paper: pd.DataFrame, cfg: dict, full:
         "",
     ]
     return out
+
+
+def server_headers(archive, universities) -> dict:
+    """For the WebKB ``archive`` (path of ``webkb-data.gtar.gz``): university domain -> (the most
+    common ``Server:`` value of the MIME headers of its pages of the four topics, how many pages
+    carry it, how many pages it has), for each domain of ``universities``. What the University
+    notion can learn from the header under a reading that keeps it (Table 1's caption)."""
+    import collections
+    import re
+    import tarfile
+    from pathlib import PurePosixPath
+
+    from datasets.webkb import TOPICS, page_university
+
+    want = set(universities)
+    servers = {u: collections.Counter() for u in want}
+    with tarfile.open(archive, mode="r:*") as tar:
+        for member in tar:
+            parts = PurePosixPath(member.name).parts
+            if not member.isfile() or len(parts) < 4 or parts[1] not in TOPICS:
+                continue
+            univ = page_university(parts[2], parts[-1])
+            if univ not in want:
+                continue
+            head = tar.extractfile(member).read(4096).decode("latin-1")
+            m = re.search(r"(?im)^server:[ \t]*([^\r\n]*)", re.split(r"\r?\n[ \t]*\r?\n", head)[0])
+            servers[univ][m.group(1).strip() if m else "(none)"] += 1
+    out = {}
+    for u, c in servers.items():
+        if c:
+            name, k = c.most_common(1)[0]
+            out[u] = (name, k, sum(c.values()))
+    return out

@@ -232,11 +232,22 @@ def svm_notions():
     return list(SVM["text_notions"]) + list(SVM["datasets"])
 
 
+def svm_features_file(corpus, text_features):
+    """The features of text corpus ``corpus`` under ``text_features`` (rule svm_features)."""
+    from harness.svm_experiment import features_name
+
+    return f"{RESULTS}/svm/features/{corpus}/{features_name(corpus, text_features)}.npz"
+
+
 def svm_run_input(wc):
+    """A cell's input: its text corpus' features under the cell's svm.text_features (the
+    config's, or its sweep variant's), or a class-labelled set's prepared file."""
     if wc.notion in SVM_TEXT:
-        # the corpus, fetched by the local rule fetch_raw (svm_run reads it from the cache)
-        return [f"{CACHE}/fetched/{SVM_TEXT[wc.notion].corpus}.sha256"]
-    return [f"{CACHE}/prepared/{wc.notion}_{ROUTE}.npz"]
+        cfg = (
+            svm_sweeps.variant_config(SVM, wc.sweep, wc.variant) if "variant" in wc.keys() else SVM
+        )
+        return {"features": svm_features_file(SVM_TEXT[wc.notion].corpus, cfg["text_features"])}
+    return {"prepared": f"{CACHE}/prepared/{wc.notion}_{ROUTE}.npz"}
 
 
 def svm_runs(wc=None):

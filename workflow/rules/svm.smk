@@ -5,6 +5,7 @@
 SVM = config["svm"]
 from harness.svm_experiment import NOTIONS as SVM_TEXT  # noqa: E402
 from harness import svm_sweeps  # noqa: E402
+from datasets.webkb import PAGE_READINGS  # noqa: E402
 
 # every svm_run reads these svm settings (a change reruns every cell; the tables and figures
 # rerun on their own keys)
@@ -31,7 +32,9 @@ def svm_sweep_settings(sweep, variant):
     """What a sweep cell is made under: the run keys of its variant's svm block
     (harness.svm_sweeps.variant_config), the route and the cell script's code."""
     cfg = svm_sweeps.variant_config(SVM, sweep, variant)
-    return block_settings({**config, "svm": cfg}, "svm", SVM_RUN_KEYS, "workflow/scripts/svm_run.py")
+    return block_settings(
+        {**config, "svm": cfg}, "svm", SVM_RUN_KEYS, "workflow/scripts/svm_run.py"
+    )
 
 
 def svm_sweep_cells(sweep):
@@ -58,7 +61,7 @@ localrules:
 
 rule svm_run:
     input:
-        svm_run_input,
+        unpack(svm_run_input),
     output:
         rows=f"{RESULTS}/svm/runs/{{notion}}/seed{{seed}}.csv",
         model=f"{RESULTS}/svm/runs/{{notion}}/seed{{seed}}.npz",
@@ -76,20 +79,59 @@ rule svm_run:
         mem_mb=MEM_MB["svm_run"],
         runtime=RUNTIME_MIN["svm_run"],
     params:
-        cache_dir=CACHE,
         route=ROUTE,
-        allow_unpinned=config["data"]["allow_unpinned_downloads"],
         svm=SVM,
         settings=SVM_RUN_SETTINGS,
     script:
         "../scripts/svm_run.py"
 
 
+# a text corpus' features (every preprocessing variant) under one setting of svm.text_features,
+# read by every cell that uses that setting
+rule svm_features:
+    input:
+        lambda wc: f"{CACHE}/fetched/{wc.corpus}.sha256",  # fetch_raw: the corpus in the cache
+    output:
+        f"{RESULTS}/svm/features/{{corpus}}/{{reading}}-{{case}}-{{scale}}.npz",
+    log:
+        f"{LOGS}/svm/features/{{corpus}}_{{reading}}-{{case}}-{{scale}}.log",
+    wildcard_constraints:
+        corpus="webkb|reuters",
+        reading="|".join([*PAGE_READINGS, "plain_text"]),
+        case="lower|case",
+        scale="none|unit",
+    group:
+        "cells"
+    conda:
+        "../../environment.yml"
+    resources:
+        mem_mb=MEM_MB["svm_run"],
+        runtime=RUNTIME_MIN["svm_run"],
+    params:
+        cache_dir=CACHE,
+        allow_unpinned=config["data"]["allow_unpinned_downloads"],
+        text_features=lambda wc: {
+            "reading": wc.reading if wc.corpus == "webkb" else "plain_text",
+            "lowercase": wc.case == "lower",
+            "scale": wc.scale,
+        },
+        token_pattern=SVM["token_pattern"],
+        settings=lambda wc: canonical(
+            {
+                "token_pattern": SVM["token_pattern"],
+                "route": ROUTE,
+                "code": code_hash(script="workflow/scripts/svm_features.py"),
+            }
+        ),
+    script:
+        "../scripts/svm_features.py"
+
+
 # one cell of a sweep around Table 1 (harness.svm_sweeps): the same script under a variant's
 # svm settings, rows only
 rule svm_sweep_run:
     input:
-        svm_run_input,
+        unpack(svm_run_input),
     output:
         rows=f"{RESULTS}/svm/{{sweep}}/{{variant}}/{{notion}}/seed{{seed}}.csv",
     log:
@@ -108,9 +150,7 @@ rule svm_sweep_run:
         mem_mb=MEM_MB["svm_run"],
         runtime=RUNTIME_MIN["svm_run"],
     params:
-        cache_dir=CACHE,
         route=ROUTE,
-        allow_unpinned=config["data"]["allow_unpinned_downloads"],
         svm=lambda wc: svm_sweeps.variant_config(SVM, wc.sweep, wc.variant),
         settings=lambda wc: svm_sweep_settings(wc.sweep, wc.variant),
     script:
@@ -120,6 +160,8 @@ rule svm_sweep_run:
 rule table_svm_1:
     input:
         runs=svm_runs(),
+        # the page-reading sweep behind svm.text_features, shown in the notes when configured
+        readings=[f"{RESULTS}/tables/svm_readings.csv"] if SVM.get("readings") else [],
     output:
         runs=f"{RESULTS}/svm/all_runs.csv",
         csv=f"{RESULTS}/tables/svm_table1.csv",
@@ -135,6 +177,7 @@ rule table_svm_1:
     params:
         paper_rows=paper_numbers("schultz_joachims_2003", "table1"),
         route=ROUTE,
+        cache_dir=CACHE,  # the WebKB archive's MIME headers (harness.table_rows.server_headers)
         settings=block_settings(
             config,
             "svm",

@@ -13,7 +13,7 @@ import numpy as np
 import pandas as pd
 
 from harness.io import save_text, start_log
-from harness.plots import display_name, save_figure
+from harness.plots import display_name, robust_limits, save_figure
 from harness.settings import settings_hash
 from harness.svm_experiment import NOTIONS, classical_mds
 
@@ -42,15 +42,32 @@ fig, axes = plt.subplots(1, 3, figsize=(13, 4.3), dpi=150)
 rows = []
 for ax, (key, D2, title) in zip(axes, panels):
     Y, ev, explained = classical_mds(D2, 2)
+    # robust axes: a few outlying documents (one page at x = -76 in panel a on WebKB) would
+    # squash the rest into a corner; points beyond the limits are drawn on the frame as
+    # triangles and counted in the caption
+    (x0, x1), out_x = robust_limits(Y[:, 0])
+    (y0, y1), out_y = robust_limits(Y[:, 1])
+    outside = out_x | out_y
+    Yc = np.column_stack([np.clip(Y[:, 0], x0, x1), np.clip(Y[:, 1], y0, y1)])
     for i, cls in enumerate(classes):
         m = labels == cls
-        ax.scatter(Y[m, 0], Y[m, 1], s=6, alpha=0.6, color=f"C{i}", label=f"{cls} ({m.sum()})")
+        ax.scatter(Yc[m & ~outside, 0], Yc[m & ~outside, 1], s=6, alpha=0.6, color=f"C{i}",
+                   label=f"{cls} ({m.sum()})")
+        ax.scatter(Yc[m & outside, 0], Yc[m & outside, 1], s=18, marker="^", color=f"C{i}",
+                   edgecolors="k", linewidths=0.4)
+    ax.set_xlim(x0, x1)
+    ax.set_ylim(y0, y1)
+    if outside.any():
+        ax.text(0.01, 0.01, f"{outside.sum()} beyond the axes: ▲ on the frame", fontsize=6,
+                transform=ax.transAxes)
     ax.set_title(f"{title}\n2-D share of positive eigenvalues: {explained:.1%}", fontsize=9)
     ax.set_xlabel("MDS dimension 1", fontsize=8)
     ax.set_ylabel("MDS dimension 2", fontsize=8)
     ax.legend(fontsize=7, markerscale=2)
     ax.grid(alpha=0.3)
-    row = {"panel": title, "eigenvalue_1": ev[0], "eigenvalue_2": ev[1], "explained_2d": explained}
+    row = {"panel": title, "eigenvalue_1": ev[0], "eigenvalue_2": ev[1], "explained_2d": explained,
+           "beyond_axes": int(outside.sum()),
+           "beyond_axes_max": f"({np.abs(Y[:, 0]).max():.3g}, {np.abs(Y[:, 1]).max():.3g})"}
     for cls in classes:  # class centroids
         m = labels == cls
         row[f"centroid_{cls}"] = f"({Y[m, 0].mean():.3g}, {Y[m, 1].mean():.3g})"
@@ -80,7 +97,12 @@ text = [
     f"Topic+FacultyStudent notion (SVM-relative, eq. 8, A = I, C = {float(a['C'])}, "
     f"{int(a['n_train_triplets']):,} training triplets)." + stand_in,
     "",
-    "Eigenvalues, 2-D share and class centroids:",
+    "Axes: each panel's limits are the 0.5% and 99.5% quantiles of its coordinates widened by "
+    "8% of their range (ours: a few outlying documents would otherwise squash the rest); a "
+    "document beyond them is drawn on the frame as a triangle (beyond_axes below, with the "
+    "largest |coordinate| per dimension).",
+    "",
+    "Eigenvalues, 2-D share, documents beyond the axes and class centroids:",
     "",
     pd.DataFrame(rows).to_markdown(index=False),
     "",

@@ -4,8 +4,6 @@ the config's block, or a sweep variant's: harness.svm_sweeps): tidy rows and, fo
 learned weights and, for the MDS figure's notions and seed, the squared-distance matrices of the
 test items (unweighted and learned)."""
 
-from pathlib import Path
-
 import numpy as np
 
 from datasets.base import load_prepared
@@ -23,11 +21,11 @@ from harness.svm_experiment import (
     NOTIONS,
     document_split,
     eligible_items,
+    features_name,
     get_notion,
-    load_text_corpus,
+    read_corpus_features,
     run_notion,
     squared_distances,
-    static_features,
     stream,
 )
 
@@ -38,34 +36,26 @@ name, seed = snakemake.wildcards.notion, int(snakemake.wildcards.seed)
 notion = get_notion(name)
 started = now()
 print(f"[{started}] SVM-relative protocol: {name}, seed {seed}")
-cache = Path(snakemake.params.cache_dir)
-if name in NOTIONS:
-    corpus = load_text_corpus(
-        notion.corpus,
-        cache,
-        tf,
-        allow_unpinned=snakemake.params.allow_unpinned,
-        mirror=snakemake.config["data"].get("mirror"),
-    )
-    print(f"  {corpus.note}; {len(corpus.texts)} documents; files {corpus.files}")
-    print(f"  text features: {tf}")
-    labels = corpus.label(notion.column)
-    static = {}
-    for variant in dict.fromkeys(["none", *cfg["static_preprocessing"]]):
-        binary, tfidf, vocab = static_features(
-            corpus.texts, cfg["token_pattern"], variant, tf["lowercase"], tf["scale"]
+if name in NOTIONS:  # the corpus' features under this cell's text features (rule svm_features)
+    feats = read_corpus_features(snakemake.input.features)
+    if features_name(notion.corpus, feats["text_features"]) != features_name(notion.corpus, tf):
+        raise ValueError(
+            f"{snakemake.input.features} holds text features {feats['text_features']}, not {tf}"
         )
-        print(f"  vocabulary [{variant}]: {len(vocab)} terms")
-        if variant == "none":
-            X = binary  # the learner's features: no stemming, no stop-word removal
-        if variant in cfg["static_preprocessing"]:
-            static[("Binary", variant)] = binary
-            static[("TFIDF", variant)] = tfidf
+    print(f"  {feats['note']}; files {feats['files']}")
+    print(f"  text features: {tf}")
+    labels = feats["labels"][notion.column]
+    X = feats["binary"]["none"]  # the learner's features: no stemming, no stop-word removal
+    static = {}
+    for variant in cfg["static_preprocessing"]:
+        print(f"  vocabulary [{variant}]: {feats['n_vocab'][variant]} terms")
+        static[("Binary", variant)] = feats["binary"][variant]
+        static[("TFIDF", variant)] = feats["tfidf"][variant]
 else:
-    d = load_prepared(snakemake.input[0], ["X", "y", "classes"])
+    d = load_prepared(snakemake.input.prepared, ["X", "y", "classes"])
     X, labels = d["X"], d["classes"][d["y"]].astype(str)
     static = {("Eucl", "[-1, 1]-scaled features"): X}
-ties = corpus.collection_counts.get(notion.column) if name in NOTIONS else None
+ties = feats["collection_counts"].get(notion.column) if name in NOTIONS else None
 eligible = eligible_items(notion, labels, cfg["n_universities"], tie_counts=ties)
 groups = sorted(set(labels[eligible]))
 print(f"  {notion.column} groups taking part ({len(groups)}): {', '.join(groups)}")
@@ -98,7 +88,7 @@ rows["groups"] = ";".join(groups)
 rows["route"] = snakemake.params.route if notion.corpus == "webkb" else "embedded"
 # where the data came from and how each file was verified (pin, a mirror's list, or opt-in)
 rows["data_source"] = (
-    " | ".join(v if k in v else f"{v}  {k}" for k, v in corpus.files.items())
+    " | ".join(v if k in v else f"{v}  {k}" for k, v in feats["files"].items())
     if name in NOTIONS
     else "prepared"
 )

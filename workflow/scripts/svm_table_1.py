@@ -4,11 +4,15 @@ Euclidean baselines (Binary, TFIDF: the preprocessing variant best on the test s
 the class-labelled sets), the paper's value beside ours (harness.paper_table; cells chosen by
 harness.svm_experiment.table1_cells). WebKB columns read "needs download" on the embedded route."""
 
+from pathlib import Path
+
+import pandas as pd
+
 from harness import captions
 from harness.io import save_csv, start_log
 from harness.paper_table import Metric, PaperTable, paper_for_rows, write_table
 from harness.settings import check_block_fresh
-from harness.table_rows import table1_cells, table1_notes
+from harness.table_rows import readings_markdown, server_headers, table1_cells, table1_notes
 from harness.tables import collect, paper_frame
 
 start_log(snakemake.log[0])
@@ -25,6 +29,15 @@ svm = runs[runs.method == "SVM-relative"]
 solve = svm.groupby(["notion", "n_train_triplets"]).agg(
     solve_s=("solve_s", "mean"), status=("solver_status", lambda s: ";".join(sorted(set(s))))
 )
+univ = runs[runs.notion == "webkb_university"]
+archive = Path(snakemake.params.cache_dir) / "download" / "webkb" / "webkb-data.gtar.gz"
+servers = server_headers(archive, univ.groups.iloc[0].split(";")) if len(univ) else None
+readings_csv = list(snakemake.input.get("readings") or [])  # [] when the config has no sweep
+readings = pd.read_csv(readings_csv[0]) if readings_csv else None
+sections = [("Mean solve time of eq. 8 (s) and status of the fits:", solve.reset_index())]
+if readings is not None and len(readings):
+    paper = paper_frame(snakemake.params.paper_rows).rename(columns={"dataset": "notion"})
+    sections.append(readings_markdown(readings, paper, config["svm"], full=False))
 out = snakemake.output
 table = PaperTable(
     name="svm_table1",
@@ -36,8 +49,8 @@ table = PaperTable(
     paper=paper_for_rows(paper_frame(snakemake.params.paper_rows)),
     status=cells["status"],
     methods_cfg=table1_notes(config, cells["methods"]),
-    caption=captions.svm_table1(config, runs, picked, cells["n_max"]),
+    caption=captions.svm_table1(config, runs, picked, cells["n_max"], readings, servers),
     info=info,
-    sections=[("Mean solve time of eq. 8 (s) and status of the fits:", solve.reset_index())],
+    sections=sections,
 )
 print(write_table(table, out.csv, out.md, out.tex).to_string())
