@@ -97,6 +97,7 @@ class DatasetSpec:
     parse_embedded: Callable[[list[Path]], tuple[np.ndarray, np.ndarray]] | None = None
     scale_embedded: bool = True
     scaling_embedded: str = ""  # how the embedded parser scales, where it does (for captions)
+    scaling_download: str = ""  # how the publisher scaled the files, where they come scaled
     title: str = ""  # the human name in tables and figures (default: harness.plots.DISPLAY_NAMES)
     tabular: bool = True  # False: not a feature table (image archive, corpus, pairs files), not a
     # name for the experiments' `datasets` lists (datasets.DATASETS leaves it out)
@@ -107,7 +108,7 @@ class DatasetSpec:
         if scaled_here:
             return "each feature to [-1, 1] on all rows (svm-scale's rule)"
         if route == "download":
-            return "scaled by the publisher"
+            return self.scaling_download or "scaled by the publisher"
         return self.scaling_embedded or "as the parser returns it"
 
     def has_route(self, route: str, mirror: str | None = None) -> bool:
@@ -562,7 +563,10 @@ def load(
 ) -> dict:
     """Fetch, parse, check and scale a dataset.
 
-    Returns a dict with ``X`` (float64, (n, d), features in [-1, 1]), ``y`` (int64, (n,), class
+    Returns a dict with ``X`` (float64, (n, d); scaled to [-1, 1] on all rows where the route
+    is scaled here, else as the publisher or the parser scaled it: a range fitted on training
+    rows alone, as LIBSVM's ``vowel.scale.t``, leaves test rows outside [-1, 1];
+    :meth:`DatasetSpec.scaling` says which), ``y`` (int64, (n,), class
     codes 0..k-1), ``classes`` (str, (k,)), ``route``, ``files`` (name -> sha256) and
     ``sources`` (one str per file: sha256, name, where it came from and how it was verified).
     Raises :class:`DataError` on NaN/inf features, fewer than two classes or a shape that differs

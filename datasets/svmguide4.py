@@ -4,9 +4,11 @@ files' shape).
 
 Download route only: the LIBSVM site's ``svmguide4`` + ``svmguide4.t`` (unscaled; scaled here to
 [-1, 1]). No copy ships in Debian or PyPI, so offline the table says "needs download".
-No hash is published for these files and no copy of them exists to record one from, so they are
-unpinned: the download route takes them only when the run's command line asks for it
-(``--config allow_unpinned_downloads=true``) and records their sha256 in the prepare log.
+No hash is published for these files, so they are unpinned: from the LIBSVM site the download
+route takes them only when the run's command line asks for it (``--config
+allow_unpinned_downloads=true``) and records their sha256 in the prepare log; from a data mirror,
+the sha256 its ``SHA256SUMS`` lists verifies them (the mirror's copy, whose rows equal an
+independent copy's; the provenance of every row made from it says so).
 """
 
 from .base import DatasetSpec, RemoteFile, load_libsvm

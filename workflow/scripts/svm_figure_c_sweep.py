@@ -60,7 +60,7 @@ for ax, scale in zip(axes.ravel(), scales):
             c.n_train_triplets,
             100 * c["mean"],
             yerr=100 * c["std"].fillna(0.0),
-            color=cmap(i / max(len(Cs) - 1, 1)),
+            color=cmap(0.85 * i / max(len(Cs) - 1, 1)),
             marker="o",
             ms=3,
             capsize=2,

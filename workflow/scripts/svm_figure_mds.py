@@ -54,7 +54,7 @@ for ax, (key, D2, title) in zip(axes, panels):
         ax.scatter(Yc[m & ~outside, 0], Yc[m & ~outside, 1], s=6, alpha=0.6, color=f"C{i}",
                    label=f"{cls} ({m.sum()})")
         ax.scatter(Yc[m & outside, 0], Yc[m & outside, 1], s=18, marker="^", color=f"C{i}",
-                   edgecolors="k", linewidths=0.4)
+                   edgecolors="k", linewidths=0.4, clip_on=False, zorder=3)
     ax.set_xlim(x0, x1)
     ax.set_ylim(y0, y1)
     if outside.any():
