@@ -79,8 +79,6 @@ VECTOR_SCALES = {
     "unit": "each document's vector scaled to unit Euclidean length",
 }
 """The scales of a document's binary vector (:func:`scale_rows`), name -> description."""
-TEXT_FEATURE_DEFAULTS = {"reading": "visible_text", "lowercase": True, "scale": "none"}
-"""``svm.text_features`` when a config gives none (the schema fills the same values)."""
 
 
 @dataclasses.dataclass(frozen=True)
