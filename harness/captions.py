@@ -1,6 +1,13 @@
 """The captions of the paper tables: what the paper states and what we chose, in separate
 sentences, computed from the config and the runs so that no number in a caption goes stale.
 
+A setting the paper states too (a split, a number of triplets or runs, a grid, k, a size, C) is
+named with ours and the paper's side by side: the paper's values live in
+:data:`harness.paper_settings.PAPER_SETTINGS` (with the section of the paper each comes from), and
+:func:`harness.paper_settings.vs_paper` words "ours (the paper: X)" / "(as the paper)" / "(the
+paper states none)"; a config value is never labelled as the paper's. :func:`difference_note`
+says, beside a table's ours - paper comparison, which of our settings differ from the paper's.
+
 Each function returns caption lines (the Markdown subset of :func:`harness.tables.latex_notes`)
 for :class:`harness.paper_table.PaperTable`; how to read a cell (ranks, bold, marks) is said
 once by the builder. The settings provenance per row is added by the builder too.
@@ -11,9 +18,133 @@ from __future__ import annotations
 import numpy as np
 import pandas as pd
 
+from .paper_settings import (
+    PAPER_SETTINGS,
+    comparison_note,
+    note,
+    oahu_own_settings,
+    oahu_rows,
+    oahu_settings,
+    paper_method,
+    stated,
+    vs_paper,
+)
+
 
 def _fmt(d: dict) -> str:
     return ", ".join(f"{k}={v}" for k, v in d.items())
+
+
+def _stated_grid(artifact: str, name: str, mcfg) -> str | None:
+    """The key of the paper's grid for row ``name`` (``grid.<method>``), None where the paper
+    states no grid for its method."""
+    key = f"grid.{paper_method(name, mcfg)}"
+    return key if key in PAPER_SETTINGS[artifact] else None
+
+
+def _grid_values(grid: dict):
+    """The values of a one-parameter grid (compared with the paper's), else the whole grid."""
+    return list(next(iter(grid.values()))) if len(grid) == 1 else grid
+
+
+def _runs(artifact: str, seeds) -> str:
+    """Our seeds, the paper's number of runs beside them: seeds [0, 1] (the paper: 5 runs)."""
+    return vs_paper(artifact, "n_runs", len(seeds), f"seeds {list(seeds)}")
+
+
+def sdca_table2_settings(config: dict) -> list[tuple]:
+    """Our settings of SDCA's Table 2 that the paper states, as (key, ours, caption words) for
+    :func:`harness.paper_settings.comparison_note`."""
+    cfg = config["sdca_table2"]
+    tf, ff, n = cfg["train_fraction"], cfg["fit_fraction"], cfg["n_triplets"]
+    out = [
+        ("n_runs", len(cfg["seeds"]), f"seeds {list(cfg['seeds'])}"),
+        ("train_fraction", tf, f"{tf:.0%} of each class for training"),
+        ("fit_fraction", ff, f"models fitted on {ff:.0%} of the training set for validation"),
+        ("n_triplets", n, f"{n:,} class-based triplets per seed"),
+    ]
+    for m, c in cfg["methods"].items():
+        key = _stated_grid("sdca_table2", m, c)
+        if key is None or stated("sdca_table2", key).value is None:
+            continue
+        if c.get("grid"):
+            out.append((key, _grid_values(c["grid"]), f"{m}'s grid {_fmt(c['grid'])}"))
+        else:
+            fixed = c.get("fixed", {})
+            out.append((key, fixed, f"{m} not tuned" + (f" ({_fmt(fixed)})" if fixed else "")))
+    return out
+
+
+def _sdca_table3_settings(config: dict) -> list[tuple]:
+    cfg = config["images"]
+    n_words = cfg["bovw"]["caltech256"]["n_words"]
+    return [
+        (
+            "n_train_per_class",
+            cfg["n_train_per_class"],
+            f"{cfg['n_train_per_class']} training images per class",
+        ),
+        ("n_triplets", cfg["n_triplets"], f"{cfg['n_triplets']:,} triplets per seed"),
+        ("n_words", n_words, f"a Caltech-256 codebook of {n_words:,} words"),
+    ]
+
+
+def _sdca_table4_settings(config: dict) -> list[tuple]:
+    cfg = config["sdca_table4"]
+    tf, ff, qf = cfg["train_fraction"], cfg["fit_fraction"], cfg["query_fraction"]
+    n_background = 100_000 * len(cfg["background_shards"])
+    return [
+        ("train_fraction", tf, f"{100 * tf:.0f}/{100 * (1 - tf):.0f} train/test"),
+        ("fit_fraction", ff, f"{100 * (1 - ff):.0f}% of the training set for validation"),
+        ("query_fraction", qf, f"{100 * qf:.0f}% of the test set as queries"),
+        ("n_triplets", cfg["n_triplets"], f"{cfg['n_triplets']:,} triplets"),
+        ("n_background", n_background, f"{n_background:,} background images"),
+    ]
+
+
+def _oahu_table3_settings(config: dict) -> list[tuple]:
+    cfg, art = config["oahu"]["table3"], "oahu_table3"
+    n_s, cv = cfg.get("n_samples"), cfg.get("cv_folds")
+    out = [
+        ("n_runs", len(cfg["seeds"]), f"seeds {list(cfg['seeds'])}"),
+        ("n_samples", n_s or "all", f"{n_s:,} samples" if n_s else "all samples"),
+        (
+            "n_constraints",
+            (cfg["n_seeds"], cfg["n_closure"]),
+            f"{cfg['n_seeds']:,} + {cfg['n_closure']:,} triplets",
+        ),
+        ("cv_folds", cv, f"{cv}-fold cross-validation" if cv else "one validation split"),
+    ]
+    for m in oahu_rows(cfg["methods"]):
+        for key, ours, words in oahu_settings(art, cfg["methods"][m].get("fixed") or {}):
+            out.append((key, ours, f"{m} {words}"))
+    return out
+
+
+def _svm_table1_settings(config: dict) -> list[tuple]:
+    cfg = config["svm"]
+    tf = cfg["train_fraction"]
+    return [
+        ("train_fraction", tf, f"a {tf:.0%}/{1 - tf:.0%} split"),
+        ("C", cfg["C"], f"C = {cfg['C']}"),
+        ("n_test_triplets", cfg["n_test_triplets"], f"{cfg['n_test_triplets']:,} test triplets"),
+        ("n_universities", cfg["n_universities"], f"{cfg['n_universities']} universities"),
+    ]
+
+
+_SETTINGS = {
+    "sdca_table2": sdca_table2_settings,
+    "sdca_table3": _sdca_table3_settings,
+    "sdca_table4": _sdca_table4_settings,
+    "oahu_table3": _oahu_table3_settings,
+    "svm_table1": _svm_table1_settings,
+}
+
+
+def difference_note(artifact: str, config: dict) -> str:
+    """The sentence beside table ``artifact``'s ours - paper comparison: which of our settings
+    that the paper states differ from its values ("" where none does)."""
+    return comparison_note(artifact, _SETTINGS[artifact](config))
 
 
 def sdca_table2(config: dict, runs: pd.DataFrame, missing, other_file) -> list[str]:
@@ -26,8 +157,24 @@ def sdca_table2(config: dict, runs: pd.DataFrame, missing, other_file) -> list[s
     cfg, route = config["sdca_table2"], config["data"]["route"]
     mirror, compare = config["data"].get("mirror"), cfg.get("compare_with")
     methods, datasets = cfg["methods"], cfg["datasets"]
-    fixed = "; ".join(f"{m}: {_fmt(c['fixed'])}" for m, c in methods.items() if c.get("fixed"))
-    grids = "; ".join(f"{m}: {_fmt(c['grid'])}" for m, c in methods.items() if c.get("grid"))
+    art = "sdca_table2"
+
+    def grid(m, c):  # the row's grid, the paper's beside it where it states one
+        key = _stated_grid(art, m, c)
+        return f"{m}: {_fmt(c['grid'])}" + (
+            f" {note(art, key, _grid_values(c['grid']))}" if key else ""
+        )
+
+    def fixed_row(m, c):  # a row the paper tunes but we fix says so
+        key = _stated_grid(art, m, c)
+        untuned = key and not c.get("grid") and stated(art, key).value is not None
+        return f"{m}: {_fmt(c['fixed'])}" + (
+            f" (not tuned; the paper: {stated(art, key).text})" if untuned else ""
+        )
+
+    fixed = "; ".join(fixed_row(m, c) for m, c in methods.items() if c.get("fixed"))
+    grids = "; ".join(grid(m, c) for m, c in methods.items() if c.get("grid"))
+    differ = difference_note(art, config)
     if other_file:
         other = pd.read_csv(other_file, nrows=1)
         other_route = str(other["route"].iloc[0]) if "route" in other else "other"
@@ -46,20 +193,39 @@ def sdca_table2(config: dict, runs: pd.DataFrame, missing, other_file) -> list[s
         compare_line = []
     return [
         (
-            f"Test mAP over seeds {cfg['seeds']} ({route} data route); paper = SDCA paper, "
+            f"Test mAP over {_runs(art, cfg['seeds'])}, {route} data route; paper = SDCA paper, "
             "Table 2, shown beside every row that implements one of the paper's methods (marked "
             "[paper], [ours], [reconstructed] or [unspecified]; several rows can carry the same "
             "paper value)."
         ),
         (
-            f"Protocol (paper): per class {cfg['train_fraction']:.0%} train / rest test; "
-            f"{cfg['n_triplets']} class-based random triplets per seed; parameters chosen by "
-            f"cross-validation, models learned on {cfg['fit_fraction']:.0%} of the training set "
-            "and validated on the rest, for all algorithms; the paper names SDCA's lambda and "
-            "ITML's and LEGO's eta among the parameters so chosen, with their grids. "
-            "Ours: the triplets are drawn from the training set; a grid point is chosen by "
-            "validation mAP, then refitted on the whole training set."
+            "Protocol: per class "
+            + vs_paper(
+                art,
+                "train_fraction",
+                cfg["train_fraction"],
+                f"{cfg['train_fraction']:.0%} train / rest test",
+            )
+            + "; "
+            + vs_paper(
+                art,
+                "n_triplets",
+                cfg["n_triplets"],
+                f"{cfg['n_triplets']:,} class-based random triplets per seed",
+            )
+            + ", drawn from the training set. The paper chooses the parameters of all algorithms "
+            "by cross-validation and names SDCA's lambda and ITML's and LEGO's eta among them, "
+            "with their grids. Ours: a row with a grid is validated with models "
+            + vs_paper(
+                art,
+                "fit_fraction",
+                cfg["fit_fraction"],
+                f"learned on {cfg['fit_fraction']:.0%} of the training set",
+            )
+            + " and scored on the rest; the grid point with the best validation mAP is refitted "
+            "on the whole training set."
         ),
+        *([differ] if differ else []),
         (
             "mAP (our choice; the paper does not say which set is searched): each test instance "
             "queries the training set (the database the metric was learned on), relevance = same "
@@ -84,7 +250,15 @@ def sdca_table2(config: dict, runs: pd.DataFrame, missing, other_file) -> list[s
 def sdca_table4(config: dict, missing) -> list[str]:
     """Caption of the SDCA paper's Table 4 (ImageCLEF+Flickr; our MIRFLICKR route)."""
     cfg, route = config["sdca_table4"], config["data"]["route"]
-    shards = cfg["background_shards"]
+    shards, art = cfg["background_shards"], "sdca_table4"
+    differ = difference_note(art, config)
+    n_background = 100_000 * len(shards)
+    tf, ff, qf, n = (
+        cfg["train_fraction"],
+        cfg["fit_fraction"],
+        cfg["query_fraction"],
+        cfg["n_triplets"],
+    )
     why = (
         [
             "**needs download**: the collection has no packaged copy; run config/paper.yaml "
@@ -97,10 +271,9 @@ def sdca_table4(config: dict, missing) -> list[str]:
     )
     return [
         (
-            f"Test mAP over seeds {cfg['seeds']} ({route} data route); paper = SDCA paper, Table 4 "
-            "(ImageCLEF ground truth + about one million Flickr images as background, 297-d "
-            "global descriptors, 500K training triplets, one number per method, no deviation "
-            "given)."
+            f"Test mAP over {_runs(art, cfg['seeds'])}, {route} data route; paper = SDCA paper, "
+            "Table 4 (ImageCLEF ground truth + about one million Flickr images as background, "
+            "297-d global descriptors, 500K training triplets)."
         ),
         *why,
         (
@@ -108,8 +281,9 @@ def sdca_table4(config: dict, missing) -> list[str]:
             "images (the collection behind the ImageCLEF 2009-2011 photo-annotation tasks) that "
             f"carry exactly one of {len(cfg['concepts'])} MIRFLICKR concepts, that concept being "
             f"the class; background = MIRFLICKR-1M archives {shards} (100,000 images each as "
-            "published; label: relevant to no query), copies of ground-truth images (same bytes) "
-            "dropped."
+            "published; label: relevant to no query): "
+            + vs_paper(art, "n_background", n_background, f"{n_background:,} images")
+            + ", copies of ground-truth images (same bytes) dropped."
         ),
         (
             "Descriptor: the paper's four parts and lengths (colour histogram and moments 81, "
@@ -117,15 +291,21 @@ def sdca_table4(config: dict, missing) -> list[str]:
             f"(datasets.global_descriptor), on images shrunk to {cfg['max_side']} px."
         ),
         (
-            f"Protocol: per class {100 * cfg['train_fraction']:.0f}/"
-            f"{100 * (1 - cfg['train_fraction']):.0f} train/test (paper: 60/40), "
-            f"{100 * (1 - cfg['fit_fraction']):.0f}% of the training set for validation "
-            f"(paper: 20%), {100 * cfg['query_fraction']:.0f}% of the test set as queries "
-            f"(paper: 10%); {cfg['n_triplets']} class-based random triplets (paper: 500K). Ours: "
-            "the splits are drawn among the ground-truth images; the database searched by the "
-            "queries is the rest of the test set plus every background image (full ranking, "
-            "relevance = same class); validation queries search the fit part."
+            "Protocol: per class "
+            + vs_paper(art, "train_fraction", tf, f"{100 * tf:.0f}/{100 * (1 - tf):.0f} train/test")
+            + ", "
+            + vs_paper(
+                art, "fit_fraction", ff, f"{100 * (1 - ff):.0f}% of the training set for validation"
+            )
+            + ", "
+            + vs_paper(art, "query_fraction", qf, f"{100 * qf:.0f}% of the test set as queries")
+            + "; "
+            + vs_paper(art, "n_triplets", n, f"{n:,} class-based random triplets")
+            + ". Ours: the splits are drawn among the ground-truth images; the database searched "
+            "by the queries is the rest of the test set plus every background image (full "
+            "ranking, relevance = same class); validation queries search the fit part."
         ),
+        *([differ] if differ else []),
     ]
 
 
@@ -134,7 +314,9 @@ def sdca_table3(config: dict, feat: pd.DataFrame, failed: pd.DataFrame, missing)
     from datasets.caltech256 import image_set
 
     cfg, route = config["images"], config["data"]["route"]
-    datasets = cfg["sdca_table3_datasets"]
+    datasets, art = cfg["sdca_table3_datasets"], "sdca_table3"
+    differ = difference_note(art, config)
+    n_words = cfg["bovw"]["caltech256"]["n_words"]
 
     def bound(m, c):
         parts = [_fmt({**c.get("fixed", {}), **c.get("grid", {})})]
@@ -152,17 +334,36 @@ def sdca_table3(config: dict, feat: pd.DataFrame, failed: pd.DataFrame, missing)
     fails = sorted(set(zip(failed.algorithm, failed.dataset)))
     return [
         (
-            f"Test mAP over seeds {cfg['seeds']} ({route} data route); paper = SDCA paper, "
+            f"Test mAP over {_runs(art, cfg['seeds'])}, {route} data route; paper = SDCA paper, "
             "Table 3 (Caltech-256, 50 classes, 1000-word bag of visual words, 100K triplets)."
         ),
         (
-            f"Protocol: per class {cfg['n_train_per_class']} training images (the OASIS paper's "
-            f"40) and {cfg['n_test_per_class']} test images (our choice: the texts at hand give "
-            f"no test size); {cfg['n_triplets']} class-based random triplets on the training "
-            "images per seed (the SDCA paper: 100K); each test image queries the training "
-            "images, relevance = same class, full ranking (our choice: neither text says which "
-            "set is searched)."
+            "Protocol: per class "
+            + vs_paper(
+                art,
+                "n_train_per_class",
+                cfg["n_train_per_class"],
+                f"{cfg['n_train_per_class']} training images",
+            )
+            + " and "
+            + vs_paper(
+                art,
+                "n_test_per_class",
+                cfg["n_test_per_class"],
+                f"{cfg['n_test_per_class']} test images",
+            )
+            + "; "
+            + vs_paper(
+                art,
+                "n_triplets",
+                cfg["n_triplets"],
+                f"{cfg['n_triplets']:,} class-based random triplets on the training "
+                "images per seed",
+            )
+            + "; each test image queries the training images, relevance = same class, full "
+            "ranking (our choice: neither text says which set is searched)."
         ),
+        *([differ] if differ else []),
         *(
             [
                 f"Stand-in: {', '.join(stand_in)} = Fashion-MNIST (10 classes only: the 50-class "
@@ -173,7 +374,12 @@ def sdca_table3(config: dict, feat: pd.DataFrame, failed: pd.DataFrame, missing)
             if stand_in
             else []
         ),
-        f"Bag of words: {nnz or 'none run'} (codebook and idf from each seed's training images).",
+        (
+            f"Bag of words: {nnz or 'none run'} (codebook and idf from each seed's training "
+            "images). Caltech-256 codebook: "
+            + vs_paper(art, "n_words", n_words, f"{n_words:,} words")
+            + "."
+        ),
         "Settings (bounded in the default config to fit the time budget; full settings in "
         "config/paper.yaml): " + " | ".join(bound(m, c) for m, c in cfg["methods"].items()) + ".",
         (
@@ -201,9 +407,13 @@ def oasis_table2(config: dict, missing) -> list[str]:
         (
             "CPU seconds to train each method: the final fit (refit on all training images, the "
             "run's own timer) and the whole job (Snakemake benchmark: loading, validation grid if "
-            f"any, refit, evaluation) over seeds {cfg['seeds']}; {route} data route, one BLAS "
-            f"thread per job; {cfg['n_triplets']} triplets; bounds per method as in the "
-            "table_sdca_3 caption. Times are not ranked (a time says nothing about quality)."
+            f"any, refit, evaluation) over {_runs('oasis_table2', cfg['seeds'])}; {route} data "
+            "route, one BLAS thread per job; "
+            + vs_paper(
+                "oasis_table2", "n_triplets", cfg["n_triplets"], f"{cfg['n_triplets']:,} triplets"
+            )
+            + "; bounds per method as in the table_sdca_3 caption. Times are not ranked (a time "
+            "says nothing about quality)."
         ),
         (
             "The OASIS paper reports wall-clock training times on its own hardware (not in "
@@ -219,8 +429,9 @@ def oahu_table3(config: dict, runs: pd.DataFrame, missing) -> list[str]:
     from .oahu_experiment import OAHU_CHOICES, SPLIT_WORDS, pair_rule_caption
 
     cfg, route = config["oahu"]["table3"], config["data"]["route"]
-    methods = cfg["methods"]
+    methods, art = cfg["methods"], "oahu_table3"
     n_s, cv = cfg.get("n_samples"), cfg.get("cv_folds")
+    differ = difference_note(art, config)
     fixed = "; ".join(
         f"{m}: {c.get('fixed', {})}{' grid ' + str(c['grid']) if c.get('grid') else ''}"
         + (f", first {c['max_constraints']} constraints" if c.get("max_constraints") else "")
@@ -238,24 +449,24 @@ def oahu_table3(config: dict, runs: pd.DataFrame, missing) -> list[str]:
     extra = [m for m in methods if m not in ("LEGO", "RDML", "OASIS", "OPML", "OAHU")]
     return [
         (
-            f"kNN (k = {cfg['k']}) error rate, macro F1 and constraint utilization U over runs "
-            f"(seeds {cfg['seeds']}; the paper: 10 runs), {route} data route; paper = OAHU paper "
-            "(Gao et al., WWW 2019), Table 3."
+            "kNN error rate with "
+            + vs_paper(art, "k", cfg["k"], f"k = {cfg['k']}")
+            + f", macro F1 and constraint utilization U over {_runs(art, cfg['seeds'])}, {route} "
+            "data route; paper = OAHU paper (Gao et al., WWW 2019), Table 3."
         ),
         (
-            "Protocol: shuffle"
-            + (f", class-stratified subsample of {n_s} samples (the paper: all)" if n_s else "")
-            + f", {SPLIT_WORDS[cfg.get('split', 'shuffled')]}; {cfg['n_seeds']} class-based seed "
-            f"triplets + {cfg['n_closure']} transitive-closure triplets on the development half "
-            "(the paper: 5,000 + 5,000); one pass; kNN of each test point among the development "
+            "Protocol: shuffle, "
+            + _oahu_samples(art, n_s)
+            + f", {SPLIT_WORDS[cfg.get('split', 'shuffled')]}; "
+            + _oahu_stream(art, cfg["n_seeds"], cfg["n_closure"])
+            + " on the development half; one pass; kNN of each test point among the development "
             "half. Grids (OAHU's tau) "
             + (
-                f"chosen by {cv}-fold cross-validation on the development half (as the paper, "
-                "10-fold)"
+                f"chosen by {cv}-fold cross-validation on the development half "
                 if cv
-                else "chosen on one 80/20 validation split of the development half (the paper: "
-                "10-fold cross-validation)"
+                else "chosen on one 80/20 validation split of the development half "
             )
+            + note(art, "cv_folds", cv)
             + ". Bilinear learners (OASIS, SDCA, COMET) take the most similar neighbours (highest "
             "x^T W y); Mahalanobis learners (LEGO, RDML, OPML) the nearest; OAHU classifies by "
             "its section 3.6.1 rule: the k nearest in every layer, each scored exp(-(D - d_min) / "
@@ -276,7 +487,8 @@ def oahu_table3(config: dict, runs: pd.DataFrame, missing) -> list[str]:
             "datasets. Ours, in the CSV's vs_OAHU and the second count table: the method's side, "
             "on the error rate and macro F1. U is not ranked (more updates are not better)."
         ),
-        f"Settings: {fixed}.",
+        f"Settings: {fixed}." + oahu_own_settings(art, methods),
+        *([differ] if differ else []),
         *([f"Chosen on the validation part: {'; '.join(chosen)}."] if chosen else []),
         OAHU_CHOICES,
         (
@@ -288,6 +500,26 @@ def oahu_table3(config: dict, runs: pd.DataFrame, missing) -> list[str]:
         *oahu_diagnosis(runs),
         *([f"Needs download ({route} route): {', '.join(sorted(missing))}."] if missing else []),
     ]
+
+
+def _oahu_samples(artifact: str, n_samples) -> str:
+    """Our samples, the paper's beside them: class-stratified subsample of 4,000 samples (the
+    paper: all samples), or all samples (as the paper)."""
+    if n_samples:
+        return vs_paper(
+            artifact, "n_samples", n_samples, f"class-stratified subsample of {n_samples:,} samples"
+        )
+    return vs_paper(artifact, "n_samples", "all", "all samples")
+
+
+def _oahu_stream(artifact: str, n_seeds: int, n_closure: int) -> str:
+    """The constraint stream with the paper's sizes beside ours."""
+    return vs_paper(
+        artifact,
+        "n_constraints",
+        (n_seeds, n_closure),
+        f"{n_seeds:,} class-based seed triplets + {n_closure:,} transitive-closure triplets",
+    )
 
 
 def oahu_diagnosis(runs: pd.DataFrame) -> list[str]:
@@ -351,7 +583,8 @@ def svm_table1(
     from .svm_experiment import NOTIONS, text_feature_words
 
     cfg, route = config["svm"], config["data"]["route"]
-    tf = cfg["text_features"]
+    tf, art = cfg["text_features"], "svm_table1"
+    differ = difference_note(art, config)
     bounded = n_max < 150_000  # the paper's Figure 2 levels off past 150,000 training triplets
     stand_ins = [n for n in cfg["text_notions"] if NOTIONS[n].mimics]
     rule_frac = runs.groupby("notion").rule_fraction_test.mean()
@@ -361,21 +594,33 @@ def svm_table1(
     lines = [
         (
             "Percentage of test triplets satisfied (d(i, j) < d(i, k); ties count as failures) "
-            f"over seeds {cfg['seeds']}; paper = Schultz & Joachims (NIPS 2003), Table 1 (WebKB; "
-            "the text does not say over how many splits or runs)."
+            f"over {_runs(art, cfg['seeds'])}; paper = Schultz & Joachims (NIPS 2003), Table 1 "
+            "(WebKB; the text does not say over how many splits or runs)."
         ),
         (
-            f"Protocol (section 5): a random {cfg['train_fraction']:.0%}/"
-            f"{1 - cfg['train_fraction']:.0%} split of the documents; triplets drawn as random "
+            "Protocol after the paper's section 5: a random "
+            + vs_paper(
+                art,
+                "train_fraction",
+                cfg["train_fraction"],
+                f"{cfg['train_fraction']:.0%}/{1 - cfg['train_fraction']:.0%} split of "
+                "the documents",
+            )
+            + "; triplets drawn as random "
             "triples of distinct documents, kept when the notion's rule holds (University: i, j "
             "of one university, k of another; Topic: i, j of one topic, k of another; "
             "Topic+FacultyStudent: the Topic rule, or i faculty, j student, k course or project), "
-            f"training triplets among the training documents, {cfg['n_test_triplets']:,} test "
-            "triplets among the test documents (the paper: 85,907 for Figure 2)."
+            "training triplets among the training documents, "
+            + vs_paper(
+                art,
+                "n_test_triplets",
+                cfg["n_test_triplets"],
+                f"{cfg['n_test_triplets']:,} test triplets among the test documents",
+            )
+            + "."
         ),
         (
-            f"SVM-relative: eq. 8, A = I, C = {cfg['C']}"
-            + (" (the paper's C)" if cfg["C"] == 1 else " (the paper: C = 1)")
+            f"SVM-relative: eq. 8, A = I, C = {cfg['C']} {note(art, 'C', cfg['C'])}"
             + f", solver {cfg['solver']}"
             + (f" with options {cfg['solver_options']}" if cfg["solver_options"] else "")
             + " (the paper names none)"
@@ -385,6 +630,7 @@ def svm_table1(
             "Table 1; its Figure 2 levels off past 150,000."
             + (f" This configuration stops at {n_max:,} (bounded for run time)." if bounded else "")
         ),
+        *([differ] if differ else []),
         (
             f"Text features (ours, svm.text_features): {text_feature_words(tf, 'webkb')} for "
             "a WebKB page"
@@ -445,15 +691,24 @@ def svm_table1(
         first = webkb.iloc[0]
         lines.append(
             f"WebKB corpus: {int(first.n_train_items + first.n_test_items):,} pages of the four "
-            f"topics (the paper: 4,183), {int(first.n_features):,} words (the paper: 63,949) "
-            f"under the page reading {tf['reading']}. Archive: {first.data_source}."
+            "topics "
+            + note(art, "n_documents", int(first.n_train_items + first.n_test_items))
+            + f", {int(first.n_features):,} words "
+            + note(art, "n_features", int(first.n_features))
+            + f" under the page reading {tf['reading']}. Archive: {first.data_source}."
         )
     if len(univ):
         lines.append(
-            f"University: the pages of the {cfg['n_universities']} universities (web domains) "
-            "with the most pages of the four topics, a tie broken by the pages of every class of "
-            "the collection (our choice of which; the paper says seven without naming them): "
-            f"{univ.iloc[0].replace(';', ', ')}."
+            "University: the pages of the "
+            + vs_paper(
+                art,
+                "n_universities",
+                cfg["n_universities"],
+                f"{cfg['n_universities']} universities",
+            )
+            + ", the web domains with the most pages of the four topics, a tie broken by the "
+            "pages of every class of the collection (our choice of which: the paper does not name "
+            f"them): {univ.iloc[0].replace(';', ', ')}."
             + (
                 " This reading keeps the MIME header, so University is learned in large part "
                 "from crawl metadata rather than page content: the header names each "

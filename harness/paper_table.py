@@ -87,6 +87,8 @@ class PaperTable:
     better, ``{"error_rate": {"loss": "•", "win": "◦"}}``), in the CSV's ``mark``.
     ``sections``: extra Markdown blocks after the table: (heading, frame), a list of lines, or a
     function of the summary (:func:`summarize`) returning either.
+    ``diff_note``: a sentence printed under the "ours - paper" heading, e.g. which of our
+    settings differ from the paper's (:func:`harness.paper_settings.comparison_note`).
     """
 
     name: str
@@ -103,6 +105,7 @@ class PaperTable:
     reference: str | None = None
     reference_marks: dict = field(default_factory=dict)
     sections: list = field(default_factory=list)
+    diff_note: str = ""
 
 
 def seed_values(runs: pd.DataFrame, metrics, seed_col: str = "seed") -> pd.DataFrame:
@@ -334,7 +337,9 @@ def write_table(t: PaperTable, csv, md, tex, cd=None, cd_md=None) -> pd.DataFram
             diff = _pivot(
                 summary, t, metric, "diff", lambda v: f"{metric.scale * v:+.{metric.digits}f}"
             )
-            parts += [f"Difference, ours - paper ({metric.label}):", "", diff.to_markdown(), ""]
+            heading = f"Difference, ours - paper ({metric.label}):"
+            note = [t.diff_note, ""] if t.diff_note else []
+            parts += [heading, "", *note, diff.to_markdown(), ""]
         short = f"{t.title}: {metric.label}, ours (mean ± std over seeds)" + (
             " beside the paper's" if s["paper"].notna().any() else ""
         )

@@ -11,6 +11,7 @@ import pandas as pd
 from datasets.caltech256 import image_set
 from harness.experiment import test_rows
 from harness.io import save_csv, save_text, start_log
+from harness.paper_settings import vs_paper
 from harness.plots import clipped_band, display_name, method_style, save_figure
 
 start_log(snakemake.log[0])
@@ -63,6 +64,7 @@ seeds = sorted(int(s) for s in prec.seed.unique())
 stand = [d for d in panels if image_set(d).source != "caltech256"]
 wide = stats.pivot_table(index=["dataset", "k"], columns="algorithm", values="mean")
 pick = wide[wide.index.get_level_values("k").isin([1, 5, 10, 20, 50])]
+ART = "figure_oasis_2"  # the paper's settings: harness.paper_settings
 caption = [
     "# OASIS paper, Figure 2: precision at top k",
     "",
@@ -70,10 +72,25 @@ caption = [
         f"Precision among the k most similar training images of each test image (relevance = same "
         f"class; that test images query the training images is our reading: the OASIS paper's "
         f"text at hand averages precision over test images without naming the searched set), "
-        f"mean ± standard error over seeds {seeds}; dotted line = chance (1 / number of "
-        f"classes). {route} data route. Per class {cfg['n_train_per_class']} training images (the "
-        f"paper's 40) and {cfg['n_test_per_class']} test images (our choice); "
-        f"{cfg['n_triplets']} triplets (settings per method as in the table_sdca_3 caption)."
+        "mean ± standard error over "
+        + vs_paper(ART, "n_runs", len(seeds), f"seeds {seeds}")
+        + f"; dotted line = chance (1 / number of classes). {route} data route. Per class "
+        + vs_paper(
+            ART,
+            "n_train_per_class",
+            cfg["n_train_per_class"],
+            f"{cfg['n_train_per_class']} training images",
+        )
+        + " and "
+        + vs_paper(
+            ART,
+            "n_test_per_class",
+            cfg["n_test_per_class"],
+            f"{cfg['n_test_per_class']} test images",
+        )
+        + "; "
+        + vs_paper(ART, "n_triplets", cfg["n_triplets"], f"{cfg['n_triplets']:,} triplets")
+        + "; settings per method as in the table_sdca_3 caption."
     ),
     *(
         [

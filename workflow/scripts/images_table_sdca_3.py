@@ -36,6 +36,7 @@ table = PaperTable(
     status=status,
     methods_cfg=cfg["methods"],
     caption=captions.sdca_table3(config, feat, failed, missing),
+    diff_note=captions.difference_note("sdca_table3", config),
     info=cell_info(runs),
 )
 print(write_table(table, out.csv, out.md, out.tex, out.cd, out.cd_md).to_string())

@@ -12,6 +12,7 @@ import pandas as pd
 
 from harness.io import save_csv, save_text, start_log
 from harness.oahu_experiment import OAHU_CHOICES, SPLIT_WORDS, pair_rule_caption
+from harness.paper_settings import oahu_own_settings, vs_paper
 from harness.plots import clipped_band, display_name, log_axes, method_style, save_figure
 from harness.settings import check_fresh
 from harness.tables import collect
@@ -28,8 +29,9 @@ def save(fig):
     save_figure(fig, out.png, out.pdf)
 
 
-def settings(methods):
-    """Caption line with each curve's configured hyperparameters (fixed values, grids) and the
+def settings(methods, artifact):
+    """Caption line with each curve's configured hyperparameters (fixed values, grids), OAHU's
+    own settings beside the paper's (``artifact``: the figure, harness.paper_settings) and the
     pairs each pair learner gets."""
     return (
         "Settings: "
@@ -37,9 +39,17 @@ def settings(methods):
             f"{m}: {c.get('fixed', {})}" + (f" grid {c['grid']}" if c.get("grid") else "")
             for m, c in methods.items()
         )
-        + ". "
+        + "."
+        + oahu_own_settings(artifact, methods)
+        + " "
         + pair_rule_caption(methods)
     ).strip()
+
+
+def stream(artifact, block, words):
+    """The block's constraint stream (``n_seeds`` + ``n_closure``) with the paper's beside it."""
+    n_s, n_c = block["n_seeds"], block["n_closure"]
+    return vs_paper(artifact, "n_constraints", (n_s, n_c), f"{n_s:,}" + words.format(c=f"{n_c:,}"))
 
 
 def mean_std(df, keys, col):
@@ -111,17 +121,28 @@ if name == "figure_oahu_4":
         "# OAHU paper, Figure 4: error rate vs number of constraints; alpha along training",
         "",
         (
-            f"{c['dataset']} ({route} route). Left: kNN (k = {c['k']}) test error rate of each method "
-            f"trained on a uniform random subsample (stream order kept) of n of the "
-            f"{c['n_seeds']} + {c['n_closure']} seed + closure constraints, "
-            f"{SPLIT_WORDS[c.get('split', 'shuffled')]}"
-            f"{' of ' + str(c['n_samples']) + ' samples' if c.get('n_samples') else ''}; "
-            f"mean ± std (error bars) over seeds {c['seeds']}; OAHU classifies by its section 3.6.1 "
-            "rule (k nearest per layer, alpha-weighted scores, eqs. 23-25), the others by majority "
-            "vote of the k nearest. Right (Figure 4c): OAHU's metric "
-            "weights alpha_l (E0 = the linear metric on the input, El on hidden layer l), stacked, "
-            f"at geometric checkpoints of the Table 3 runs ({t3['n_seeds']} + {t3['n_closure']} "
-            "constraints), mean over seeds."
+            f"{c['dataset']} ({route} route). Left: test error rate of kNN with "
+            + vs_paper("figure_oahu_4", "k", c["k"], f"k = {c['k']}")
+            + " of each method trained on a uniform random subsample (stream order kept) of n of "
+            "the "
+            + stream("figure_oahu_4", c, " + {c} seed + closure constraints")
+            + f", {SPLIT_WORDS[c.get('split', 'shuffled')]}"
+            + (
+                " of "
+                + vs_paper(
+                    "figure_oahu_4", "n_samples", c["n_samples"], f"{c['n_samples']:,} samples"
+                )
+                if c.get("n_samples")
+                else ", all samples (as the paper)"
+            )
+            + "; mean ± std (error bars) over "
+            + vs_paper("figure_oahu_4", "n_runs", len(c["seeds"]), f"seeds {c['seeds']}")
+            + "; OAHU classifies by its section 3.6.1 rule (k nearest per layer, alpha-weighted "
+            "scores, eqs. 23-25), the others by majority vote of the k nearest. Right (Figure "
+            "4c): OAHU's metric weights alpha_l (E0 = the linear metric on the input, El on "
+            "hidden layer l), stacked, at geometric checkpoints of the Table 3 runs on "
+            + stream("oahu_table3", t3, " + {c} constraints")
+            + ", mean over seeds."
         ),
         "",
         "Error rate (mean ± std over seeds):",
@@ -137,7 +158,10 @@ if name == "figure_oahu_4":
         final[["layer", "mean", "std", "n_runs"]].round(4).to_markdown(index=False),
         "",
     ]
-    save_text(out.md, "\n".join([*lines, "", settings(c["methods"]), "", OAHU_CHOICES, ""]))
+    save_text(
+        out.md,
+        "\n".join([*lines, "", settings(c["methods"], "figure_oahu_4"), "", OAHU_CHOICES, ""]),
+    )
 
 elif name == "figure_oahu_5":
     c = cfg["figure5"]
@@ -178,13 +202,24 @@ elif name == "figure_oahu_5":
     )
     where = (
         "LFW, 73-d PubFig attribute features, View 2's 10 folds of 300 matched + 300 mismatched "
-        "pairs; training constraints from all images, none containing a View 1 or View 2 pair"
+        "pairs (as the paper); training constraints: "
+        + stream("figure_oahu_5", c, " seeds + {c} closure")
+        + ", from all images, none containing a View 1 or View 2 pair"
         if lfw
         else f"stand-in: {dataset} ({route} route), because LFW with its attribute features "
-        f"{why}. Same protocol: {c['n_folds']} folds of {c['n_pairs']} matched + "
-        f"{c['n_pairs']} mismatched pairs drawn from the test half of a per-class 1:1 split "
-        f"(matched = same class), training constraints ({c['n_seeds']} seeds + "
-        f"{c['n_closure']} closure) from the other half, so no evaluation pair is in a constraint"
+        f"{why}. Same protocol: "
+        + vs_paper("figure_oahu_5", "n_folds", c["n_folds"], f"{c['n_folds']} folds")
+        + " of "
+        + vs_paper(
+            "figure_oahu_5",
+            "n_pairs",
+            c["n_pairs"],
+            f"{c['n_pairs']} matched + {c['n_pairs']} mismatched pairs",
+        )
+        + " drawn from the test half of a per-class 1:1 split (matched = same class); training "
+        "constraints: "
+        + stream("figure_oahu_5", c, " seeds + {c} closure")
+        + ", from the other half, so no evaluation pair is in a constraint"
     )
     lines = [
         "# OAHU paper, Figure 5: pair verification, ROC and AUC",
@@ -201,7 +236,10 @@ elif name == "figure_oahu_5":
         s.round(4).to_markdown(index=False),
         "",
     ]
-    save_text(out.md, "\n".join([*lines, "", settings(c["methods"]), "", OAHU_CHOICES, ""]))
+    save_text(
+        out.md,
+        "\n".join([*lines, "", settings(c["methods"], "figure_oahu_5"), "", OAHU_CHOICES, ""]),
+    )
 
 else:  # figure_oahu_7
     c = cfg["figure7"]
@@ -245,8 +283,22 @@ else:  # figure_oahu_7
             f"Stand-ins here: {', '.join(datasets)} ({route} route). Recall@K: the fraction of test "
             "queries with an item of their class among their K most similar other test items "
             "(the query excluded); OAHU retrieves by eq. 27 (the K nearest in each layer scored "
-            "as eq. 23, the top K distinct); models trained as in Table 3 (development half, seed + closure "
-            "constraints); mean ± std over seeds."
+            "as eq. 23, the top K distinct); models trained as in Table 3 (development half, "
+            "seed + closure constraints); the streams: "
+            + "; ".join(
+                f"{', '.join(sorted(set(part.dataset)))}: "
+                + ("Table 3's cells, " if experiment == "table3" else "")
+                + stream("figure_oahu_7", cfg[experiment], " + {c} constraints")
+                for experiment, part in rec.groupby("experiment")
+            )
+            + "; mean ± std over "
+            + vs_paper(
+                "figure_oahu_7",
+                "n_runs",
+                rec.seed.nunique(),
+                f"seeds {sorted(int(x) for x in rec.seed.unique())}",
+            )
+            + "."
         ),
         "",
     ]
@@ -260,4 +312,7 @@ else:  # figure_oahu_7
             .to_markdown(),
             "",
         ]
-    save_text(out.md, "\n".join([*lines, "", settings(c["methods"]), "", OAHU_CHOICES, ""]))
+    save_text(
+        out.md,
+        "\n".join([*lines, "", settings(c["methods"], "figure_oahu_7"), "", OAHU_CHOICES, ""]),
+    )

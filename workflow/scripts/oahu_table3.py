@@ -35,6 +35,7 @@ table = PaperTable(
     status={d: "needs download" for d in snakemake.params.missing},
     methods_cfg=cfg["methods"],
     caption=captions.oahu_table3(config, runs, snakemake.params.missing),
+    diff_note=captions.difference_note("oahu_table3", config),
     reference="OAHU",
     reference_marks={"error_rate": {"loss": "•", "win": "◦"}},  # the paper's Table 3 marks
     sections=[win_tie_loss_lines],

@@ -34,6 +34,7 @@ table = PaperTable(
     status={d: missing_reason(config) for d in missing},
     methods_cfg=cfg["methods"],
     caption=captions.sdca_table2(config, runs, missing, other),
+    diff_note=captions.difference_note("sdca_table2", config),
     info=info,
     sections=sections,
 )

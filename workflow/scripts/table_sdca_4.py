@@ -38,6 +38,7 @@ table = PaperTable(
     status={d: missing_reason(config) for d in missing},
     methods_cfg=cfg["methods"],
     caption=captions.sdca_table4(config, missing),
+    diff_note=captions.difference_note("sdca_table4", config),
     info=cell_info(runs) if paths else None,
 )
 print(write_table(table, out.csv, out.md, out.tex).to_string())
