@@ -135,11 +135,19 @@ def test_libsvm_route_from_the_http_mirror_to_prepared_arrays(name, http_mirror,
     d = load(spec, "download", tmp_path, mirror=http_mirror)
     n, dim, k = spec.paper_shape
     assert d["X"].shape == (n, dim) and len(d["classes"]) == k
-    # scaled here: every row in [-1, 1]; scaled by LIBSVM: the first (training) file's rows, on
-    # their own range (a .t file's rows were scaled on the training range and may fall outside)
-    n_first = load_svmlight_file(str(MIRROR / _route_files(spec)[0]), n_features=dim)[0].shape[0]
-    rows = d["X"] if spec.scale_download else d["X"][:n_first]
-    assert -1.0 <= rows.min() and rows.max() <= 1.0
+    # scaled here: every row in [-1, 1]; scaled by LIBSVM (a .scale file): the first (training)
+    # file's rows, on their own range (a .t file's rows were scaled on the training range and may
+    # fall outside); published unscaled (svmguide4): the file's own values, as served
+    first = MIRROR / _route_files(spec)[0]
+    X0 = load_svmlight_file(str(first), n_features=dim)[0].toarray()
+    if spec.scale_download:
+        assert d["X"].min() == -1.0 and d["X"].max() == 1.0
+    elif first.name.endswith(".scale"):
+        rows = d["X"][: len(X0)]
+        assert -1.0 <= rows.min() and rows.max() <= 1.0
+    else:
+        np.testing.assert_array_equal(d["X"][: len(X0)], X0)
+        assert "unscaled" in spec.scaling("download")
     for line, rf in zip(d["sources"], spec.download):
         assert f"from {http_mirror}/libsvm/{rf.fname}" in line
         if rf.known_hash:
@@ -418,3 +426,45 @@ def test_table1_tells_a_row_a_notion_lacks_from_a_file_the_mirror_lacks(tmp_path
     assert notion_available("reuters_topic", "download", mirror)  # embedded stand-in
     assert not method_applies("webkb_topic", "Eucl") and method_applies("webkb_topic", "TFIDF")
     assert not method_applies("vehicle", "Binary") and method_applies("vehicle", "Eucl")
+
+
+# Vocabulary sizes of the four readings of the real pages (4,199 pages of the four topics, token
+# pattern (?u)\b\w+\b), lower-cased and case kept; the paper counts 63,949 words.
+READING_VOCABULARY = {
+    ("visible_text", True): 48_511,
+    ("visible_text", False): 61_890,
+    ("text_and_header", True): 50_189,
+    ("text_and_header", False): 63_574,
+    ("text_and_attributes", True): 71_976,
+    ("text_and_attributes", False): 91_693,
+    ("whole_page", True): 75_827,
+    ("whole_page", False): 95_973,
+}
+
+
+def test_page_readings_on_the_real_pages():
+    """A real Wisconsin page: its header's server name (NCSA) is a word under the readings that
+    keep the header and not under the visible text; a link's host (www.cs.wisc.edu) is words
+    under the readings that keep the attributes, not in the visible text. Then each reading's
+    vocabulary over all 4,199 pages, lower-cased and not."""
+    import tarfile
+
+    from harness.svm_experiment import make_analyzer, static_features
+
+    archive = MIRROR / "webkb" / "webkb-data.gtar.gz"
+    name = "webkb/course/wisconsin/http:^^www.cs.wisc.edu^~arch^uwarch^courses^cs354.html"
+    with tarfile.open(archive) as tar:
+        raw = tar.extractfile(name).read()
+    assert b"Server: NCSA/1.5" in raw and b'HREF="http://www.cs.wisc.edu' in raw
+    words = {r: set(make_analyzer()(webkb.page_text(raw, r))) for r in webkb.PAGE_READINGS}
+    assert "ncsa" in words["whole_page"] and "ncsa" in words["text_and_header"]
+    assert "ncsa" not in words["visible_text"] and "ncsa" not in words["text_and_attributes"]
+    assert {"wisc", "www"} <= words["text_and_attributes"] and {"wisc", "www"} <= words["whole_page"]
+    assert not {"wisc", "www"} & words["visible_text"]
+    assert words["visible_text"] <= words["text_and_header"] <= words["whole_page"]
+    for reading in webkb.PAGE_READINGS:
+        corpus = webkb.parse_archive(archive, reading=reading)
+        assert len(corpus.texts) == 4199 and f"page reading {reading}" in corpus.note
+        for lower in (True, False):
+            _, _, vocab = static_features(corpus.texts, lowercase=lower)
+            assert len(vocab) == READING_VOCABULARY[(reading, lower)], (reading, lower)
