@@ -109,7 +109,7 @@ def log_axes(ax, which: str = "xy") -> None:
         axis.set_minor_formatter(NullFormatter())
 
 
-def robust_limits(values, quantile: float = 0.005, margin: float = 0.08):
+def robust_limits(values, quantile: float = 0.005, margin: float = 0.25):
     """Axis limits (lo, hi) of ``values`` (1-D float) that a few outlying points cannot squash:
     the ``quantile`` and 1 - ``quantile`` quantiles widened by ``margin`` of their range on each
     side, shrunk to the data (plus 3% of that range) where no value reaches them. Returns

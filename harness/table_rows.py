@@ -172,7 +172,10 @@ def readings_markdown(table: pd.DataFrame, paper: pd.DataFrame, cfg: dict, full:
     version for Table 1's notes (learned and Binary cells, vocabulary, distance)."""
     from .svm_experiment import VECTOR_SCALES
 
+    from .paper_settings import vs_paper
+
     sweep = cfg["readings"]
+    c_words = vs_paper("svm_table1", "C", float(cfg["C"]), f"C = {float(cfg['C']):g}")
     methods = ("SVM-relative", "Binary", "TFIDF") if full else ("SVM-relative", "Binary")
     short = {"SVM-relative": "learned", "Binary": "Binary", "TFIDF": "TFIDF"}
     cols = [(m, n) for m in methods for n in READING_NOTIONS]
@@ -216,7 +219,7 @@ def readings_markdown(table: pd.DataFrame, paper: pd.DataFrame, cfg: dict, full:
     lines = [
         (
             f"Test triplets satisfied (%), mean over seeds {sweep['seeds']}, SVM-relative (eq. 8, "
-            f"A = I, C = {cfg['C']}) learned from n training triplets ("
+            f"A = I, {c_words}) learned from n training triplets ("
             + ", ".join(f"{k} scale: {v:,}" for k, v in sweep["n_train_triplets"].items())
             + (
                 "; fewer on unscaled vectors is a bound of ours: eq. 8 is far slower to solve on "
@@ -226,7 +229,8 @@ def readings_markdown(table: pd.DataFrame, paper: pd.DataFrame, cfg: dict, full:
                 if len(set(sweep["n_train_triplets"].values())) > 1
                 else ""
             )
-            + f"), {cfg['n_test_triplets']:,} test triplets; Binary / TFIDF: the "
+            + f"), {vs_paper('svm_table1', 'n_test_triplets', cfg['n_test_triplets'])} test "
+            "triplets; Binary / TFIDF: the "
             "preprocessing variant best on the test set"
             + (" (named in brackets)" if full else "")
             + ". Each row is one reading of a page file (visible_text: what a browser shows; "

@@ -13,7 +13,11 @@ from tests.pipeline import issue_mentions, latex_failures, run_targets
 
 @pytest.mark.skipif(shutil.which("apt-get") is None, reason="the embedded route needs Debian's apt")
 def test_svm_targets_on_the_ci_config(tmp_path):
-    run_targets(["table_svm_1", "figure_svm_2", "figure_svm_mds", "svm_scaling"], tmp_path)
+    run_targets(
+        ["table_svm_1", "figure_svm_2", "figure_svm_mds", "svm_scaling", "table_svm_readings",
+         "figure_svm_c_sweep"],
+        tmp_path,
+    )  # fmt: skip
     table = pd.read_csv(tmp_path / "tables/svm_table1.csv")
     assert {"protocol", "paper_settings", "our_settings", "variant"} <= set(table.columns)
     webkb = table[table.dataset == "webkb_topic"]
@@ -60,3 +64,23 @@ def test_svm_targets_on_the_ci_config(tmp_path):
     mds = (tmp_path / "figures/figure_svm_mds.md").read_text()
     assert "a) unweighted" in mds and "b) learned: Reuters corn/grain, Topic (stand-in)" in mds
     assert "c) learned: Reuters corn/grain, Topic+FacultyStudent (stand-in)" in mds
+    # the sweeps: the readings need WebKB (offline: said so, and Table 1 names the sweep); the C
+    # sweep runs on the stand-in, a curve per (scale, C), each cell under its variant's C and scale
+    readings = (tmp_path / "tables/svm_readings.md").read_text()
+    assert "Not run: the sweep needs the WebKB pages" in readings
+    sweep = pd.read_csv(tmp_path / "tables/svm_c_sweep.csv")
+    assert sorted(set(zip(sweep.scale, sweep.C))) == [("none", 0.1), ("none", 1.0), ("unit", 1.0),
+                                                      ("unit", 10.0)]  # fmt: skip
+    assert (sweep.n_seeds == 2).all() and sorted(sweep.n_train_triplets.unique()) == [30, 100]
+    cells = pd.concat(
+        pd.read_csv(p) for p in (tmp_path / "svm/c_sweep").glob("*/*/seed*.csv")
+    )
+    svm = cells[cells.method == "SVM-relative"]
+    for v, g in svm.groupby("sweep_variant"):
+        c, scale = v[1:].split("-")
+        assert (g.C == float(c)).all() and (g.scale == scale).all()
+    c_md = (tmp_path / "figures/figure_svm_c_sweep.md").read_text()
+    assert "one line per C (none: 0.1, 1; unit: 1, 10)" in c_md
+    # Table 1 on the stand-ins under the default text features, named in the caption and rows
+    assert set(runs[runs.corpus == "reuters"].scale) == {"unit"}
+    assert "Text features (ours, svm.text_features)" in md

@@ -441,3 +441,86 @@ def test_largest_groups_tie_is_broken_by_the_collection_not_the_alphabet():
     assert set(labels[keep]) == {"z", "a"}
     keep = eligible_items(notion, labels, n_groups=2)
     assert set(labels[keep]) == {"z", "a"}
+
+
+_PAGE = (
+    b"MIME-Version: 1.0\r\nServer: CERN/3.0\r\nDate: Thu, 07 Nov 1996\r\n\r\n"
+    b'<html><head><title>Home</title><style>p {color: red}</style></head>\n'
+    b'<body><a href="http://www.cs.utexas.edu/users/x/">My Page</a> <img src="me.gif"></body>'
+)
+
+
+def test_each_page_reading_takes_exactly_its_part_of_the_file():
+    """The four readings of one page file, written out by hand from the reading's definition."""
+    assert webkb.page_text(_PAGE, "visible_text") == "Home My Page"
+    assert webkb.page_text(_PAGE) == webkb.page_text(_PAGE, "visible_text")  # the default
+    assert webkb.page_text(_PAGE, "text_and_header") == (
+        "MIME-Version: 1.0 Server: CERN/3.0 Date: Thu, 07 Nov 1996 Home My Page"
+    )
+    assert webkb.page_text(_PAGE, "text_and_attributes") == (
+        "Home http://www.cs.utexas.edu/users/x/ My Page me.gif"
+    )
+    whole = webkb.page_text(_PAGE, "whole_page")
+    assert whole.startswith("MIME-Version: 1.0 Server: CERN/3.0") and "<style>p {color" in whole
+    assert whole.endswith('<img src="me.gif"></body>')
+    with pytest.raises(ValueError, match="unknown page reading 'html'"):
+        webkb.page_text(_PAGE, "html")
+    with pytest.raises(ValueError, match="unknown page reading"):
+        webkb.parse_archive(Path("absent.tgz"), reading="html")
+
+
+def test_case_and_unit_scale_of_the_binary_vectors():
+    from harness.svm_experiment import make_analyzer, scale_rows
+
+    docs = ["The Cat and the cat", "THE dog", "a"]
+    assert make_analyzer(lowercase=False)("The Cat the") == ["The", "Cat", "the"]
+    assert make_analyzer()("The Cat the") == ["the", "cat", "the"]
+    # stop words are dropped whatever their case; the stemmer lower-cases
+    assert make_analyzer(preprocessing="stop", lowercase=False)("The Cat AND cats") == [
+        "Cat", "cats"
+    ]  # fmt: skip
+    kept, _, vocab = static_features(docs, lowercase=False)
+    assert list(vocab) == ["Cat", "THE", "The", "a", "and", "cat", "dog", "the"]
+    unit, tfidf, _ = static_features(docs, scale="unit")
+    lower, _, _ = static_features(docs)
+    np.testing.assert_allclose(unit.toarray(), lower.toarray() / np.sqrt([[3], [2], [1]]))  # the, cat, and
+    np.testing.assert_allclose(np.linalg.norm(tfidf.toarray(), axis=1), 1.0)  # as before
+    zero = scale_rows(np.array([[0.0, 0.0], [3.0, 4.0]]), "unit")
+    np.testing.assert_allclose(zero, [[0.0, 0.0], [0.6, 0.8]])  # an empty row stays empty
+    with pytest.raises(ValueError, match="unknown vector scale 'l1'"):
+        scale_rows(zero, "l1")
+
+
+def test_corpus_features_read_back_equal_and_a_bad_file_is_named(tmp_path):
+    from harness.io import save_npz
+    from harness.svm_experiment import (
+        PREPROCESSING,
+        corpus_features,
+        features_name,
+        read_corpus_features,
+    )
+
+    corpus = webkb.TextCorpus(
+        name="t",
+        texts=["Students and courses", "A faculty page", "Course notes of students"],
+        labels={"topic": np.array(["student", "faculty", "course"])},
+        files={"a.tgz": "sha"},
+        collection_counts={"university": {"x.edu": 3}},
+        note="three pages",
+    )
+    tf = {"reading": "whole_page", "lowercase": True, "scale": "unit"}
+    save_npz(tmp_path / "f.npz", **corpus_features(corpus, r"(?u)\b\w+\b", tf))
+    back = read_corpus_features(tmp_path / "f.npz")
+    for p in PREPROCESSING:
+        b, t, v = static_features(corpus.texts, preprocessing=p, scale="unit")
+        np.testing.assert_array_equal(back["binary"][p].toarray(), b.toarray())
+        np.testing.assert_array_equal(back["tfidf"][p].toarray(), t.toarray())
+        assert back["n_vocab"][p] == len(v)
+    assert list(back["labels"]["topic"]) == ["student", "faculty", "course"]
+    assert back["collection_counts"] == {"university": {"x.edu": 3}} and back["note"] == "three pages"
+    assert back["text_features"] == tf and back["files"] == {"a.tgz": "sha"}
+    assert features_name("webkb", tf) == "whole_page-lower-unit"
+    assert features_name("reuters", tf) == "plain_text-lower-unit"  # no pages: no reading
+    (tmp_path / "bad.npz").write_bytes(b"not a zip")
+    with pytest.raises(DataError, match=r"bad\.npz: not a readable text-features file"):
+        read_corpus_features(tmp_path / "bad.npz")

@@ -242,12 +242,43 @@ def svm_features_file(corpus, text_features):
 def svm_run_input(wc):
     """A cell's input: its text corpus' features under the cell's svm.text_features (the
     config's, or its sweep variant's), or a class-labelled set's prepared file."""
+    from harness import svm_sweeps
+
     if wc.notion in SVM_TEXT:
         cfg = (
             svm_sweeps.variant_config(SVM, wc.sweep, wc.variant) if "variant" in wc.keys() else SVM
         )
         return {"features": svm_features_file(SVM_TEXT[wc.notion].corpus, cfg["text_features"])}
     return {"prepared": f"{CACHE}/prepared/{wc.notion}_{ROUTE}.npz"}
+
+
+def svm_sweep_settings(sweep, variant):
+    """What a sweep cell is made under: the run keys of its variant's svm block
+    (harness.svm_sweeps.variant_config), the route and the cell script's code."""
+    from harness import svm_sweeps
+
+    cfg = svm_sweeps.variant_config(SVM, sweep, variant)
+    return block_settings(
+        {**config, "svm": cfg}, "svm", SVM_RUN_KEYS, "workflow/scripts/svm_run.py"
+    )
+
+
+def svm_sweep_cells(sweep):
+    """The rows of every cell of ``sweep`` that the route can serve."""
+    from harness import svm_sweeps
+
+    return [
+        f"{RESULTS}/svm/{sweep}/{v}/{n}/seed{s}.csv"
+        for v, n, s in svm_sweeps.cells(SVM, sweep)
+        if svm_available(n)
+    ]
+
+
+def svm_sweep_hashes(sweep):
+    """variant -> the settings hash its cells must carry (the sweep's table refuses others)."""
+    from harness import svm_sweeps
+
+    return {v: settings_hash(svm_sweep_settings(sweep, v)) for v in svm_sweeps.variants(SVM, sweep)}
 
 
 def svm_runs(wc=None):

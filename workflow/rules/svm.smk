@@ -28,29 +28,6 @@ SVM_RUN_KEYS = [
 SVM_RUN_SETTINGS = block_settings(config, "svm", SVM_RUN_KEYS, "workflow/scripts/svm_run.py")
 
 
-def svm_sweep_settings(sweep, variant):
-    """What a sweep cell is made under: the run keys of its variant's svm block
-    (harness.svm_sweeps.variant_config), the route and the cell script's code."""
-    cfg = svm_sweeps.variant_config(SVM, sweep, variant)
-    return block_settings(
-        {**config, "svm": cfg}, "svm", SVM_RUN_KEYS, "workflow/scripts/svm_run.py"
-    )
-
-
-def svm_sweep_cells(sweep):
-    """The rows of every cell of ``sweep`` that the route can serve."""
-    return [
-        f"{RESULTS}/svm/{sweep}/{v}/{n}/seed{s}.csv"
-        for v, n, s in svm_sweeps.cells(SVM, sweep)
-        if svm_available(n)
-    ]
-
-
-def svm_sweep_hashes(sweep):
-    """variant -> the settings hash its cells must carry (the sweep's table refuses others)."""
-    return {v: settings_hash(svm_sweep_settings(sweep, v)) for v in svm_sweeps.variants(SVM, sweep)}
-
-
 localrules:
     table_svm_1,
     figure_svm_2,

@@ -16,7 +16,8 @@ import pandas as pd
 from harness.io import save_text, start_log
 from harness.plots import clipped_band, display_name, method_style, save_figure
 from harness.settings import check_block_fresh
-from harness.svm_experiment import NOTIONS
+from harness.paper_settings import vs_paper
+from harness.svm_experiment import NOTIONS, text_feature_words
 from harness.tables import collect
 
 start_log(snakemake.log[0])
@@ -78,14 +79,18 @@ table = pd.concat([curve, best]).query("notion in @notions").copy()
 table["mean"] = (100 * table["mean"]).round(2)
 table["std"] = (100 * table["std"]).round(2)
 n_test = int(runs[runs.notion.isin(notions)].n_test_triplets.max()) if notions else 0
+c_words = vs_paper("figure_svm_2", "C", float(cfg["C"]), f"C = {float(cfg['C']):g}")
 lines = [
     "# Schultz & Joachims (2003), Figure 2: learning curve",
     "",
     "Percentage of P_test satisfied by SVM-relative (eq. 8, A = I, "
-    f"C = {cfg['C']}, solver {cfg['solver']}) against the size of P_train (number of training "
+    f"{c_words}, solver "
+    f"{cfg['solver']} (the paper names none)) against the size of P_train (number of training "
     "triplets, the paper's x axis; the linear scale is ours), P_test held fixed "
-    f"({n_test:,} test triplets; the paper: 85,907). Training sets are nested (the first n of "
-    "one draw; our choice). Points: mean over seeds "
+    f"({vs_paper('figure_svm_2', 'n_test_triplets', n_test)} test triplets). Features: "
+    f"{text_feature_words(cfg['text_features'], 'webkb')} for a WebKB page (ours, "
+    "svm.text_features; the paper states binary words only; see table_svm_1). Training sets "
+    "are nested (the first n of one draw; our choice). Points: mean over seeds "
     f"{cfg['seeds']}; error bars: ± one standard deviation over the seeds (ours: the paper's "
     "text does not say how many runs it reports). Horizontal lines: the static baselines' best "
     "preprocessing variant (our addition). The paper's curve is for Topic+FacultyStudent on "

@@ -12,6 +12,7 @@ import matplotlib.pyplot as plt
 import pandas as pd
 
 from harness.io import save_csv, save_text, start_log
+from harness.paper_settings import vs_paper
 from harness.plots import display_name, save_figure
 from harness.svm_experiment import VECTOR_SCALES
 from harness.tables import collect, paper_frame
@@ -90,7 +91,9 @@ lines = [
     "# Schultz & Joachims (2003), Figure 2 for several C and vector scales",
     "",
     (
-        f"Percentage of P_test satisfied ({cfg['n_test_triplets']:,} test triplets) by SVM-relative "
+        "Percentage of P_test satisfied ("
+        f"{vs_paper('figure_svm_2', 'n_test_triplets', cfg['n_test_triplets'])} test triplets) "
+        "by SVM-relative "
         f"(eq. 8, A = I, solver {cfg['solver']}) on {display_name(notion)} against the size of "
         "P_train (nested training sets), mean over seeds "
         f"{sweep['seeds']} with ± one standard deviation; one panel per scale of each "

@@ -13,6 +13,7 @@ import numpy as np
 import pandas as pd
 
 from harness.io import save_text, start_log
+from harness.paper_settings import vs_paper
 from harness.plots import display_name, robust_limits, save_figure
 from harness.settings import settings_hash
 from harness.svm_experiment import NOTIONS, classical_mds
@@ -82,6 +83,7 @@ stand_in = "".join(
     if n in NOTIONS and NOTIONS[n].mimics
 )
 n_test = len(a["test"])
+c_words = vs_paper("figure_svm_mds", "C", float(a["C"]), f"C = {float(a['C']):g}")
 text = [
     "# Classical MDS of the test documents: unweighted, learned Topic, learned "
     "Topic+FacultyStudent",
@@ -94,11 +96,13 @@ text = [
     "centring matrix), coordinates = top-2 eigenvectors x sqrt(eigenvalues); not scikit-learn's "
     "SMACOF MDS. Panels as the paper's: a) the unweighted binary Euclidean distance on the "
     "learner's features, b) the learned distance of the Topic notion, c) of the "
-    f"Topic+FacultyStudent notion (SVM-relative, eq. 8, A = I, C = {float(a['C'])}, "
-    f"{int(a['n_train_triplets']):,} training triplets)." + stand_in,
+    "Topic+FacultyStudent notion (SVM-relative, eq. 8, A = I, "
+    f"{c_words}, "
+    f"{int(a['n_train_triplets']):,} training triplets; features as Table 1's, "
+    "svm.text_features)." + stand_in,
     "",
     "Axes: each panel's limits are the 0.5% and 99.5% quantiles of its coordinates widened by "
-    "8% of their range (ours: a few outlying documents would otherwise squash the rest); a "
+    "25% of their range (ours: a few outlying documents would otherwise squash the rest); a "
     "document beyond them is drawn on the frame as a triangle (beyond_axes below, with the "
     "largest |coordinate| per dimension).",
     "",
