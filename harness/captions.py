@@ -730,3 +730,51 @@ def svm_table1(
     if route != "download":
         lines.append("WebKB columns: needs download (the embedded route has no copy of WebKB).")
     return lines
+
+
+def paper_ranking(values: pd.DataFrame, paper: pd.DataFrame, focus: str, tol: float) -> list:
+    """Whether our numbers reproduce the paper's ranking of its own methods, in caption words.
+
+    ``values``: tidy per-seed rows (dataset, algorithm, metric, seed, value) of one metric;
+    ``paper``: :func:`harness.paper_table.paper_for_rows` (only the rows named after the paper's
+    method itself count, one per method); ``focus``: the method whose rank is followed (the
+    paper's own, e.g. "SDCA"); ``tol``: the distance from the paper's number that counts as
+    reproduced. Higher is better. Returns [] when no dataset has two such methods with numbers."""
+    ours = values.groupby(["dataset", "algorithm"]).value.mean()
+    own = paper[paper.algorithm == paper.paper_method]
+    rows, ranks, cells, above, below, diffs = [], [], 0, 0, 0, {}
+    for d, g in own.groupby("dataset", sort=False):
+        g = g[[(d, m) in ours.index for m in g.algorithm]]
+        if len(g) < 2 or focus not in set(g.algorithm):
+            continue
+        ours_d = pd.Series({m: ours[(d, m)] for m in g.algorithm})
+        paper_d = g.set_index("algorithm").paper
+        rank = {
+            "ours": int(ours_d.rank(ascending=False, method="min")[focus]),
+            "paper": int(paper_d.rank(ascending=False, method="min")[focus]),
+        }
+        rows.append(f"{d} {rank['paper']} -> {rank['ours']} of {len(g)}")
+        ranks.append((rank["paper"], rank["ours"]))
+        for m in g.algorithm:
+            diff = ours_d[m] - paper_d[m]
+            diffs.setdefault(m, []).append(diff)
+            cells += 1
+            above += diff > tol
+            below += diff < -tol
+    if not rows:
+        return []
+    mean = ", ".join(f"{m} {np.mean(v):+.3f}" for m, v in diffs.items())
+    return [
+        (
+            f"Ranking of the paper's own methods (ours beside the paper's): {focus}'s rank on "
+            f"each set, paper -> ours: {'; '.join(rows)}. Of {cells} cells, "
+            f"{cells - above - below} are within {tol} of the paper, {above} above it and "
+            f"{below} below it; mean ours - paper per method: {mean}."
+            + (
+                f" The paper's rank of {focus} is not reproduced on "
+                f"{sum(p != o for p, o in ranks)} of {len(ranks)} sets."
+                if any(p != o for p, o in ranks)
+                else f" The paper's rank of {focus} is reproduced on every set."
+            )
+        )
+    ]

@@ -486,3 +486,30 @@ def test_table4_scaling_never_calls_configured_sizes_the_papers(ci, tmp_path, mo
     assert "2,000 training triplets (the paper: 500K)" in text
     assert "500 background items (the paper: about one million)" in text
     assert "8-d features (the paper: 297)" in text
+
+
+def test_the_paper_ranking_line_counts_ranks_and_cells_against_the_paper():
+    from harness.captions import paper_ranking
+
+    paper = pd.DataFrame(
+        [(d, m, m, v) for d, row in {"a": {"SDCA": 0.5, "LEGO": 0.4, "Eucl": 0.3},
+                                     "b": {"SDCA": 0.6, "LEGO": 0.2, "Eucl": 0.1}}.items()
+         for m, v in row.items()]
+        + [("a", "SDCA-random", "SDCA", 0.5)],  # a row carrying SDCA's number: not counted
+        columns=["dataset", "algorithm", "paper_method", "paper"],
+    )  # fmt: skip
+    ours = {("a", "SDCA"): 0.51, ("a", "LEGO"): 0.55, ("a", "Eucl"): 0.30,
+            ("b", "SDCA"): 0.60, ("b", "LEGO"): 0.25, ("b", "Eucl"): 0.10,
+            ("a", "SDCA-random"): 0.9}  # fmt: skip
+    values = pd.DataFrame(
+        [(d, m, "mAP", s, v) for (d, m), v in ours.items() for s in (0, 1)],
+        columns=["dataset", "algorithm", "metric", "seed", "value"],
+    )
+    (line,) = paper_ranking(values, paper, "SDCA", tol=0.02)
+    assert "paper -> ours: a 1 -> 2 of 3; b 1 -> 1 of 3" in line
+    assert "Of 6 cells, 4 are within 0.02 of the paper, 2 above it and 0 below it" in line
+    assert "LEGO +0.100" in line and "not reproduced on 1 of 2 sets" in line
+    assert paper_ranking(values[values.dataset == "b"], paper, "SDCA", 0.02)[0].endswith(
+        "The paper's rank of SDCA is reproduced on every set."
+    )
+    assert paper_ranking(values.iloc[:0], paper, "SDCA", 0.02) == []

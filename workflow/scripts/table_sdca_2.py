@@ -22,18 +22,21 @@ info, sections = cell_info(runs).assign(route=route), []
 if other:  # sdca_table2.compare_with: the same table made on another data route
     by_route, section = route_comparison(runs, route, other)
     info, sections = info.merge(by_route, on=["dataset", "algorithm"], how="left"), [section]
+values = seed_values(test_rows(runs), ["mAP"])
+paper = paper_for_rows(paper_frame(snakemake.params.paper_rows), cfg["methods"])
+ranking = captions.paper_ranking(values[values.metric == "mAP"], paper, "SDCA", tol=0.02)
 out = snakemake.output
 table = PaperTable(
     name="sdca_table2",
     title="SDCA paper (Wu et al., AAAI 2014), Table 2",
-    values=seed_values(test_rows(runs), ["mAP"]),
+    values=values,
     metrics=[Metric("mAP", "mAP")],
     datasets=cfg["datasets"],
     methods=list(cfg["methods"]),
-    paper=paper_for_rows(paper_frame(snakemake.params.paper_rows), cfg["methods"]),
+    paper=paper,
     status={d: missing_reason(config) for d in missing},
     methods_cfg=cfg["methods"],
-    caption=captions.sdca_table2(config, runs, missing, other),
+    caption=captions.sdca_table2(config, runs, missing, other) + ranking,
     diff_note=captions.difference_note("sdca_table2", config),
     info=info,
     sections=sections,
