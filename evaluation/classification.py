@@ -7,7 +7,9 @@ with win/tie/loss counts of the OAHU paper's Table 3.
   ties in similarity are broken by the training index (stable sort), so results are deterministic.
 * error rate = 1 - accuracy; macro F1 = ``sklearn.metrics.f1_score(average="macro")``.
 * paired t-test: ``scipy.stats.ttest_rel`` over runs; a method "wins" against the reference when
-  its mean is better and p < alpha, "loses" when worse and p < alpha, else "ties".
+  its mean is better and p < alpha, "loses" when worse and p < alpha, else "ties". The
+  degenerate inputs (fewer than two runs, the same difference on every run) are decided before
+  scipy is called: :func:`paired_ttest`.
 """
 
 from __future__ import annotations
@@ -66,18 +68,52 @@ def macro_f1(y_true, y_pred) -> float:
     return float(f1_score(y_true, y_pred, average="macro", zero_division=0))
 
 
+SAME_DIFFERENCE_RTOL = 100 * np.finfo(float).eps
+"""Paired differences within ``SAME_DIFFERENCE_RTOL`` times the largest |value| of each other
+(about 2e-14 relative) are one difference: float rounding, not a measured spread. It is above
+the spread at which scipy warns of catastrophic cancellation (10 machine epsilons of the mean
+difference), so scipy is never called on such data."""
+
+
 def paired_ttest(ours, reference, alpha: float = 0.05, higher_is_better: bool = False):
     """Paired t-test of a method's per-run values against the reference method's (same runs).
 
     Returns ``(p_value, outcome)`` with outcome "win", "tie" or "loss" for ``ours`` against the
-    reference (the OAHU paper's Table 3 marks: a win means significantly better). With fewer than
-    two runs, or identical values, p is NaN and the outcome "tie".
+    reference (the OAHU paper's Table 3 marks: a win means significantly better, a loss
+    significantly worse), or "n/a" where no test is possible. ``scipy.stats.ttest_rel`` gives
+    p, except in the degenerate cases, decided here (the rule for every table's marks):
+
+    * fewer than two runs: no test, ``(nan, "n/a")`` (a t-test needs a variance);
+    * the difference ours - reference is zero on every run (up to float rounding,
+      :data:`SAME_DIFFERENCE_RTOL`): ``(1.0, "tie")``, the two are the same;
+    * the difference is the same non-zero value on every one of n >= 2 runs: the t statistic
+      is infinite and p is 0 in the limit, so ``(0.0, "win")`` or ``(0.0, "loss")`` by the sign
+      of the difference: a method better or worse on every run by the same amount is
+      consistently better or worse, never a tie (scipy returns inf and p = 0 for an exactly
+      constant difference but NaN for a zero one, and warns of precision loss for a difference
+      that is constant up to rounding).
+
+    Raises ``ValueError`` for values of different shapes or a NaN or infinite value (a run
+    without a number is not a pair; the caller drops it, as
+    :func:`harness.paper_table.summarize` does, or fixes its input).
     """
     a, b = np.asarray(ours, float), np.asarray(reference, float)
-    if a.shape != b.shape:
+    if a.ndim != 1 or a.shape != b.shape:
         raise ValueError("paired values need one value per run for both methods")
-    if len(a) < 2 or np.allclose(a - b, (a - b)[0]):
-        return float("nan"), "tie"
+    if not (np.isfinite(a).all() and np.isfinite(b).all()):
+        raise ValueError(
+            "paired_ttest: NaN or infinite value in the runs (drop the runs without a number "
+            "on both sides before testing)"
+        )
+    if len(a) < 2:
+        return float("nan"), "n/a"
+    d = a - b
+    tol = SAME_DIFFERENCE_RTOL * max(np.abs(a).max(), np.abs(b).max())
+    if np.abs(d).max() <= tol:
+        return 1.0, "tie"
+    if np.ptp(d) <= tol:
+        better = d.mean() > 0 if higher_is_better else d.mean() < 0
+        return 0.0, "win" if better else "loss"
     p = float(stats.ttest_rel(a, b).pvalue)
     if not p < alpha:
         return p, "tie"

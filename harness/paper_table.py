@@ -9,7 +9,9 @@ Statistics, chosen once for the whole project:
   average rank, ``scipy.stats.rankdata``), the best mean in bold, and a paired t-test over the
   shared seeds against the best row (``evaluation.classification.paired_ttest``, 0.05): a row
   not significantly different from the best is marked "≈" (no mark over fewer than two shared
-  seeds); optionally the same test against a reference method (the OAHU paper's marks);
+  seeds with a number: outcome "n/a"; a row behind the best by the same amount on every seed
+  is a loss, p = 0, never "≈"); optionally the same test against a reference method (the OAHU
+  paper's marks);
 * across datasets: average ranks, the Friedman test and the Nemenyi post-hoc test
   (:func:`harness.tables.rank_comparison`, scipy and scikit-posthocs) and a critical-difference
   diagram (:func:`harness.plots.cd_diagram`), for the metrics a table ranks.
@@ -142,7 +144,12 @@ def _status(status: dict, d: str, m: str) -> str:
 def summarize(t: PaperTable) -> pd.DataFrame:
     """One row per (dataset, algorithm, metric) of ``t``: mean, std, n_seeds, seeds, paper,
     paper_std, paper_method, diff, status ("ok" or why there is no number), rank, best,
-    p_vs_best, vs_best, the provenance columns and ``t.info``'s; in the table's order."""
+    p_vs_best, vs_best, the provenance columns and ``t.info``'s; in the table's order.
+
+    ``vs_best`` (and ``vs_<reference>``) is the row's side of :func:`_paired`'s test: "win",
+    "tie" or "loss" with its p in ``p_vs_best``; "n/a" with p NaN where fewer than two seeds
+    have a number on both rows (no test); "" with p NaN where no test applies (a best row
+    against the best, the reference against itself, a row without a number)."""
     per = {
         k: g.set_index("seed").value
         for k, g in t.values.groupby(["dataset", "algorithm", "metric"])
@@ -222,14 +229,15 @@ def summarize(t: PaperTable) -> pd.DataFrame:
 
 
 def _paired(ours: pd.Series, ref: pd.Series, higher: bool) -> tuple[float, str]:
-    """(p, outcome) of the paired t-test (``evaluation.classification.paired_ttest``) over the
-    seeds both series have; (NaN, "") with fewer than two."""
+    """(p, outcome) of the paired t-test (``evaluation.classification.paired_ttest``, which
+    decides the degenerate cases: a constant gap is a win or loss with p = 0, no gap a tie with
+    p = 1) over the seeds where both series have a number (a seed with NaN on either side is
+    not a pair and is dropped); (NaN, "n/a") with fewer than two such seeds."""
     from evaluation.classification import paired_ttest
 
     common = ours.index.intersection(ref.index)
-    if len(common) < 2:
-        return np.nan, ""
-    return paired_ttest(ours[common].to_numpy(), ref[common].to_numpy(), ALPHA, higher)
+    both = pd.concat([ours[common], ref[common]], axis=1).dropna()
+    return paired_ttest(both.iloc[:, 0].to_numpy(), both.iloc[:, 1].to_numpy(), ALPHA, higher)
 
 
 def _num(v, metric: Metric, digits: int | None = None) -> str:
@@ -400,7 +408,8 @@ def _legend(t: PaperTable) -> list[str]:
             f"; in brackets the row's rank on that dataset ({', '.join(ranked)}; 1 = best, ties "
             f"share the mean rank), the best in bold, {TIE_MARK} = not significantly different "
             f"from the best (paired t-test over the shared seeds, {ALPHA}; no mark over fewer "
-            "than two); ranks, bold and this test are ours, the papers print none of them"
+            "than two; a gap the same on every seed counts as significant); ranks, bold and this "
+            "test are ours, the papers print none of them"
             if ranked
             else ""
         )

@@ -282,9 +282,15 @@ def cd_diagram(comparison: dict, path, title: str) -> None:
     """Critical-difference diagram (Demšar 2006) of :func:`harness.tables.rank_comparison`'s
     result, drawn by ``scikit_posthocs.critical_difference_diagram`` (average ranks on the axis;
     methods joined by a bar do not differ by the Nemenyi test at 0.05), saved to ``path``
-    (atomically). With no test (too few datasets or methods) the figure says so."""
+    (atomically). With no test (too few datasets or methods) the figure says so; every method
+    tied on every dataset draws one bar over all (Nemenyi p = 1, decided by
+    :func:`harness.tables.friedman_nemenyi`). Raises ``ValueError`` for a NaN p-value (bars
+    would be drawn from it)."""
+    p = comparison["p_nemenyi"]
+    if not p.empty and p.isna().to_numpy().any():
+        raise ValueError("cd_diagram: NaN in the Nemenyi p-values")
     fig, ax = plt.subplots(figsize=(7.0, 0.35 * max(len(comparison["avg_rank"]), 4) + 1.0))
-    if comparison["p_nemenyi"].empty:
+    if p.empty:
         ax.axis("off")
         ax.text(0.5, 0.5, "no critical-difference diagram: fewer than 2 datasets or 3 methods",
                 ha="center", va="center")

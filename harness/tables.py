@@ -59,20 +59,74 @@ def add_ranks(summary: pd.DataFrame, higher_is_better: bool = True) -> pd.DataFr
     return out
 
 
-def rank_comparison(summary: pd.DataFrame, higher_is_better: bool = True) -> dict:
-    """Methods compared over datasets as Demšar (JMLR 2006) recommends: average ranks, the
-    Friedman test (``scipy.stats.friedmanchisquare``) and the Nemenyi post-hoc test of every pair
-    (``scikit_posthocs.posthoc_nemenyi_friedman``), on the mean per (dataset, method) of the
-    methods that have a number on every dataset that has one for all of them (a complete block).
+def friedman_nemenyi(block: pd.DataFrame, higher_is_better: bool = True) -> dict:
+    """The Friedman test (``scipy.stats.friedmanchisquare``) and the Nemenyi post-hoc test of
+    every pair (``scikit_posthocs.posthoc_nemenyi_friedman``) on ``block``: datasets x methods,
+    a number in every cell. The degenerate blocks are decided here, before scipy is called:
 
-    Returns {"avg_rank": Series (method -> average rank, 1 = best, ascending), "p_nemenyi":
-    DataFrame (method x method p-values), "friedman_stat", "friedman_p", "n_datasets",
-    "datasets", "left_out": methods without a number on every dataset}; with fewer than 2
-    datasets or 3 methods the tests are undefined: their values are NaN and ``p_nemenyi`` empty.
-    """
+    * fewer than 2 datasets or 3 methods: not computed (the Friedman statistic needs two blocks
+      and scipy three groups); ``friedman_stat`` and ``friedman_p`` NaN, ``p_nemenyi`` empty and
+      ``not_computed`` saying why;
+    * every method tied on every dataset (each row constant): no difference, chi2 = 0 and p = 1,
+      and every Nemenyi p = 1 (scipy's tie correction divides 0 by 0 and returns NaN here);
+      ``note`` says so.
+
+    Otherwise scipy's chi2 and p (with its tie correction) and scikit-posthocs' p-values, which
+    are then finite. Returns {"friedman_stat", "friedman_p", "p_nemenyi" (method x method),
+    "not_computed": "" or why, "note": "" or what was decided}. Raises ``ValueError`` for a
+    NaN or infinite cell (:func:`rank_comparison` passes only complete blocks)."""
     import scikit_posthocs as sp
     from scipy.stats import friedmanchisquare
 
+    n, k = block.shape
+    out = {
+        "friedman_stat": np.nan,
+        "friedman_p": np.nan,
+        "p_nemenyi": pd.DataFrame(),
+        "not_computed": "",
+        "note": "",
+    }
+    if n < 2 or k < 3:
+        out["not_computed"] = (
+            f"not computed: {n} dataset(s) with a number for every one of {k} method(s); "
+            "the Friedman test needs at least 2 datasets and 3 methods"
+        )
+        return out
+    values = block.to_numpy(float)
+    if not np.isfinite(values).all():
+        raise ValueError("friedman_nemenyi: a NaN or infinite cell in the block")
+    methods = list(block.columns)
+    if (values == values[:, :1]).all():
+        out.update(
+            friedman_stat=0.0,
+            friedman_p=1.0,
+            p_nemenyi=pd.DataFrame(1.0, index=methods, columns=methods),
+            note="every method ties on every dataset: no difference (chi2 = 0, p = 1)",
+        )
+        return out
+    stat, p = friedmanchisquare(*values.T)
+    nemenyi = sp.posthoc_nemenyi_friedman(-values if higher_is_better else values)
+    out.update(
+        friedman_stat=float(stat),
+        friedman_p=float(p),
+        p_nemenyi=nemenyi.set_axis(methods, axis=0).set_axis(methods, axis=1),
+    )
+    return out
+
+
+def rank_comparison(summary: pd.DataFrame, higher_is_better: bool = True) -> dict:
+    """Methods compared over datasets as Demšar (JMLR 2006) recommends: average ranks, the
+    Friedman test and the Nemenyi post-hoc test of every pair (:func:`friedman_nemenyi`: scipy
+    and scikit-posthocs), on the mean per (dataset, method) of the methods that have a number on
+    every dataset that has one for all of them (a complete block).
+
+    Returns {"avg_rank": Series (method -> average rank, 1 = best, ascending), "p_nemenyi":
+    DataFrame (method x method p-values), "friedman_stat", "friedman_p", "n_datasets",
+    "datasets", "left_out": methods without a number on every dataset, "not_computed": "" or
+    why the tests were not run, "note": "" or a degenerate case decided}; with fewer than 2
+    datasets or 3 methods the tests are not computed: ``not_computed`` says so, their values
+    are NaN and ``p_nemenyi`` empty; every method tied on every dataset gives chi2 = 0, p = 1.
+    """
     ok = summary[summary.status == "ok"]
     table = ok.pivot(index="dataset", columns="algorithm", values="mean")
     order = list(dict.fromkeys(summary.algorithm))
@@ -83,26 +137,13 @@ def rank_comparison(summary: pd.DataFrame, higher_is_better: bool = True) -> dic
         complete.stack().rename("mean").reset_index().assign(status="ok"), higher_is_better
     )
     avg = ranks.groupby("algorithm")["rank"].mean().sort_values()
-    out = {
+    return {
         "avg_rank": avg,
-        "p_nemenyi": pd.DataFrame(),
-        "friedman_stat": np.nan,
-        "friedman_p": np.nan,
         "n_datasets": len(complete),
         "datasets": list(complete.index),
         "left_out": left_out,
+        **friedman_nemenyi(complete, higher_is_better),
     }
-    if len(complete) >= 2 and complete.shape[1] >= 3:
-        stat, p = friedmanchisquare(*[complete[m].to_numpy() for m in complete.columns])
-        data = -complete if higher_is_better else complete
-        out.update(
-            friedman_stat=float(stat),
-            friedman_p=float(p),
-            p_nemenyi=sp.posthoc_nemenyi_friedman(data.to_numpy()).set_axis(
-                list(complete.columns), axis=0
-            ).set_axis(list(complete.columns), axis=1),
-        )
-    return out
 
 
 def rank_frame(comparison: dict) -> pd.DataFrame:
@@ -111,13 +152,11 @@ def rank_frame(comparison: dict) -> pd.DataFrame:
 
 
 def rank_lines(comparison: dict, metric: str) -> list[str]:
-    """Caption lines and a Markdown table of :func:`rank_comparison`'s result."""
+    """Caption lines and a Markdown table of :func:`rank_comparison`'s result (one line saying
+    why where the tests were not computed; the decided case, e.g. all tied, named)."""
     c = comparison
-    if c["n_datasets"] < 2 or len(c["avg_rank"]) < 3:
-        return [
-            f"Ranks over datasets: not computed ({c['n_datasets']} dataset(s) with a {metric} "
-            f"for {len(c['avg_rank'])} methods; the Friedman test needs 2 and 3)."
-        ]
+    if c["not_computed"]:
+        return [f"Ranks over datasets ({metric}): {c['not_computed']}."]
     head = (
         f"Average rank over the {c['n_datasets']} datasets every ranked method ran on "
         f"({', '.join(c['datasets'])}; 1 = best {metric}): Friedman chi2 = "
@@ -126,6 +165,8 @@ def rank_lines(comparison: dict, metric: str) -> list[str]:
         "bar do not differ at 0.05). With this few datasets the tests have little power: read "
         "the ranks, not the significance."
     )
+    if c.get("note"):
+        head += f" Here {c['note']}."
     if c["left_out"]:
         head += f" Not ranked (a dataset without a number): {', '.join(c['left_out'])}."
     frame = rank_frame(c)
@@ -378,7 +419,8 @@ def mean_std(mean, std, n, digits=4) -> str:
 
 def win_tie_loss(frame: pd.DataFrame, column: str) -> pd.DataFrame:
     """Counts of "win", "tie" and "loss" in ``column`` of ``frame`` per algorithm (the three
-    columns always present; rows with another value, e.g. the reference itself, left out)."""
+    columns always present; rows with another value, e.g. "" for the reference itself or "n/a"
+    where fewer than two runs were paired and no test ran, left out)."""
     got = frame[frame[column].isin(["win", "tie", "loss"])]
     out = got.groupby(["algorithm", column]).size().unstack(fill_value=0)
     return out.reindex(columns=["win", "tie", "loss"], fill_value=0)

@@ -56,6 +56,78 @@ def test_paired_ttest_win_tie_loss():
     assert paired_ttest(ref, ref)[1] == "tie"
 
 
+def _quiet_ttest(*args, **kw):
+    """paired_ttest with every warning an error: the degenerate cases are decided before scipy,
+    which is never left to warn (precision loss) or divide 0 by 0."""
+    import warnings
+
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        return paired_ttest(*args, **kw)
+
+
+def test_paired_ttest_a_constant_nonzero_difference_is_a_win_or_loss_never_a_tie():
+    """issue 37: 0.3 against 0.5 on every run was (nan, "tie"), shown as "≈"; the t statistic
+    is infinite, p = 0 in the limit: a consistent win or loss, by the sign and the direction.
+    A difference constant only up to float rounding (ours = ref + 0.2) is the same case, and
+    the same gap with a little real noise gets scipy's tiny p and the same outcome."""
+    from scipy.stats import ttest_rel
+
+    low, high = [0.3] * 5, [0.5] * 5
+    assert _quiet_ttest(low, high) == (0.0, "win")  # error rates: lower is better
+    assert _quiet_ttest(high, low) == (0.0, "loss")
+    assert _quiet_ttest(low, high, higher_is_better=True) == (0.0, "loss")  # e.g. mAP
+    assert _quiet_ttest(high, low, higher_is_better=True) == (0.0, "win")
+    ref = np.array([0.21, 0.35, 0.48, 0.62, 0.7])
+    shifted = ref + 0.2  # the gap differs from 0.2 by rounding on some runs
+    assert np.ptp(shifted - ref) > 0
+    assert _quiet_ttest(shifted, ref) == (0.0, "loss")
+    assert _quiet_ttest(ref, shifted) == (0.0, "win")
+    assert _quiet_ttest(shifted, ref, higher_is_better=True) == (0.0, "win")
+    assert _quiet_ttest(ref, shifted, higher_is_better=True) == (0.0, "loss")
+    assert _quiet_ttest([0.3, 0.4], [0.5, 0.6]) == (0.0, "win")  # two runs are enough
+    noisy = shifted + np.array([1e-6, -1e-6, 0, 2e-6, -2e-6])
+    p, outcome = _quiet_ttest(noisy, ref)
+    assert outcome == "loss" and 0 < p < 1e-10 and p == pytest.approx(ttest_rel(noisy, ref).pvalue)
+
+
+def test_paired_ttest_a_zero_difference_on_every_run_is_a_tie_with_p_one():
+    """issue 37: identical runs were (nan, "tie"); now p = 1 (no difference at all), also for
+    values equal only up to float rounding; a zero mean gap that varies is scipy's test."""
+    from scipy.stats import ttest_rel
+
+    ref = np.array([0.21, 0.35, 0.48, 0.62, 0.7])
+    assert _quiet_ttest(ref, ref) == (1.0, "tie")
+    assert _quiet_ttest(ref, ref, higher_is_better=True) == (1.0, "tie")
+    same = ref + 0.3 - 0.3  # scipy alone: p = 0.61 from the rounding noise
+    assert np.ptp(same - ref) > 0 and _quiet_ttest(same, ref) == (1.0, "tie")
+    assert _quiet_ttest([0.0, 0.0], [0.0, 0.0]) == (1.0, "tie")
+    swing = ref + [0.01, -0.01, 0.02, -0.02, 0]
+    p, outcome = _quiet_ttest(swing, ref)
+    assert outcome == "tie" and p == pytest.approx(ttest_rel(swing, ref).pvalue)
+
+
+def test_paired_ttest_needs_two_finite_pairs():
+    """issue 37: one run is no test: (nan, "n/a"), not a tie (the tables show no mark); two runs
+    are scipy's test (df = 1); a NaN or infinite value is refused with a ValueError naming it
+    (callers drop the runs without a number: harness.paper_table._paired), as is a shape
+    mismatch."""
+    from scipy.stats import ttest_rel
+
+    for ours, ref in (([0.3], [0.5]), ([0.5], [0.5]), ([], [])):
+        p, outcome = _quiet_ttest(ours, ref)
+        assert np.isnan(p) and outcome == "n/a"
+    p, outcome = _quiet_ttest([0.3, 0.45], [0.5, 0.55])
+    assert p == pytest.approx(ttest_rel([0.3, 0.45], [0.5, 0.55]).pvalue) and outcome == "tie"
+    for bad in ([0.3, np.nan, 0.4], [0.3, np.inf, 0.4]):
+        with pytest.raises(ValueError, match="NaN or infinite"):
+            paired_ttest(bad, [0.5, 0.5, 0.5])
+        with pytest.raises(ValueError, match="NaN or infinite"):
+            paired_ttest([0.5, 0.5, 0.5], bad)
+    with pytest.raises(ValueError, match="one value per run"):
+        paired_ttest([0.3, 0.4], [0.5, 0.6, 0.7])
+
+
 def test_roc_auc_per_fold_matches_sklearn():
     rng = np.random.default_rng(1)
     same = rng.integers(2, size=300).astype(bool)

@@ -269,6 +269,142 @@ def test_the_table_builder_ranks_marks_the_best_and_tests_against_it(tmp_path):
     assert latex_failures(tmp_path) == []
 
 
+def _block(means: dict) -> pd.DataFrame:
+    """A summary (dataset, algorithm, mean, status) of {dataset: {method: mean}}."""
+    return pd.DataFrame(
+        [
+            {"dataset": d, "algorithm": m, "mean": v, "status": "ok"}
+            for d, row in means.items()
+            for m, v in row.items()
+        ]
+    )
+
+
+def test_friedman_and_nemenyi_when_every_method_ties_on_every_dataset(tmp_path):
+    """issue 37: all methods tied on every dataset gave Friedman chi2 = p = NaN (scipy's tie
+    correction is 0 / 0) and "chi2 = nan" in the caption; now no difference: chi2 = 0, p = 1,
+    every Nemenyi p = 1 (one bar over all in the CD diagram), said in the caption, in both
+    directions and whether the datasets' common values differ or not. One dataset not tied
+    is scipy's test again (finite)."""
+    import warnings
+
+    import numpy as np
+
+    from harness.plots import cd_diagram
+    from harness.tables import friedman_nemenyi, rank_comparison, rank_lines
+
+    for means in (
+        {d: dict.fromkeys("ABC", 0.5) for d in ("d1", "d2", "d3")},
+        {"d1": dict.fromkeys("ABCD", 0.2), "d2": dict.fromkeys("ABCD", 0.9)},
+    ):
+        for higher in (True, False):
+            with warnings.catch_warnings():
+                warnings.simplefilter("error")
+                c = rank_comparison(_block(means), higher)
+            assert c["friedman_stat"] == 0.0 and c["friedman_p"] == 1.0 and not c["not_computed"]
+            methods = list(next(iter(means.values())))
+            assert (c["p_nemenyi"].loc[methods, methods].to_numpy() == 1.0).all()
+            assert (c["avg_rank"] == (len(methods) + 1) / 2).all()
+            head = rank_lines(c, "mAP")[0]
+            assert "chi2 = 0.00, p = 1" in head and "every method ties on every dataset" in head
+            assert "nan" not in "\n".join(rank_lines(c, "mAP")).lower()
+    cd_diagram(c, tmp_path / "tied.png", "title")
+    assert (tmp_path / "tied.png").stat().st_size > 1000
+    means = {"d1": dict.fromkeys("ABC", 0.5), "d2": {"A": 0.9, "B": 0.5, "C": 0.1}}
+    c = rank_comparison(_block(means))
+    assert 0 < c["friedman_stat"] and 0 < c["friedman_p"] < 1 and c["note"] == ""
+    assert np.isfinite(c["p_nemenyi"].to_numpy()).all()
+    with pytest.raises(ValueError, match="NaN or infinite"):
+        friedman_nemenyi(pd.DataFrame({"A": [0.1, np.nan], "B": [0.2, 0.3], "C": [0.3, 0.4]}))
+    bad = {**c, "p_nemenyi": c["p_nemenyi"].where(c["p_nemenyi"] < 0.99)}  # NaN diagonal
+    with pytest.raises(ValueError, match="NaN in the Nemenyi"):
+        cd_diagram(bad, tmp_path / "bad.png", "title")
+
+
+def test_ranks_over_one_dataset_or_too_few_methods_are_not_computed(tmp_path):
+    """issue 37: one dataset, one or two methods, or no method with a number: the Friedman and
+    Nemenyi tests are "not computed" (the reason in ``not_computed`` and the caption), never an
+    exception or a NaN shown; the CD figure says there is none."""
+    import numpy as np
+
+    from harness.plots import cd_diagram
+    from harness.tables import rank_comparison, rank_lines
+
+    cases = {
+        "one dataset": _block({"d1": {"A": 0.9, "B": 0.5, "C": 0.1}}),
+        "one method": _block({"d1": {"A": 0.9}, "d2": {"A": 0.4}, "d3": {"A": 0.5}}),
+        "two methods": _block({d: {"A": 0.9, "B": 0.1} for d in ("d1", "d2", "d3")}),
+        "no number": pd.DataFrame(
+            [{"dataset": "d1", "algorithm": "A", "mean": np.nan, "status": "failed"}]
+        ),
+    }
+    for name, summary in cases.items():
+        c = rank_comparison(summary)
+        assert c["not_computed"].startswith("not computed"), name
+        assert "needs at least 2 datasets and 3 methods" in c["not_computed"]
+        assert np.isnan(c["friedman_stat"]) and np.isnan(c["friedman_p"]) and c["p_nemenyi"].empty
+        (line,) = rank_lines(c, "mAP")
+        assert line.startswith("Ranks over datasets (mAP): not computed") and "nan" not in line
+        cd_diagram(c, tmp_path / f"{name}.png", "title")
+        assert (tmp_path / f"{name}.png").stat().st_size > 1000
+    assert rank_comparison(cases["one method"])["avg_rank"].to_dict() == {"A": 1.0}
+
+
+def test_the_table_builder_never_marks_a_row_behind_the_best_on_every_seed_as_tied(tmp_path):
+    """issue 37: a row 0.2 below the best on every seed (mAP) was "tie" with p NaN and printed
+    "≈"; now a loss with p = 0 in the CSV (vs the best and vs the reference, whose loss mark it
+    gets) and no "≈" in the Markdown or LaTeX. A seed with NaN on one side is not a pair (the
+    same gap on the remaining two seeds: still a loss); a single shared seed is "n/a": no mark
+    and no p; a row with a real spread close to the best keeps its "≈"."""
+    import numpy as np
+
+    from harness.paper_table import Metric, PaperTable, write_table
+
+    vals = {
+        ("d1", "A"): [0.90, 0.91, 0.95],
+        ("d1", "B"): [0.70, 0.71, 0.75],  # A - 0.2 on every seed
+        ("d1", "C"): [0.80, 0.97, 0.86],  # noisy, near A: not significantly worse
+        ("d2", "A"): [0.60, 0.70, 0.80],
+        ("d2", "B"): [0.40, np.nan, 0.60],  # a seed without a number; A - 0.2 on the others
+        ("d2", "C"): [0.50, 0.90, 0.30],
+        ("d3", "A"): [0.50],  # one seed: no test
+        ("d3", "B"): [0.30],
+        ("d3", "C"): [0.40],
+    }
+    values = pd.DataFrame(
+        [
+            {"dataset": d, "algorithm": m, "metric": "mAP", "seed": s, "value": v}
+            for (d, m), vs in vals.items()
+            for s, v in enumerate(vs)
+        ]
+    )
+    t = PaperTable(
+        "gap", "Gap table", values, [Metric("mAP", "mAP")], ["d1", "d2", "d3"], ["A", "B", "C"],
+        reference="A", reference_marks={"mAP": {"loss": "•", "win": "◦"}},
+    )
+    out = {k: tmp_path / f"gap.{k}" for k in ("csv", "md", "tex")}
+    write_table(t, out["csv"], out["md"], out["tex"])
+    csv = pd.read_csv(out["csv"], keep_default_na=False, na_values=[""])
+    s = csv.set_index(["dataset", "algorithm"])
+    for d in ("d1", "d2"):
+        assert s.loc[(d, "A"), "best"] and s.loc[(d, "B"), "rank"] == 3
+        assert s.loc[(d, "B"), "vs_best"] == "loss" and s.loc[(d, "B"), "p_vs_best"] == 0.0
+        assert s.loc[(d, "B"), "vs_A"] == "loss" and s.loc[(d, "B"), "p_vs_A"] == 0.0
+        assert s.loc[(d, "B"), "mark"] == "•"
+        assert s.loc[(d, "C"), "vs_best"] == "tie" and s.loc[(d, "C"), "p_vs_best"] > 0.05
+    assert s.loc[("d3", "B"), "vs_best"] == "n/a" and np.isnan(s.loc[("d3", "B"), "p_vs_best"])
+    assert s.loc[("d3", "C"), "vs_A"] == "n/a" and pd.isna(s.loc[("d3", "C"), "mark"])
+    assert pd.isna(s.loc[("d1", "A"), "vs_best"])  # the best is not tested against itself
+    md, tex = out["md"].read_text(), out["tex"].read_text()
+    b_row = next(line for line in md.splitlines() if line.startswith("| B "))
+    assert "≈" not in b_row and b_row.count("•") == 2, b_row
+    c_row = next(line for line in md.splitlines() if line.startswith("| C "))
+    assert c_row.count("≈") == 2 and re.search(r"0\.4000 ± n/a \(2\) +\|$", c_row), c_row
+    assert "a gap the same on every seed counts as significant" in md
+    b_tex = next(line for line in tex.splitlines() if line.lstrip().startswith("B &"))
+    assert "≈" not in b_tex and "approx" not in b_tex, b_tex
+
+
 def test_figures_use_human_names_and_timings_state_the_measured_load(tmp_path):
     """issue 24: one mapping of dataset names for every figure; the fit-time figure draws the
     median and the min-max range over seeds (positive, so visible on a log axis) and its caption
