@@ -778,3 +778,46 @@ def paper_ranking(values: pd.DataFrame, paper: pd.DataFrame, focus: str, tol: fl
             )
         )
     ]
+
+
+def svm_far_cells(runs: pd.DataFrame, paper: pd.DataFrame, n_max: int, tol: float = 0.03) -> list:
+    """Caption lines for the cells of Schultz & Joachims' Table 1 more than ``tol`` (3 points)
+    from the paper: what our runs measured around them. ``runs``: the svm cells' rows;
+    ``paper``: :func:`harness.tables.paper_frame` of Table 1 (dataset = notion, method, value).
+    For SVM-relative, our mean at each size of the learning curve and the size whose mean is
+    nearest the paper's (Table 1 states no size; the table shows the largest, ``n_max``); for a
+    static baseline, every preprocessing variant's mean (the table shows the best)."""
+    out = []
+    for p in paper.itertuples():
+        r = runs[(runs.notion == p.dataset) & (runs.method == p.method)]
+        if not len(r):
+            continue
+        if p.method == "SVM-relative":
+            curve = r.groupby("n_train_triplets").triplet_accuracy.mean()
+            if n_max not in curve.index or abs(curve[n_max] - p.value) <= tol:
+                continue
+            near = (curve - p.value).abs().idxmin()
+            out.append(
+                f"{p.dataset}, learned: {100 * curve[n_max]:.2f} at {n_max:,} training triplets, "
+                f"{100 * (curve[n_max] - p.value):+.2f} from the paper's {100 * p.value:.2f}. "
+                "Along our learning curve (mean over seeds): "
+                + ", ".join(f"{n:,}: {100 * v:.2f}" for n, v in curve.items())
+                + f"; nearest the paper at {near:,}. Table 1 does not state its number of "
+                f"training triplets; the table shows the largest, not the size nearest the paper."
+            )
+        else:
+            by = r.groupby("variant").triplet_accuracy.mean()
+            if abs(by.max() - p.value) <= tol:
+                continue
+            out.append(
+                f"{p.dataset}, {p.method}: best variant {by.idxmax()} {100 * by.max():.2f}, "
+                f"{100 * (by.max() - p.value):+.2f} from the paper's {100 * p.value:.2f}; every "
+                "variant: " + ", ".join(f"{v} {100 * x:.2f}" for v, x in by.items()) + "."
+            )
+    if out:
+        out.insert(
+            0,
+            f"Cells more than {100 * tol:.0f} points from the paper, and what our runs measured "
+            "around them (the page-reading sweep, when configured, gives the other readings):",
+        )
+    return out

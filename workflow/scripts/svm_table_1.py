@@ -49,7 +49,8 @@ table = PaperTable(
     paper=paper_for_rows(paper_frame(snakemake.params.paper_rows)),
     status=cells["status"],
     methods_cfg=table1_notes(config, cells["methods"]),
-    caption=captions.svm_table1(config, runs, picked, cells["n_max"], readings, servers),
+    caption=captions.svm_table1(config, runs, picked, cells["n_max"], readings, servers)
+    + captions.svm_far_cells(runs, paper_frame(snakemake.params.paper_rows), cells["n_max"]),
     info=info,
     sections=sections,
 )
