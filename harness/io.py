@@ -57,9 +57,93 @@ def save_npz(path, **arrays) -> None:
             np.savez_compressed(fh, **arrays)
 
 
-def save_csv(path, df: pd.DataFrame) -> None:
+DIGEST_SUFFIX = ".sha256"
+"""The sidecar of a result CSV: ``<file>.sha256`` beside it (:func:`save_csv`)."""
+
+
+class ResultFileError(ValueError):
+    """A result file that a table or figure refuses: empty, cut, lacking columns, or not as its
+    job wrote it (no digest, or one that does not match). The message names the file and how to
+    remake it."""
+
+
+def digest_path(path) -> Path:
+    """The sidecar that records the sha256 of result file ``path``: ``<path>.sha256``."""
+    return Path(f"{path}{DIGEST_SUFFIX}")
+
+
+def digest_line(data: bytes, name: str) -> str:
+    """A sidecar's text for the bytes ``data`` of a file named ``name`` (``sha256sum`` format:
+    "<hex>  <name>\n", so that ``sha256sum -c`` checks it in the file's folder)."""
+    return f"{hashlib.sha256(data).hexdigest()}  {name}\n"
+
+
+def save_csv(path, df: pd.DataFrame, digest: bool = True) -> None:
+    """Write ``df`` to ``path`` atomically, then (``digest``, the default for every result) its
+    sha256 to ``<path>.sha256`` (:func:`digest_line`), also atomically, computed from the very
+    bytes that replace ``path``. A table reads the file only if the two agree
+    (:func:`check_digest`): a file edited by hand, copied from elsewhere, or replaced by a job
+    that stopped before its sidecar was written (the old sidecar then records the old content)
+    is refused. A rerun job rewrites both. ``digest=False`` for a file that is no result (e.g.
+    the stored regression values under config/)."""
+    path = Path(path)
     with atomic_path(path) as tmp:
         df.to_csv(tmp, index=False)
+        line = digest_line(Path(tmp).read_bytes(), path.name) if digest else ""
+    if digest:
+        save_text(digest_path(path), line)
+
+
+def check_digest(path, data: bytes, remedy: str) -> None:
+    """Raise :class:`ResultFileError` unless ``data`` (the bytes just read from result file
+    ``path``) is what its job wrote: ``<path>.sha256`` exists, names the file and records
+    sha256(``data``). ``remedy`` (how to remake the file) ends the message."""
+    path = Path(path)
+    side = digest_path(path)
+    try:
+        recorded = side.read_text().split()
+    except FileNotFoundError:
+        raise ResultFileError(
+            f"{path}: no {side.name} beside it, so nothing says that its job wrote it as it is "
+            "now (a result written before results carried a digest, or a file made or edited "
+            f"by hand or by another tool). {remedy} Only for a file that you know its job "
+            "wrote, before digests existed: python -m harness.io adopt "
+            f"{path}"
+        ) from None
+    except (OSError, UnicodeDecodeError) as err:
+        raise ResultFileError(
+            f"{path}: its digest {side} cannot be read ({err}). {remedy}"
+        ) from None
+    got = hashlib.sha256(data).hexdigest()
+    if len(recorded) != 2 or recorded[1].lstrip("*") != path.name:
+        raise ResultFileError(
+            f"{path}: {side.name} is no digest of this file (it reads {' '.join(recorded)[:100]!r}"
+            f", not '<sha256>  {path.name}'). {remedy}"
+        )
+    if recorded[0] != got:
+        raise ResultFileError(
+            f"{path}: its content does not match the digest its job wrote ({side.name} records "
+            f"sha256 {recorded[0][:16]}..., the file has {got[:16]}...): it was edited or "
+            f"replaced after the job wrote it, or the job stopped between the two. {remedy}"
+        )
+
+
+def adopt(paths) -> list[Path]:
+    """Write the digest of each result CSV of ``paths`` (files, or folders searched for
+    ``*.csv``) that has none, as if its job had written it; returns the files adopted. For the
+    results of a run made before results carried digests, and only where you know that each
+    file is as its job wrote it: the table will trust them from now on. A file that already has
+    a digest is left alone (a mismatch stays refused: rerun its job instead); hidden files (a
+    running job's temporaries) are skipped."""
+    done = []
+    for p in map(Path, paths):
+        files = sorted(p.rglob("*.csv")) if p.is_dir() else [p]
+        for f in files:
+            if f.name.startswith(".") or digest_path(f).exists():
+                continue
+            save_text(digest_path(f), digest_line(f.read_bytes(), f.name))
+            done.append(f)
+    return done
 
 
 def save_text(path, text: str) -> None:
@@ -209,3 +293,27 @@ def start_log(path) -> None:
 
     atexit.register(close)
     warnings.simplefilter("default")
+
+
+def main(argv=None) -> int:
+    """``python -m harness.io adopt PATH...``: :func:`adopt` (see there when to use it)."""
+    import argparse
+
+    ap = argparse.ArgumentParser(
+        prog="python -m harness.io",
+        description="Vouch for result CSVs written before results carried a digest: write "
+        "<file>.sha256 for each file under PATH that has none. Only for files that you know "
+        "their job wrote and nobody edited; otherwise rerun the job.",
+    )
+    ap.add_argument("command", choices=["adopt"])
+    ap.add_argument("paths", nargs="+", help="result CSVs, or folders searched for *.csv")
+    args = ap.parse_args(argv)
+    done = adopt(args.paths)
+    for f in done:
+        print(f"adopted {f}")
+    print(f"{len(done)} file(s) adopted; files that already had a digest were left alone")
+    return 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())

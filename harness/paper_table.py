@@ -91,6 +91,9 @@ class PaperTable:
     function of the summary (:func:`summarize`) returning either.
     ``diff_note``: a sentence printed under the "ours - paper" heading, e.g. which of our
     settings differ from the paper's (:func:`harness.paper_settings.comparison_note`).
+    ``seeds``: the seeds every cell should average (the config's list, which the caption
+    names); default: every seed that ``values`` holds for the metric. A cell whose seeds with a
+    finite value are not exactly these shows the ones it averages ("[seeds 0, 1]").
     """
 
     name: str
@@ -108,6 +111,7 @@ class PaperTable:
     reference_marks: dict = field(default_factory=dict)
     sections: list = field(default_factory=list)
     diff_note: str = ""
+    seeds: list | None = None
 
 
 def seed_values(runs: pd.DataFrame, metrics, seed_col: str = "seed") -> pd.DataFrame:
@@ -142,35 +146,50 @@ def _status(status: dict, d: str, m: str) -> str:
 
 
 def summarize(t: PaperTable) -> pd.DataFrame:
-    """One row per (dataset, algorithm, metric) of ``t``: mean, std, n_seeds, seeds, paper,
-    paper_std, paper_method, diff, status ("ok" or why there is no number), rank, best,
-    p_vs_best, vs_best, the provenance columns and ``t.info``'s; in the table's order.
+    """One row per (dataset, algorithm, metric) of ``t``: mean, std, n_seeds, seeds, all_seeds,
+    missing_seeds, paper, paper_std, paper_method, diff, status ("ok" or why there is no number),
+    rank, best, p_vs_best, vs_best, the provenance columns and ``t.info``'s; in the table's order.
+
+    A seed counts only where its value is finite: mean and std are over those seeds, ``n_seeds``
+    and ``seeds`` name them, ``missing_seeds`` the expected seeds (``t.seeds``) without one, and
+    ``all_seeds`` says whether they are exactly the expected seeds (else the cell shows its own,
+    :func:`cell_text`). A NaN or infinite value is no number: it is left out of every mean and
+    test.
 
     ``vs_best`` (and ``vs_<reference>``) is the row's side of :func:`_paired`'s test: "win",
     "tie" or "loss" with its p in ``p_vs_best``; "n/a" with p NaN where fewer than two seeds
     have a number on both rows (no test); "" with p NaN where no test applies (a best row
     against the best, the reference against itself, a row without a number)."""
+    values = t.values.assign(value=pd.to_numeric(t.values.value, errors="coerce"))
+    values.loc[~np.isfinite(values.value.astype(float)), "value"] = np.nan  # inf: no number
     per = {
         k: g.set_index("seed").value
-        for k, g in t.values.groupby(["dataset", "algorithm", "metric"])
+        for k, g in values.groupby(["dataset", "algorithm", "metric"])
     }
     rows = []
     for metric in t.metrics:
+        expected = _expected_seeds(t, values, metric.name)
         for d in t.datasets:
             for m in t.methods:
                 v = per.get((d, m, metric.name))
                 r = {"dataset": d, "algorithm": m, "metric": metric.name}
                 if v is None or not len(v):
-                    rows.append({**r, "n_seeds": 0, "status": _status(t.status, d, m)})
+                    rows.append(
+                        {**r, "n_seeds": 0, "all_seeds": False, "missing_seeds": ";".join(expected),
+                         "status": _status(t.status, d, m)}
+                    )
                     continue
-                v = v.sort_index()
+                v = v.sort_index().dropna()  # the seeds with a number
+                have = [str(s) for s in v.index]
                 rows.append(
                     {
                         **r,
-                        "mean": v.mean(),
+                        "mean": v.mean() if len(v) else np.nan,
                         "std": v.std(ddof=1) if len(v) > 1 else np.nan,
                         "n_seeds": len(v),
-                        "seeds": ";".join(map(str, v.index)),
+                        "seeds": ";".join(have),
+                        "all_seeds": sorted(have) == sorted(expected),
+                        "missing_seeds": ";".join(s for s in expected if s not in have),
                         "status": "ok",
                     }
                 )
@@ -228,6 +247,14 @@ def summarize(t: PaperTable) -> pd.DataFrame:
     return out
 
 
+def _expected_seeds(t: PaperTable, values: pd.DataFrame, metric: str) -> list[str]:
+    """The seeds (as text) every cell of ``metric`` should average: ``t.seeds``, or else every
+    seed with a row of that metric in ``values``."""
+    if t.seeds is not None:
+        return [str(s) for s in t.seeds]
+    return [str(s) for s in sorted(values[values.metric == metric].seed.unique())]
+
+
 def _paired(ours: pd.Series, ref: pd.Series, higher: bool) -> tuple[float, str]:
     """(p, outcome) of the paired t-test (``evaluation.classification.paired_ttest``, which
     decides the degenerate cases: a constant gap is a win or loss with p = 0, no gap a tie with
@@ -246,9 +273,10 @@ def _num(v, metric: Metric, digits: int | None = None) -> str:
 
 def cell_text(r, metric: Metric) -> str:
     """Our cell: "mean ± std (rank)" (std "n/a" over one seed), then "≈" where the row does not
-    differ significantly from the best, then the row's ``mark``; the status where it has no
-    number, "n/a" where it ran but the metric is undefined (e.g. U of a method that learns
-    nothing)."""
+    differ significantly from the best, then the row's ``mark``, then "[seeds 0, 1]" where the
+    cell does not average exactly the table's seeds (a seed without a finite value, or another
+    seed); the status where it has no number, "n/a" where it ran but the metric is undefined
+    (e.g. U of a method that learns nothing)."""
     if r["status"] != "ok":
         return str(r["status"])
     if pd.isna(r["mean"]):
@@ -261,7 +289,16 @@ def cell_text(r, metric: Metric) -> str:
     mark = r.get("mark")
     if isinstance(mark, str) and mark:
         text += f" {mark}"
+    all_seeds = r.get("all_seeds", True)
+    if not pd.isna(all_seeds) and not all_seeds:
+        text += f" [{seed_words(r['seeds'])}]"
     return text
+
+
+def seed_words(seeds: str) -> str:
+    """"seeds 0, 1" (or "seed 0") of ``summarize``'s ``seeds`` text "0;1"."""
+    got = [s for s in str(seeds).split(";") if s]
+    return ("seed " if len(got) == 1 else "seeds ") + ", ".join(got)
 
 
 def paper_text(r, metric: Metric) -> str:
@@ -403,7 +440,9 @@ def _legend(t: PaperTable) -> list[str]:
     """The caption line that says how to read the cells (the same words in every table)."""
     ranked = [mt.label for mt in t.metrics if mt.ranked]
     line = (
-        "Cells: ours = mean ± std over seeds (n/a over one seed)"
+        "Cells: ours = mean ± std over seeds (n/a over one seed; a seed without a finite value "
+        "is left out, and a cell not over exactly the seeds this caption names lists its own, "
+        "e.g. [seeds 0, 1])"
         + (
             f"; in brackets the row's rank on that dataset ({', '.join(ranked)}; 1 = best, ties "
             f"share the mean rank), the best in bold, {TIE_MARK} = not significantly different "

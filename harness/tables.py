@@ -5,15 +5,114 @@ LaTeX that compiles. :mod:`harness.paper_table` puts them together into a table.
 
 from __future__ import annotations
 
+from pathlib import Path
+
 import numpy as np
 import pandas as pd
 
 
-def collect(paths) -> pd.DataFrame:
-    """Concatenate tidy run CSVs (``settings_hash`` read as text)."""
-    return pd.concat(
-        [pd.read_csv(p, dtype={"settings_hash": str}) for p in paths], ignore_index=True
+def remake_hint(path, rule: str | None = None) -> str:
+    """How to remake result file ``path``, written by rule ``rule`` (if known)."""
+    by = f"rule {rule}" if rule else "the rule that writes it"
+    return (
+        f"Remake it by rerunning {by}: snakemake --forcerun {path} (with your usual targets "
+        "and options), or delete the file and run again."
     )
+
+
+def read_result(path, rule: str | None = None, columns=(), dtype=None) -> pd.DataFrame:
+    """One result CSV as its job wrote it, or :class:`harness.io.ResultFileError` naming the file,
+    what is wrong and how to remake it (:func:`remake_hint`, ``rule``: the rule that writes it):
+
+    * missing, empty (0 bytes), or with a header but no row;
+    * without one of ``columns``;
+    * not as its job wrote it: no ``<file>.sha256`` beside it, or one whose sha256 is not the
+      file's (edited by hand, copied, or the job stopped half-way): :func:`harness.io.check_digest`.
+
+    The bytes are read once: the digest is checked on exactly what is parsed."""
+    import io as _io
+
+    from pandas.errors import EmptyDataError, ParserError
+
+    from .io import ResultFileError, check_digest
+
+    remedy = remake_hint(path, rule)
+    try:
+        data = Path(path).read_bytes()
+    except OSError as err:
+        raise ResultFileError(f"{path}: cannot be read ({err.strerror}). {remedy}") from None
+    if not data.strip():
+        size = "empty (0 bytes)" if not data else "blank (whitespace only)"
+        raise ResultFileError(f"{path}: the file is {size}, not as its job wrote it. {remedy}")
+    try:
+        df = pd.read_csv(_io.BytesIO(data), dtype=dtype)
+    except (EmptyDataError, ParserError, UnicodeDecodeError) as err:
+        raise ResultFileError(f"{path}: not a readable CSV ({err}). {remedy}") from None
+    if not len(df):
+        raise ResultFileError(
+            f"{path}: only a header line ({len(df.columns)} columns), no row: a job writes its "
+            f"rows, so the file was cut or emptied. {remedy}"
+        )
+    missing = [c for c in columns if c not in df.columns]
+    if missing:
+        raise ResultFileError(f"{path}: lacks the column(s) {missing}. {remedy}")
+    check_digest(path, data, remedy)
+    return df
+
+
+def collect(paths, rule: str | None = None, columns=(), cell=None) -> pd.DataFrame:
+    """Concatenate tidy result CSVs (``settings_hash`` read as text), every file checked first
+    (:func:`read_result`): a file that is missing, empty, only a header, lacks one of
+    ``columns``, or is not as its job wrote it (no digest, or a digest that does not match) is
+    refused with :class:`harness.io.ResultFileError`, naming the file and how to remake it
+    (``rule``: the rule that writes these files).
+
+    ``cell``: the columns that name the one cell a file holds (e.g. ``("dataset", "seed",
+    "algorithm")``): each file must have them, a value in each on every row and one cell only,
+    and no two files may hold the same cell (a copy of another cell's file would count its seed
+    twice and leave its own out); a file that breaks this is refused, named.
+
+    Every file is checked before the error is raised: one bad file gives its own message; several
+    give one error listing them all (the first five in full), so that one run names every file
+    to remake."""
+    from .io import ResultFileError
+
+    cell = list(cell or ())
+    frames, seen, refused = [], {}, []
+    for p in paths:
+        try:
+            df = read_result(p, rule, [*cell, *columns], dtype={"settings_hash": str})
+            if cell:
+                keys = df[cell].drop_duplicates()
+                if keys.isna().to_numpy().any() or len(keys) != 1:
+                    raise ResultFileError(
+                        f"{p}: its rows should hold one cell ({', '.join(cell)}), but they hold "
+                        f"{len(keys)} or a row lacks a value there. {remake_hint(p, rule)}"
+                    )
+                key = tuple(map(str, keys.iloc[0]))
+                if key in seen:
+                    named = ", ".join(f"{c} {v}" for c, v in zip(cell, key))
+                    raise ResultFileError(
+                        f"{p}: holds the same cell ({named}) as {seen[key]}: one of them is not "
+                        f"its own cell's file. {remake_hint(p, rule)}"
+                    )
+                seen[key] = p
+        except ResultFileError as err:
+            refused.append((p, err))
+            continue
+        frames.append(df)
+    if len(refused) == 1:
+        raise refused[0][1]
+    if refused:
+        lines = [str(err) for _, err in refused[:5]] + [f"{p}" for p, _ in refused[5:50]]
+        more = [f"... and {len(refused) - 50} more"] if len(refused) > 50 else []
+        raise ResultFileError(
+            "\n  ".join([f"{len(refused)} result files refused (a table reads a result file only "
+                         "whole and as its job wrote it):", *lines, *more])
+        )
+    if not frames:
+        raise ValueError("collect: no result file given")
+    return pd.concat(frames, ignore_index=True)
 
 
 PAPER_COLUMNS = ["paper", "artifact", "dataset", "method", "metric", "value", "std", "note"]

@@ -28,6 +28,7 @@ from harness.paper_settings import (
     note,
     vs_paper,
 )
+from harness.io import save_csv
 from harness.paper_table import Metric, PaperTable, write_table
 from harness.settings import expected_hashes, settings_hash
 
@@ -330,12 +331,15 @@ def _sdca_figure(cfg, name, tmp_path, monkeypatch) -> str:
          for metric in ("avg_cumulative_squared_hinge", "avg_cumulative_hinge", "mistake_rate",
                         "mAP")]
     )
-    rows.to_csv(tmp_path / "rows.csv", index=False)
+    seeds = []  # one file per seed, as rule curves writes them (harness.tables.collect)
+    for seed, part in rows.groupby("seed"):
+        save_csv(tmp_path / f"seed{seed}.csv", part)
+        seeds.append(str(tmp_path / f"seed{seed}.csv"))
     paths = {n: str(tmp_path / f"out.{n}") for n in ("png", "pdf", "md")}
     if name == "figure_sdca_1":
         paths.update(png_hinge=str(tmp_path / "hinge.png"), pdf_hinge=str(tmp_path / "hinge.pdf"))
     out = _Named(list(paths.values()), **paths)
-    _run("plot_figure.py", monkeypatch, config=cfg, rule=name, input=[str(tmp_path / "rows.csv")],
+    _run("plot_figure.py", monkeypatch, config=cfg, rule=name, input=seeds,
          log=[str(tmp_path / "log")], output=out,
          params=types.SimpleNamespace(settings=settings, producer="curves"))
     return (tmp_path / "out.md").read_text()
@@ -373,7 +377,7 @@ def _oasis_figure_2(cfg, tmp_path, monkeypatch) -> str:
           "algorithm": m, "seed": seed, "metric": f"precision@{k}", "value": 0.3}
          for m in ("Eucl", "OASIS") for seed in (0, 1) for k in (1, 2, 3)]
     )
-    rows.to_csv(tmp_path / "runs.csv", index=False)
+    save_csv(tmp_path / "runs.csv", rows)
     _run("images_figure_oasis_2.py", monkeypatch, config=cfg,
          input=types.SimpleNamespace(runs=str(tmp_path / "runs.csv")), log=[str(tmp_path / "log")],
          output=_outputs(tmp_path, ["png", "pdf", "md", "csv"]))
@@ -397,15 +401,15 @@ def test_oahu_figure_4_caption(ci, tmp_path, monkeypatch):
     for m in fig4["methods"]:
         for n in fig4["n_constraints"]:
             path = tmp_path / f"{m}_{n}.csv"
-            pd.DataFrame([{"dataset": fig4["dataset"], "seed": 0, "algorithm": m,
-                           "n_constraints": n, "error_rate": 0.2,
-                           "settings_hash": good[m]}]).to_csv(path, index=False)
+            save_csv(path, pd.DataFrame([{"dataset": fig4["dataset"], "seed": 0, "algorithm": m,
+                                          "n_constraints": n, "error_rate": 0.2,
+                                          "settings_hash": good[m]}]))
             cells.append(str(path))
     t3_hash = expected_hashes(cfg, "oahu.table3", "workflow/scripts/oahu_cell.py")["OAHU"]
     alpha = tmp_path / "alpha.csv"
-    pd.DataFrame({"dataset": fig4["dataset"], "seed": 0, "algorithm": "OAHU",
-                  "settings_hash": t3_hash, "step": [1, 1], "layer": [0, 1],
-                  "alpha": [0.5, 0.5]}).to_csv(alpha, index=False)
+    save_csv(alpha, pd.DataFrame({"dataset": fig4["dataset"], "seed": 0, "algorithm": "OAHU",
+                                  "settings_hash": t3_hash, "step": [1, 1], "layer": [0, 1],
+                                  "alpha": [0.5, 0.5]}))
     _run("oahu_figures.py", monkeypatch, config=cfg, rule="figure_oahu_4",
          input=_Named(cells=cells, alpha=[str(alpha)]), log=[str(tmp_path / "log")],
          output=_outputs(tmp_path, ["png", "pdf", "md", "csv"]),
@@ -427,10 +431,10 @@ def test_oahu_figure_5_caption(ci, tmp_path, monkeypatch):
     auc, roc = [], []
     for m in fig5["methods"]:
         a, r = tmp_path / f"{m}.auc.csv", tmp_path / f"{m}.roc.csv"
-        pd.DataFrame({"dataset": "vehicle", "seed": 0, "algorithm": m, "fold": [0, 1],
-                      "auc": [0.7, 0.8], "settings_hash": good[m]}).to_csv(a, index=False)
-        pd.DataFrame({"algorithm": m, "seed": 0, "fold": 0, "fpr": [0.0, 0.5, 1.0],
-                      "tpr": [0.0, 0.7, 1.0]}).to_csv(r, index=False)
+        save_csv(a, pd.DataFrame({"dataset": "vehicle", "seed": 0, "algorithm": m,
+                                  "fold": [0, 1], "auc": [0.7, 0.8], "settings_hash": good[m]}))
+        save_csv(r, pd.DataFrame({"algorithm": m, "seed": 0, "fold": 0, "fpr": [0.0, 0.5, 1.0],
+                                  "tpr": [0.0, 0.7, 1.0]}))
         auc.append(str(a))
         roc.append(str(r))
     _run("oahu_figures.py", monkeypatch, config=cfg, rule="figure_oahu_5",
@@ -454,10 +458,11 @@ def test_oahu_figure_7_caption(ci, tmp_path, monkeypatch):
             if m not in good:
                 continue
             path = tmp_path / f"{experiment}_{m}.csv"
-            pd.DataFrame({"experiment": experiment, "dataset": dataset, "seed": 0,
-                          "algorithm": m, "metric": [f"recall@{k}" for k in fig7["ks"]],
-                          "value": [0.5, 0.6, 0.7][: len(fig7["ks"])],
-                          "settings_hash": good[m]}).to_csv(path, index=False)
+            save_csv(path, pd.DataFrame({"experiment": experiment, "dataset": dataset, "seed": 0,
+                                         "algorithm": m,
+                                         "metric": [f"recall@{k}" for k in fig7["ks"]],
+                                         "value": [0.5, 0.6, 0.7][: len(fig7["ks"])],
+                                         "settings_hash": good[m]}))
             paths.append(str(path))
     _run("oahu_figures.py", monkeypatch, config=cfg, rule="figure_oahu_7",
          input=_Named(runs=paths), log=[str(tmp_path / "log")],

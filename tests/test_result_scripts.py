@@ -17,6 +17,7 @@ import yaml
 from matplotlib.colors import to_rgba
 from snakemake.utils import validate
 
+from harness.io import save_csv
 from harness.plots import method_style
 from harness.settings import expected_hashes, settings_hash
 from harness.tables import paper_rows
@@ -68,16 +69,16 @@ def test_oahu_figure_4_draws_each_method_in_its_style_with_bars_inside_0_1(tmp_p
         for n in fig4["n_constraints"]:
             for seed, err in ((0, 0.02), (1, 0.30)):  # mean 0.16, std 0.2: bar to -0.04
                 path = tmp_path / f"{m}_{n}_{seed}.csv"
-                pd.DataFrame([{"dataset": fig4["dataset"], "seed": seed, "algorithm": m,
-                               "n_constraints": n, "error_rate": err,
-                               "settings_hash": good[m]}]).to_csv(path, index=False)
+                save_csv(path, pd.DataFrame([{"dataset": fig4["dataset"], "seed": seed,
+                                              "algorithm": m, "n_constraints": n,
+                                              "error_rate": err, "settings_hash": good[m]}]))
                 cells.append(str(path))
     alpha = tmp_path / "alpha.csv"
     t3_hash = expected_hashes(cfg, "oahu.table3", "workflow/scripts/oahu_cell.py")["OAHU"]
     trace = pd.DataFrame({"dataset": fig4["dataset"], "seed": 0, "algorithm": "OAHU",
                           "settings_hash": t3_hash, "step": [1, 1, 10, 10], "layer": [0, 1, 0, 1],
                           "alpha": [0.5, 0.5, 0.3, 0.7]})
-    trace.assign(settings_hash="s000000000000").to_csv(alpha, index=False)
+    save_csv(alpha, trace.assign(settings_hash="s000000000000"))
     run = dict(
         config=cfg, rule="figure_oahu_4", input=_Named(cells=cells, alpha=[str(alpha)]),
         log=[str(tmp_path / "log")], output=_outputs(tmp_path, ["png", "pdf", "md", "csv"]),
@@ -85,7 +86,7 @@ def test_oahu_figure_4_draws_each_method_in_its_style_with_bars_inside_0_1(tmp_p
     )
     with pytest.raises(ValueError, match="OAHU on vehicle, seed 0: settings s000000000000"):
         _run("oahu_figures.py", monkeypatch, **run)  # a stale alpha trace is refused
-    trace.to_csv(alpha, index=False)
+    save_csv(alpha, trace)
     figs = _run("oahu_figures.py", monkeypatch, **run)
     ax = figs[-1].axes[0]
     assert len(ax.containers) == len(fig4["methods"])
@@ -112,7 +113,7 @@ def test_svm_figure_2_draws_svm_relative_and_baselines_in_their_styles(tmp_path,
                      "n_train_triplets": 0, "triplet_accuracy": 0.7, "seed": seed})
     runs = pd.DataFrame(rows).assign(n_test_triplets=500,
                                      settings_hash=settings_hash(run_settings))
-    runs.to_csv(tmp_path / "runs.csv", index=False)
+    save_csv(tmp_path / "runs.csv", runs)
     figs = _run(
         "svm_figure_2.py", monkeypatch, config=cfg, input=_Named(runs=[str(tmp_path / "runs.csv")]),
         log=[str(tmp_path / "log")], output=_outputs(tmp_path, ["png", "pdf", "md"]),
@@ -129,12 +130,23 @@ def test_svm_figure_2_draws_svm_relative_and_baselines_in_their_styles(tmp_path,
     assert len(eucl) == 1 and _same_colour(eucl[0].get_color(), method_style("Eucl")["color"])
 
 
-def _run_oahu_table3(rows, cfg, tmp_path, monkeypatch):
-    """Run oahu_table3.py on run ``rows`` (written as its input) with config ``cfg``; outputs
-    ``tmp_path/out.{csv,md,tex}``."""
-    pd.DataFrame(rows).to_csv(tmp_path / "runs.csv", index=False)
+def _oahu_cells(rows, tmp_path) -> list[str]:
+    """Run ``rows`` written as rule oahu_cell writes them: one file per (dataset, seed, method),
+    through harness.io.save_csv (its digest beside it)."""
+    paths = []
+    for (d, s, m), part in pd.DataFrame(rows).groupby(["dataset", "seed", "algorithm"]):
+        path = tmp_path / "cells" / d / f"seed{s}" / f"{m}.csv"
+        save_csv(path, part)
+        paths.append(str(path))
+    return paths
+
+
+def _run_oahu_table3(rows, cfg, tmp_path, monkeypatch, paths=None):
+    """Run oahu_table3.py on run ``rows`` (written as its input, one file per cell: paths
+    ``paths`` if given) with config ``cfg``; outputs ``tmp_path/out.{csv,md,tex}``."""
+    paths = _oahu_cells(rows, tmp_path) if paths is None else paths
     _run(
-        "oahu_table3.py", monkeypatch, config=cfg, input=_Named(runs=[str(tmp_path / "runs.csv")]),
+        "oahu_table3.py", monkeypatch, config=cfg, input=_Named(runs=paths),
         log=[str(tmp_path / "log")], output=_outputs(tmp_path, ["runs", "csv", "md", "tex"]),
         params=types.SimpleNamespace(
             paper_rows=paper_rows(ROOT / "config/paper_results.csv", "oahu", "table3"),
@@ -198,3 +210,49 @@ def test_oahu_table_3_marks_as_the_paper_does(tmp_path, monkeypatch):
     assert "(win)" not in md and "•" in md
     first = counts.split("Ours:", 1)[0]
     assert all(f"| {m} " in first for m in t3["methods"] if m != "OAHU")
+
+
+def test_oahu_table_3_refuses_a_cut_or_edited_cell_and_names_the_seeds_a_cell_averages(
+    tmp_path, monkeypatch
+):
+    """issue 37, through the real table script: the cells as rule oahu_cell writes them (one
+    file per cell, its digest beside it). A seed without a number (NaN error rate) is left out
+    of the cell's mean and n_seeds and the cell names the seeds it averages; a cell file edited
+    by hand, or cut to its header line, stops the table with a message naming the file and
+    rule oahu_cell."""
+    from harness.io import ResultFileError
+
+    cfg = _config()
+    t3 = cfg["oahu"]["table3"]
+    t3["seeds"] = [0, 1, 2]
+    good = expected_hashes(cfg, "oahu.table3", "workflow/scripts/oahu_cell.py")
+    rows = [
+        {"experiment": "table3", "dataset": "vehicle", "seed": s, "algorithm": m,
+         "params_label": "", "metric": metric, "settings_hash": good[m],
+         "value": (np.nan if (m, s, metric) == ("OAHU", 1, "error_rate")
+                   else 0.2 + 0.01 * s + 0.1 * i)}
+        for i, m in enumerate(t3["methods"]) for s in (0, 1, 2)
+        for metric in ("error_rate", "macro_f1", "constraint_utilization")
+    ]
+    paths = _oahu_cells(rows, tmp_path)
+    _run_oahu_table3(rows, cfg, tmp_path, monkeypatch, paths)
+    table = pd.read_csv(tmp_path / "out.csv", keep_default_na=False, na_values=[""])
+    t = table.set_index(["dataset", "algorithm", "metric"])
+    assert t.loc[("vehicle", "OAHU", "error_rate"), "n_seeds"] == 2
+    assert t.loc[("vehicle", "OAHU", "error_rate"), "seeds"] == "0;2"
+    assert t.loc[("vehicle", "OAHU", "macro_f1"), "n_seeds"] == 3
+    md = (tmp_path / "out.md").read_text()
+    oahu = next(line for line in md.splitlines() if line.startswith("| OAHU "))
+    assert "[seeds 0, 2]" in oahu, oahu
+    edited = Path(paths[-1])
+    lines = edited.read_text().splitlines()
+    assert ",error_rate," in lines[1]
+    lines[1] = lines[1].rsplit(",", 1)[0] + ",0.0"  # a hand edit: this error rate the best
+    edited.write_text("\n".join(lines) + "\n")
+    with pytest.raises(ResultFileError, match="does not match the digest") as err:
+        _run_oahu_table3(rows, cfg, tmp_path, monkeypatch, paths)
+    assert str(err.value).startswith(f"{edited}: ") and "rule oahu_cell" in str(err.value)
+    edited.write_text(edited.read_text().splitlines()[0] + "\n")  # cut to its header line
+    with pytest.raises(ResultFileError, match="only a header line") as err:
+        _run_oahu_table3(rows, cfg, tmp_path, monkeypatch, paths)
+    assert str(err.value).startswith(f"{edited}: ")

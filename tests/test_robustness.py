@@ -890,6 +890,7 @@ def test_an_interrupted_write_leaves_the_old_file_and_no_temporary():
     import tempfile
 
     from harness.io import atomic_path, save_csv
+    from harness.tables import collect
 
     with tempfile.TemporaryDirectory() as d:
         path = Path(d) / "rows.csv"
@@ -900,4 +901,178 @@ def test_an_interrupted_write_leaves_the_old_file_and_no_temporary():
                 tmp.write_text("a\n9\n")  # half of the new content
                 raise KeyboardInterrupt  # Ctrl-C between the write and the rename
         assert path.read_bytes() == before
-        assert sorted(p.name for p in Path(d).iterdir()) == ["rows.csv"]
+        assert sorted(p.name for p in Path(d).iterdir()) == ["rows.csv", "rows.csv.sha256"]
+        assert collect([path]).a.tolist() == [1, 2]  # the old file and its digest still agree
+
+
+# --- a table counts what it averages: every result file whole and as its job wrote it ----------
+
+
+def _cell(seed, value=0.5, algorithm="A"):
+    """A cell's tidy rows as rule fit_evaluate writes them (one dataset, seed and method)."""
+    return pd.DataFrame(
+        {"dataset": "d1", "seed": seed, "algorithm": algorithm, "stage": "test",
+         "checkpoint": "final", "metric": ["mAP", "fit_wall_s"], "value": [value, 1.0],
+         "settings_hash": "s0123456789ab"}
+    )
+
+
+def _cells(folder, seeds=(0, 1, 2)):
+    """One cell file per seed, written by harness.io.save_csv (the jobs' writer)."""
+    from harness.io import save_csv
+
+    paths = []
+    for s in seeds:
+        path = folder / f"seed{s}" / "A.csv"
+        save_csv(path, _cell(s, 0.5 + 0.1 * s))
+        paths.append(path)
+    return paths
+
+
+CELL = ("dataset", "seed", "algorithm")
+
+
+def test_a_result_file_is_read_with_its_digest_and_every_row(tmp_path):
+    """The jobs write each result CSV and then its sha256 beside it (``<file>.sha256``, in
+    sha256sum's format, both atomically); collect reads the three seeds whole."""
+    import hashlib
+
+    from harness.tables import collect
+
+    paths = _cells(tmp_path)
+    side = Path(f"{paths[0]}.sha256").read_text()
+    assert side == f"{hashlib.sha256(paths[0].read_bytes()).hexdigest()}  A.csv\n"
+    runs = collect(paths, "fit_evaluate", ["metric", "value"], CELL)
+    assert sorted(runs.seed.unique()) == [0, 1, 2] and len(runs) == 6
+    assert runs.settings_hash.tolist() == ["s0123456789ab"] * 6  # still read as text
+
+
+@pytest.mark.parametrize(
+    "case, needle",
+    [
+        ("header only", "only a header line"),
+        ("empty", "the file is empty (0 bytes)"),
+        ("one value edited", "does not match the digest its job wrote"),
+        ("no digest", "no A.csv.sha256 beside it"),
+        ("a column gone", "lacks the column(s) ['value']"),
+        ("a digest of another file", "is no digest of this file"),
+    ],
+)
+def test_a_cut_emptied_edited_or_unrecorded_result_is_refused_by_name(tmp_path, case, needle):
+    """issue 37: a cell CSV cut to its header line made the table average 2 of 3 seeds under a
+    caption that says seeds [0, 1, 2]; an emptied one raised pandas' EmptyDataError; a value
+    edited by hand became the best cell. Each is refused, naming the file, what is wrong and the
+    rule and command that remake it."""
+    from harness.io import ResultFileError
+    from harness.tables import collect
+
+    paths = _cells(tmp_path)
+    bad = paths[2]
+    text = bad.read_text()
+    if case == "header only":
+        bad.write_text(text.splitlines()[0] + "\n")
+    elif case == "empty":
+        bad.write_text("")
+    elif case == "one value edited":
+        bad.write_text(text.replace("0.7", "0.99", 1))  # seed 2's mAP, now the best
+        assert "0.99" in bad.read_text()
+    elif case == "no digest":
+        Path(f"{bad}.sha256").unlink()
+    elif case == "a column gone":
+        from harness.io import save_csv
+
+        save_csv(bad, _cell(2).drop(columns="value"))  # written whole, digest and all
+    else:  # seed 1's digest copied beside seed 2's file
+        Path(f"{bad}.sha256").write_text(Path(f"{paths[1]}.sha256").read_text().replace(
+            "A.csv", "B.csv"))
+    with pytest.raises(ResultFileError) as err:
+        collect(paths, "fit_evaluate", ["metric", "value"], CELL)
+    msg = str(err.value)
+    assert msg.startswith(f"{bad}: ") and needle in msg, msg
+    assert "rule fit_evaluate" in msg and f"snakemake --forcerun {bad}" in msg, msg
+    assert isinstance(err.value, ValueError)  # the scripts' callers catch ValueError
+
+
+def test_a_copy_of_another_cells_file_is_refused_naming_both(tmp_path):
+    """A missing seed: seed 2's file holds seed 1's rows (copied with its digest, the digest
+    renamed), so the table would count seed 1 twice and seed 2 never; refused, both named. A
+    file holding two cells, or a row without its seed, is refused too."""
+    import shutil
+
+    from harness.io import ResultFileError, save_csv
+    from harness.tables import collect
+
+    paths = _cells(tmp_path)
+    shutil.copy(paths[1], paths[2])
+    Path(f"{paths[2]}.sha256").write_text(Path(f"{paths[1]}.sha256").read_text())
+    with pytest.raises(ResultFileError, match=r"holds the same cell \(dataset d1, seed 1, "
+                       r"algorithm A\) as .*seed1/A.csv") as err:
+        collect(paths, "fit_evaluate", cell=CELL)
+    assert str(err.value).startswith(f"{paths[2]}: ")
+    save_csv(paths[2], pd.concat([_cell(2), _cell(3)]))
+    with pytest.raises(ResultFileError, match="should hold one cell .* but they hold 2"):
+        collect(paths, "fit_evaluate", cell=CELL)
+    save_csv(paths[2], _cell(2).assign(seed=[2, None]))
+    with pytest.raises(ResultFileError, match="a row lacks a value there"):
+        collect(paths, "fit_evaluate", cell=CELL)
+
+
+def test_a_job_stopped_between_its_file_and_its_digest_is_refused_and_a_rerun_heals_it(tmp_path):
+    """The digest is not a Snakemake output: a rerun job (Snakemake deletes the CSV, not the
+    sidecar) writes the new CSV and then its digest. A job stopped between the two leaves the
+    new CSV beside the old digest, which cannot match it: refused. The rerun writes both."""
+    from harness.io import ResultFileError, atomic_path, save_csv
+    from harness.tables import collect
+
+    paths = _cells(tmp_path)
+    paths[0].unlink()  # what Snakemake does before rerunning a job
+    with atomic_path(paths[0]) as tmp:  # the CSV written, the job killed before its digest
+        _cell(0, 0.9).to_csv(tmp, index=False)
+    with pytest.raises(ResultFileError, match="does not match the digest"):
+        collect(paths, "fit_evaluate", cell=CELL)
+    save_csv(paths[0], _cell(0, 0.9))  # the rerun
+    runs = collect(paths, "fit_evaluate", cell=CELL)
+    assert runs[(runs.seed == 0) & (runs.metric == "mAP")].value.tolist() == [0.9]
+
+
+def test_results_from_before_digests_are_refused_until_rerun_or_adopted(tmp_path, capsys):
+    """A result written before results carried a digest is refused like a hand-made one (the
+    table cannot tell them apart); the message offers the rerun and, for a file its job is known
+    to have written, ``python -m harness.io adopt``, which writes the digests of the files
+    without one and leaves a file whose digest does not match refused."""
+    from harness.io import ResultFileError, main
+    from harness.tables import collect
+
+    paths = _cells(tmp_path)
+    for p in paths[:2]:
+        Path(f"{p}.sha256").unlink()  # as a run before digests left them
+    with pytest.raises(ResultFileError) as err:
+        collect(paths, "fit_evaluate", cell=CELL)
+    msg = str(err.value)  # every refused file named in one error, each with its remedy
+    assert msg.startswith("2 result files refused"), msg
+    assert f"python -m harness.io adopt {paths[0]}" in msg
+    assert f"python -m harness.io adopt {paths[1]}" in msg
+    paths[2].write_text(paths[2].read_text().replace("0.7", "0.99", 1))  # edited after its job
+    assert main(["adopt", str(tmp_path)]) == 0
+    assert "2 file(s) adopted" in capsys.readouterr().out
+    assert all(Path(f"{p}.sha256").exists() for p in paths[:2])
+    with pytest.raises(ResultFileError, match="does not match the digest"):
+        collect(paths, "fit_evaluate", cell=CELL)  # adopting does not bless an edited file
+    assert len(collect(paths[:2], "fit_evaluate", cell=CELL)) == 4
+
+
+def test_every_table_and_figure_script_reads_result_csvs_through_collect():
+    """The one place that checks result files is harness.tables.collect (read_result): no table
+    or figure script reads a CSV with pandas itself, except those listed (not result CSVs of a
+    job, or scripts this rule leaves to their owners)."""
+    import re
+
+    allowed = {
+        "images_features.py": "the Caltech-256 list file, not a result",
+        "svm_table_1.py": "the readings table (svm_table_readings.py); not edited here",
+    }
+    offenders = []
+    for script in sorted((ROOT / "workflow/scripts").glob("*.py")):
+        if re.search(r"\bpd\.read_csv\(", script.read_text()) and script.name not in allowed:
+            offenders.append(script.name)
+    assert offenders == []

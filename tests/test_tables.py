@@ -399,7 +399,10 @@ def test_the_table_builder_never_marks_a_row_behind_the_best_on_every_seed_as_ti
     b_row = next(line for line in md.splitlines() if line.startswith("| B "))
     assert "≈" not in b_row and b_row.count("•") == 2, b_row
     c_row = next(line for line in md.splitlines() if line.startswith("| C "))
-    assert c_row.count("≈") == 2 and re.search(r"0\.4000 ± n/a \(2\) +\|$", c_row), c_row
+    # d3 has one seed of the table's three: the cell names it (harness.paper_table.cell_text)
+    assert c_row.count("≈") == 2, c_row
+    assert re.search(r"0\.4000 ± n/a \(2\) \[seed 0\] +\|$", c_row), c_row
+    assert "[seeds 0, 2]" in b_row and s.loc[("d2", "B"), "n_seeds"] == 2  # the NaN seed
     assert "a gap the same on every seed counts as significant" in md
     b_tex = next(line for line in tex.splitlines() if line.lstrip().startswith("B &"))
     assert "≈" not in b_tex and "approx" not in b_tex, b_tex
@@ -472,3 +475,62 @@ def test_progress_bars_go_to_the_job_log_only_one_line_per_redraw(tmp_path, monk
     assert fit_learner("ITML", {"max_iter": 2}, t, X, y, 0)[0].verbose is False  # metric-learn
     monkeypatch.setattr(hio, "_IN_JOB", False)
     assert fit_learner("OASIS", {"C": 0.1}, t, X, y, 0)[0].verbose is False
+
+
+def test_a_cell_counts_only_the_seeds_it_averages_and_names_them_when_not_the_captions(tmp_path):
+    """issue 37: summarize counted in n_seeds and seeds a seed whose value is NaN (the mean
+    skipped it), so a cell said 3 seeds when it was computed from 2. Now a seed counts where its
+    value is finite (NaN and inf are no number: left out of the mean, the std and the tests);
+    a cell whose seeds are not exactly the table's (the config's list, which the caption names)
+    lists the ones it averages, so that "over seeds [0, 1, 2]" is true of every number shown:
+    a seed with NaN, a seed without a row, an infinite value. A cell with no number at all
+    stays "n/a"."""
+    import numpy as np
+
+    from harness.paper_table import Metric, PaperTable, summarize, write_table
+
+    vals = {
+        "A": [0.50, np.nan, 0.70],  # seed 1 without a number
+        "B": [0.40, 0.41, 0.42],
+        "C": [0.30, 0.31],  # seed 2 without a row
+        "D": [np.inf, 0.20, 0.22],
+        "E": [np.nan, np.nan, np.nan],
+    }
+    values = pd.DataFrame(
+        [
+            {"dataset": "d1", "algorithm": m, "metric": "mAP", "seed": s, "value": v}
+            for m, vs in vals.items()
+            for s, v in enumerate(vs)
+        ]
+    )
+    t = PaperTable("seeds", "Seeds table", values, [Metric("mAP", "mAP")], ["d1"], list(vals),
+                   caption=["Test mAP over seeds [0, 1, 2]."], seeds=[0, 1, 2])
+    s = summarize(t).set_index("algorithm")
+    assert s.loc["A", "n_seeds"] == 2 and s.loc["A", "seeds"] == "0;2"
+    assert s.loc["A", "mean"] == pytest.approx(0.6) and s.loc["A", "missing_seeds"] == "1"
+    assert not s.loc["A", "all_seeds"] and s.loc["B", "all_seeds"]
+    assert s.loc["B", "n_seeds"] == 3 and s.loc["B", "missing_seeds"] == ""
+    assert s.loc["C", "n_seeds"] == 2 and s.loc["C", "missing_seeds"] == "2"
+    assert s.loc["D", "n_seeds"] == 2 and s.loc["D", "mean"] == pytest.approx(0.21)
+    assert s.loc["E", "n_seeds"] == 0 and np.isnan(s.loc["E", "mean"])
+    assert s.loc["A", "best"] and s.loc["A", "vs_best"] == ""  # ranked on the mean it shows
+    out = {k: tmp_path / f"seeds.{k}" for k in ("csv", "md", "tex")}
+    write_table(t, out["csv"], out["md"], out["tex"])
+    md = out["md"].read_text()
+    rows = {line.split("|")[1].strip(): line for line in md.splitlines() if line.startswith("| ")}
+    assert "0.6000 ± 0.1414 (1) [seeds 0, 2]" in rows["A"]
+    assert "[seeds" not in rows["B"] and "[seeds 0, 1]" in rows["C"] and "[seeds 1, 2]" in rows["D"]
+    assert "| n/a" in rows["E"] and "[seed" not in rows["E"]
+    assert "a cell not over exactly the seeds this caption names lists its own" in md
+    assert "[seeds 0, 2]" in out["tex"].read_text()
+    csv = pd.read_csv(out["csv"], keep_default_na=False)
+    assert csv.set_index("algorithm").loc["A", "seeds"] == "0;2"
+    # the caption's seeds are the table's: a fourth seed no cell has marks every cell
+    t.seeds = [0, 1, 2, 3]
+    s = summarize(t).set_index("algorithm")
+    assert not s.loc[["A", "B", "C", "D"], "all_seeds"].any()
+    assert s.loc["B", "missing_seeds"] == "3"
+    # without a list, the seeds the table holds (B's three): the same cells are marked
+    t.seeds = None
+    s = summarize(t).set_index("algorithm")
+    assert s.all_seeds.tolist() == [False, True, False, False, False]

@@ -10,18 +10,21 @@ from harness.experiment import test_rows
 from harness.table_rows import benchmark_values
 from harness.io import start_log
 from harness.paper_table import Metric, PaperTable, seed_values, write_table
+from harness.tables import collect, read_result
 
 start_log(snakemake.log[0])
 config = snakemake.config
 cfg, route = config["images"], config["data"]["route"]
 ok, missing = available_datasets(config, "images", route)
+# the runs and feature summary that rule table_sdca_3 wrote, whole and as it wrote them (digest)
+runs = collect([snakemake.input.runs], "table_sdca_3", ["stage", "metric", "value", "seed"])
 values = pd.concat(
-    [seed_values(test_rows(pd.read_csv(snakemake.input.runs)), ["fit_cpu_s"]),
+    [seed_values(test_rows(runs), ["fit_cpu_s"]),
      benchmark_values(snakemake.input.benchmarks)],  # fmt: skip
     ignore_index=True,
 )
 feat = (
-    pd.read_csv(snakemake.input.features)
+    read_result(snakemake.input.features, "table_sdca_3", ["dataset", "descriptor_s_per_image"])
     .groupby("dataset")
     .agg(
         ms_per_image=("descriptor_s_per_image", lambda v: 1000 * v.mean()),
@@ -48,5 +51,6 @@ table = PaperTable(
     methods_cfg=cfg["methods"],
     caption=captions.oasis_table2(config, missing),
     sections=[(heading, feat.dropna(how="all").map(lambda v: f"{v:.2f}"))],
+    seeds=cfg["seeds"],  # the caption's seeds: a cell over others lists its own
 )
 print(write_table(table, out.csv, out.md, out.tex).to_string())

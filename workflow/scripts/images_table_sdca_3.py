@@ -12,11 +12,13 @@ from harness.paper_table import Metric, PaperTable, paper_for_rows, seed_values,
 from harness.settings import check_fresh
 from harness.tables import collect, paper_frame
 
+CELL = ("dataset", "seed", "algorithm")  # the cell each run file holds (harness.tables.collect)
+
 start_log(snakemake.log[0])
 config = snakemake.config
 cfg, route = config["images"], config["data"]["route"]
 _, missing = available_datasets(config, "images", route)
-runs = collect(snakemake.input.runs)
+runs = collect(snakemake.input.runs, "fit_evaluate", ["stage", "metric", "value"], CELL)
 check_fresh(runs, config, "images", "workflow/scripts/fit_evaluate.py")
 save_csv(snakemake.output.runs, runs)
 feat = feature_summary(snakemake.input.features)
@@ -38,6 +40,7 @@ table = PaperTable(
     caption=captions.sdca_table3(config, feat, failed, missing),
     diff_note=captions.difference_note("sdca_table3", config),
     info=cell_info(runs),
+    seeds=cfg["seeds"],
 )
 print(write_table(table, out.csv, out.md, out.tex, out.cd, out.cd_md).to_string())
 print(feat.to_string())

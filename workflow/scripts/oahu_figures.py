@@ -17,6 +17,8 @@ from harness.plots import clipped_band, display_name, log_axes, method_style, sa
 from harness.settings import check_fresh
 from harness.tables import collect
 
+CELL = ("dataset", "seed", "algorithm")  # the cell each file holds (harness.tables.collect)
+
 start_log(snakemake.log[0])
 cfg = snakemake.config["oahu"]
 route = snakemake.config["data"]["route"]
@@ -71,13 +73,17 @@ def errorbars(ax, x, g, label, limits=(0.0, 1.0)):
 
 if name == "figure_oahu_4":
     c = cfg["figure4"]
-    rows = collect(snakemake.input.cells)
+    rows = collect(
+        snakemake.input.cells, "oahu_fig4_cell", ["error_rate"],
+        ("dataset", "seed", "algorithm", "n_constraints"),
+    )
     check_fresh(
         rows, snakemake.config, "oahu.figure4", "workflow/scripts/oahu_fig4_cell.py",
         "oahu_fig4_cell",
     )
     s = mean_std(rows, ["algorithm", "n_constraints"], "error_rate")
-    alpha = collect(snakemake.input.alpha)  # Figure 4c: OAHU's alpha from the Table 3 cells
+    # Figure 4c: OAHU's alpha from the Table 3 cells
+    alpha = collect(snakemake.input.alpha, "oahu_cell", ["step", "layer", "alpha"], CELL)
     check_fresh(
         alpha, snakemake.config, "oahu.table3", "workflow/scripts/oahu_cell.py", "oahu_cell"
     )
@@ -166,12 +172,12 @@ if name == "figure_oahu_4":
 elif name == "figure_oahu_5":
     c = cfg["figure5"]
     dataset = snakemake.params.dataset
-    auc = collect(snakemake.input.auc)
+    auc = collect(snakemake.input.auc, "oahu_fig5_cell", ["auc"], CELL)
     check_fresh(
         auc, snakemake.config, "oahu.figure5", "workflow/scripts/oahu_fig5_cell.py",
         "oahu_fig5_cell",
     )
-    roc = pd.concat([pd.read_csv(p) for p in snakemake.input.roc], ignore_index=True)
+    roc = collect(snakemake.input.roc, "oahu_fig5_cell", ["fpr", "tpr"], ("seed", "algorithm"))
     s = mean_std(auc, ["algorithm"], "auc")
     save_csv(out.csv, s)
     grid = np.linspace(0, 1, 101)
@@ -243,7 +249,7 @@ elif name == "figure_oahu_5":
 
 else:  # figure_oahu_7
     c = cfg["figure7"]
-    runs = collect(snakemake.input.runs)
+    runs = collect(snakemake.input.runs, "oahu_cell", ["metric", "value"], CELL)
     for experiment, part in runs.groupby("experiment"):  # Table 3's cells and Figure 7's own
         check_fresh(
             part, snakemake.config, f"oahu.{experiment}", "workflow/scripts/oahu_cell.py",

@@ -12,7 +12,10 @@ from harness.tables import collect, paper_frame
 start_log(snakemake.log[0])
 config = snakemake.config
 cfg = config["oahu"]["table3"]
-runs = collect(snakemake.input.runs)
+# every cell file whole and as its job wrote it (digest), one cell each (harness.tables.collect)
+runs = collect(
+    snakemake.input.runs, "oahu_cell", ["metric", "value"], ("dataset", "seed", "algorithm")
+)
 # rows made under other settings than the config's are refused (harness.settings)
 check_fresh(runs, config, "oahu.table3", "workflow/scripts/oahu_cell.py", "oahu_cell")
 save_csv(snakemake.output.runs, runs)
@@ -39,5 +42,6 @@ table = PaperTable(
     reference="OAHU",
     reference_marks={"error_rate": {"loss": "•", "win": "◦"}},  # the paper's Table 3 marks
     sections=[win_tie_loss_lines],
+    seeds=cfg["seeds"],  # the caption's seeds: a cell over others lists its own
 )
 print(write_table(table, out.csv, out.md, out.tex).to_string())

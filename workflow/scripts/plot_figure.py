@@ -1,19 +1,17 @@
 """Rules figure_sdca_1, figure_sdca_2, figure_oasis_3: plot the curves of all seeds."""
 
-import pandas as pd
-
 from harness.io import start_log
 from harness.paper_settings import comparison_note, note, vs_paper
 from harness.plots import curves, one_seed_na, scaling
 from harness.settings import check_block_fresh
+from harness.tables import collect
 
 start_log(snakemake.log[0])
 cfg = snakemake.config["figures"]
 route = snakemake.config["data"]["route"]
-rows = pd.concat(
-    [pd.read_csv(p, dtype={"settings_hash": str}) for p in snakemake.input], ignore_index=True
-)
 name = snakemake.rule
+# each seed's file whole and as its job wrote it (digest), one seed each (harness.tables.collect)
+rows = collect(snakemake.input, snakemake.params.producer, cell=("seed",))
 # rows made under other settings than the config's are refused (harness.settings)
 check_block_fresh(rows, snakemake.params.settings, name, snakemake.params.producer)
 seeds = sorted(int(s) for s in rows.seed.unique())

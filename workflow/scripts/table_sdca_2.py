@@ -10,10 +10,13 @@ from harness.paper_table import Metric, PaperTable, paper_for_rows, seed_values,
 from harness.settings import check_fresh
 from harness.tables import collect, paper_frame
 
+CELL = ("dataset", "seed", "algorithm")  # the cell each run file holds (harness.tables.collect)
+
 start_log(snakemake.log[0])
 config = snakemake.config
 cfg, route = config["sdca_table2"], config["data"]["route"]
-runs = collect(snakemake.input.runs)
+# every cell file whole and as its job wrote it (digest), one cell each (harness.tables.collect)
+runs = collect(snakemake.input.runs, "fit_evaluate", ["stage", "metric", "value"], CELL)
 check_fresh(runs, config, "sdca_table2", "workflow/scripts/fit_evaluate.py")
 save_csv(snakemake.output.runs, runs)
 _, missing = available_datasets(config, "sdca_table2", route)
@@ -40,6 +43,7 @@ table = PaperTable(
     diff_note=captions.difference_note("sdca_table2", config),
     info=info,
     sections=sections,
+    seeds=cfg["seeds"],  # the caption's seeds: a cell over others lists its own
 )
 summary = write_table(table, out.csv, out.md, out.tex, out.cd, out.cd_md)
 print(summary.drop(columns=["paper_settings", "our_settings"]).to_string())

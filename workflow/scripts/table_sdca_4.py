@@ -13,13 +13,15 @@ from harness.settings import check_fresh
 from harness.table_rows import cell_info
 from harness.tables import collect, paper_frame
 
+CELL = ("dataset", "seed", "algorithm")  # the cell each run file holds (harness.tables.collect)
+
 start_log(snakemake.log[0])
 config = snakemake.config
 cfg = config["sdca_table4"]
 _, missing = available_datasets(config, "sdca_table4", config["data"]["route"])
 paths = list(snakemake.input.runs)
 if paths:
-    runs = collect(paths)
+    runs = collect(paths, "fit_evaluate", ["stage", "metric", "value"], CELL)
     check_fresh(runs, config, "sdca_table4", "workflow/scripts/fit_evaluate.py")
 else:  # offline: no cell ran
     runs = pd.DataFrame(
@@ -40,5 +42,6 @@ table = PaperTable(
     caption=captions.sdca_table4(config, missing),
     diff_note=captions.difference_note("sdca_table4", config),
     info=cell_info(runs) if paths else None,
+    seeds=cfg["seeds"],
 )
 print(write_table(table, out.csv, out.md, out.tex).to_string())
