@@ -389,13 +389,14 @@ for script, wildcards in cases.items():
     sm = types.SimpleNamespace(
         config=config,
         wildcards=types.SimpleNamespace(**wildcards),
-        input=Named([bad], data=bad, split=bad, triplets_fit=bad, triplets_train=bad),
+        input=Named([bad], data=bad, split=bad, triplets_fit=bad, triplets_train=bad,
+                    prepared=bad),
         output=Named([f"{tmp}/{script}.out"], rows=f"{tmp}/r", model=f"{tmp}/m",
                      runs=f"{tmp}/u", alpha=f"{tmp}/a", auc=f"{tmp}/c", roc=f"{tmp}/o",
                      features=f"{tmp}/f", split=f"{tmp}/s"),
         log=[f"{tmp}/{script}.log"],
         params=types.SimpleNamespace(cache_dir=tmp, allow_unpinned=False, route="embedded",
-                                     settings={}),
+                                     settings={}, svm=config["svm"]),
     )
     try:
         runpy.run_path(f"{root}/workflow/scripts/{script}.py", init_globals={"snakemake": sm})
