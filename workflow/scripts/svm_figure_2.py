@@ -22,7 +22,7 @@ from harness.tables import collect
 
 start_log(snakemake.log[0])
 cfg = snakemake.config["svm"]
-runs = collect(snakemake.input.runs)
+runs = collect(snakemake.input.runs, "svm_run", cell=("notion", "seed"))
 check_block_fresh(runs, snakemake.params.run_settings, "svm runs", "svm_run")
 wanted = list(cfg["figure2"]["notions"])
 notions = [n for n in wanted if n in set(runs.notion)]

@@ -26,7 +26,8 @@ ref = paper[(paper.dataset == notion) & (paper.method == "SVM-relative")].value
 scales = list(sweep["C"])
 fig, axes = plt.subplots(1, len(scales), figsize=(4.4 * len(scales), 3.4), dpi=150, squeeze=False)
 if snakemake.input.runs:
-    runs = collect(snakemake.input.runs)
+    cell = ("sweep_variant", "notion", "seed")
+    runs = collect(snakemake.input.runs, "svm_sweep_run", cell=cell)
     want = snakemake.params.run_hashes  # variant -> the settings hash its cells must carry
     bad = runs[runs.settings_hash.astype(str) != runs.sweep_variant.map(want)]
     if len(bad):

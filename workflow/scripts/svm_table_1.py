@@ -6,8 +6,6 @@ harness.svm_experiment.table1_cells). WebKB columns read "needs download" on the
 
 from pathlib import Path
 
-import pandas as pd
-
 from harness import captions
 from harness.io import save_csv, start_log
 from harness.paper_table import Metric, PaperTable, paper_for_rows, write_table
@@ -17,7 +15,7 @@ from harness.tables import collect, paper_frame
 
 start_log(snakemake.log[0])
 config = snakemake.config
-runs = collect(snakemake.input.runs)
+runs = collect(snakemake.input.runs, "svm_run", cell=("notion", "seed"))
 # rows made under other svm settings than the config's are refused (harness.settings)
 check_block_fresh(runs, snakemake.params.run_settings, "svm runs", "svm_run")
 save_csv(snakemake.output.runs, runs)
@@ -32,8 +30,10 @@ solve = svm.groupby(["notion", "n_train_triplets"]).agg(
 univ = runs[runs.notion == "webkb_university"]
 archive = Path(snakemake.params.cache_dir) / "download" / "webkb" / "webkb-data.gtar.gz"
 servers = server_headers(archive, univ.groups.iloc[0].split(";")) if len(univ) else None
-readings_csv = list(snakemake.input.get("readings") or [])  # [] when the config has no sweep
-readings = pd.read_csv(readings_csv[0]) if readings_csv else None
+# the reading sweep's table: [] when the config has no sweep; rows only where WebKB ran
+readings_csv = list(snakemake.input.get("readings") or [])
+webkb_ran = "corpus" in runs and (runs.corpus == "webkb").any()
+readings = collect(readings_csv, "table_svm_readings") if readings_csv and webkb_ran else None
 sections = [("Mean solve time of eq. 8 (s) and status of the fits:", solve.reset_index())]
 if readings is not None and len(readings):
     paper = paper_frame(snakemake.params.paper_rows).rename(columns={"dataset": "notion"})
@@ -43,6 +43,7 @@ table = PaperTable(
     name="svm_table1",
     title="Schultz & Joachims (2003), Table 1: test triplets satisfied (%)",
     values=cells["values"],
+    seeds=list(config["svm"]["seeds"]),
     metrics=[Metric("triplet_accuracy", "test triplets satisfied (%)", digits=2, scale=100)],
     datasets=cells["notions"],
     methods=cells["methods"],

@@ -17,7 +17,8 @@ sweep = cfg["readings"]
 paper = paper_frame(snakemake.params.paper_rows).rename(columns={"dataset": "notion"})
 paper = paper[paper.method.isin(PAPER_CELLS + ("TFIDF",))]
 if snakemake.input.runs:
-    runs = collect(snakemake.input.runs)
+    cell = ("sweep_variant", "notion", "seed")
+    runs = collect(snakemake.input.runs, "svm_sweep_run", cell=cell)
     want = snakemake.params.run_hashes  # variant -> the settings hash its cells must carry
     bad = runs[runs.settings_hash.astype(str) != runs.sweep_variant.map(want)]
     if len(bad):
