@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import functools
 import itertools
 import os
 from pathlib import Path
@@ -53,21 +54,37 @@ def schema() -> dict:
     return out
 
 
+@functools.lru_cache(maxsize=1)
+def _checks_schema() -> dict:
+    """:func:`schema`, read once per process, for the checks here (not to be changed)."""
+    return schema()
+
+
+_SCHEMA_FILE: str | None = None
+
+
 def schema_file() -> str:
-    """The path of :func:`schema` written as a file (Snakemake's ``validate`` takes a path): a
-    file named by its content's hash in the temporary folder, written once, atomically."""
-    import hashlib
+    """The path of :func:`schema` written as a file (Snakemake's ``validate`` takes a path, not a
+    dict): a file in a folder that this process creates for it (``tempfile.mkdtemp``: a fresh,
+    unguessable name, mode 0700, never one that exists) and removes when it exits; written once
+    per process.
+
+    Never a file at a predictable path in the shared temporary folder: whatever another user
+    planted there (a schema without the ranges, with other defaults, or YAML that Snakemake would
+    render as a YTE template) would be trusted as the schema (issue 37, rule 7)."""
+    global _SCHEMA_FILE
+    import atexit
     import json
+    import shutil
     import tempfile
 
-    text = json.dumps(schema(), indent=1, sort_keys=True)
-    digest = hashlib.sha256(text.encode()).hexdigest()[:16]
-    path = Path(tempfile.gettempdir()) / f"tripletbench-schema-{digest}.json"
-    if not path.is_file():
-        from .io import save_text
-
-        save_text(path, text)
-    return str(path)
+    if _SCHEMA_FILE is None or not Path(_SCHEMA_FILE).is_file():
+        folder = tempfile.mkdtemp(prefix="tripletbench-schema-")
+        atexit.register(shutil.rmtree, folder, ignore_errors=True)
+        path = Path(folder) / "config.schema.json"
+        path.write_text(json.dumps(schema(), indent=1, sort_keys=True))
+        _SCHEMA_FILE = str(path)
+    return _SCHEMA_FILE
 
 
 EXPERIMENT_BLOCKS = (
@@ -113,8 +130,11 @@ def check_config(config: dict) -> None:
     * the learner settings outside ``methods`` blocks: ``figures.scaling_lmnn`` (LMNN),
       ``figures.oasis_C`` and ``figures.oasis_variants`` (OASIS), ``figures.sdca_lam`` (SDCA);
     * ``svm.mds.notion``, ``svm.mds.notion_c``, ``svm.figure2.notions``: text notions or datasets;
-    * ``svm.token_pattern``: a regular expression with at most one group;
+    * ``svm.token_pattern``: a regular expression with at most one group, no empty token;
+    * sizes that must fit the data or one another (:func:`_check_sizes`);
+    * a decimal number where the schema means an integer (:func:`check_integers`);
     * ``results_dir``, ``figures_dir`` and ``data.cache_dir``: not empty, not the filesystem root;
+      no path key (:data:`PATH_KEYS`) starting with ``~`` or holding ``$VAR``;
     * ``data.mirror``: a folder that exists, a ``file://`` or an http(s) URL;
     * ``pairs_per_triplet`` only on a pair learner (:func:`_check_pair_rule`);
     * the ``images`` sizes its protocol needs (:func:`_check_images`: two fit images per class,
@@ -122,6 +142,7 @@ def check_config(config: dict) -> None:
     * every dataset name is looked up (an unknown one raises :class:`~datasets.base.DataError`);
       ``figures.dataset`` (a dataset or an image set) must also be buildable on ``data.route``.
     """
+    check_integers(config)
     _check_folders(config)
     mirror = (config.get("data") or {}).get("mirror")
     if mirror:
@@ -140,6 +161,7 @@ def check_config(config: dict) -> None:
         for exp, name in datasets:
             _dataset(exp, name)
     _check_images(config.get("images") or {})
+    _check_sizes(config)
     figures = config.get("figures") or {}
     if "scaling_lmnn" in figures:
         check_method("figures.scaling_lmnn", "LMNN", {"fixed": figures["scaling_lmnn"]}, bare=True)
@@ -170,6 +192,62 @@ def check_config(config: dict) -> None:
                 f"config {place}: {notion!r} is neither a text notion "
                 f"{list(SVM_TEXT_NOTIONS)} nor a dataset"
             ) from None
+
+
+def _resolve(node: dict, root: dict) -> dict:
+    """``node`` with a local ``$ref`` (``#/definitions/name``) followed."""
+    while isinstance(node, dict) and isinstance(node.get("$ref"), str):
+        target = root
+        for part in node["$ref"].lstrip("#/").split("/"):
+            target = target[part]
+        node = target
+    return node
+
+
+def _wants_integer(node: dict, root: dict) -> bool:
+    """Whether the schema ``node`` accepts integers but not other numbers (``type: integer`` or
+    an enum of integers, also inside ``anyOf`` / ``oneOf``)."""
+    kinds = set()
+    for alt in [node] + list(node.get("anyOf", [])) + list(node.get("oneOf", [])):
+        alt = _resolve(alt, root)
+        t = alt.get("type")
+        kinds |= set(t) if isinstance(t, list) else {t}
+        enum = alt.get("enum") or []
+        if enum and all(isinstance(v, int) and not isinstance(v, bool) for v in enum):
+            kinds.add("integer")  # pairs_per_triplet: [1, 2] (an enum compares 2.0 == 2)
+    return "integer" in kinds and "number" not in kinds
+
+
+def check_integers(config: dict, root: dict | None = None) -> None:
+    """Raise :class:`ConfigError` naming the dotted path of a float where the schema means an
+    integer (``n_triplets: 2000.0``, ``seeds: [1.0]``). JSON Schema counts 2000.0 as an integer
+    (jsonschema does), so the schema alone lets it through, and it fails later as a raw
+    ``TypeError`` or a file that no rule makes (``seed1.0``)."""
+    root = root if root is not None else _checks_schema()
+
+    def walk(value, node, path):
+        node = _resolve(node, root)
+        if not isinstance(node, dict):
+            return
+        if isinstance(value, float) and _wants_integer(node, root):
+            hint = f"; write {int(value)}" if value.is_integer() else ""
+            raise ConfigError(
+                f"config {path}: {value!r} is a decimal number where an integer is meant{hint}"
+            )
+        if isinstance(value, dict):
+            props = node.get("properties", {})
+            extra = node.get("additionalProperties")
+            for key, item in value.items():
+                sub = props.get(key, extra if isinstance(extra, dict) else None)
+                if sub is not None:
+                    walk(item, sub, f"{path}.{key}" if path else str(key))
+        elif isinstance(value, list) and isinstance(node.get("items"), dict):
+            for i, item in enumerate(value):
+                walk(item, node["items"], f"{path}[{i}]")
+        for alt in list(node.get("anyOf", [])) + list(node.get("oneOf", [])):
+            walk(value, {k: v for k, v in _resolve(alt, root).items() if k != "type"}, path)
+
+    walk(config, root, "")
 
 
 def _check_constraints(place: str, algorithm: str, mcfg: dict) -> None:
@@ -308,15 +386,100 @@ def check_no_templating(configfiles) -> None:
             )
 
 
+def _unique_key_loader():
+    """A PyYAML ``SafeLoader`` that raises :class:`ConfigError` on a key given twice in one
+    mapping (PyYAML and Snakemake keep the last one without a word). Keys brought in by a merge
+    (``<<: *base``) may be overridden, as YAML means them to be."""
+    import yaml
+
+    class UniqueKeyLoader(yaml.SafeLoader):
+        def construct_mapping(self, node, deep=False):
+            if isinstance(node, yaml.MappingNode):
+                seen = {}
+                for key_node, _ in node.value:
+                    if key_node.tag == "tag:yaml.org,2002:merge":
+                        continue
+                    key = self.construct_object(key_node, deep=True)
+                    try:
+                        first = seen.get(key)
+                    except TypeError:  # an unhashable key: PyYAML's own error follows
+                        continue
+                    if first is not None:
+                        raise ConfigError(
+                            f"line {key_node.start_mark.line + 1}: key {key!r} is given twice in "
+                            f"one mapping (first at line {first.line + 1}); YAML would keep the "
+                            "last one silently. Remove or rename one of them"
+                        )
+                    seen[key] = key_node.start_mark
+            return super().construct_mapping(node, deep=deep)
+
+    return UniqueKeyLoader
+
+
+def check_duplicate_keys(configfiles) -> None:
+    """Raise :class:`ConfigError` naming the file, line and key for a key given twice in one
+    mapping of a config file (two ``OASIS:`` rows in one ``methods:`` block: YAML, PyYAML and
+    Snakemake keep the last silently, so the first row would vanish from the table). A JSON
+    config is read the same way (YAML reads JSON). Run before the config is used."""
+    import yaml
+
+    loader = _unique_key_loader()
+    for f in configfiles or []:
+        try:
+            text = Path(f).read_text(encoding="utf-8")
+        except OSError:
+            continue  # Snakemake has already read it; its own error stands
+        try:
+            yaml.load(text, Loader=loader)  # noqa: S506 (a SafeLoader subclass)
+        except ConfigError as err:
+            raise ConfigError(f"config file {f}, {err}") from None
+        except yaml.YAMLError:
+            continue  # Snakemake has read it (JSON, or YAML it accepts); its own error stands
+
+
+PATH_KEYS = ("results_dir", "figures_dir", "data.cache_dir", "sdca_table2.compare_with")
+"""Config keys whose value is a path that the workflow uses as written (Snakemake expands neither
+``~`` nor ``$VAR``). ``data.mirror`` is not among them: :func:`datasets.base.mirror_location`
+expands a leading ``~`` of a mirror folder, and a folder that does not exist is refused."""
+FOLDER_KEYS = ("results_dir", "figures_dir", "data.cache_dir")
+"""The path keys that name an output or cache folder (not empty, not the filesystem root)."""
+
+
+def _dotted(config: dict, path: str):
+    node = config
+    for key in path.split("."):
+        if not isinstance(node, dict):
+            return None
+        node = node.get(key)
+    return node
+
+
 def _check_folders(config: dict) -> None:
-    """Output and cache folders must name a folder: an empty string or a path that resolves to
-    the filesystem root ("/", "/.", "/tmp/..", "//./") would make every path of the plan
-    ("{results_dir}/...") a path at the root."""
-    for path, value in (
-        ("results_dir", config.get("results_dir")),
-        ("figures_dir", config.get("figures_dir")),
-        ("data.cache_dir", (config.get("data") or {}).get("cache_dir")),
-    ):
+    """Path-valued keys (:data:`PATH_KEYS`): a leading ``~`` or a ``$VAR`` is refused (Snakemake
+    would make a folder literally named ``~`` or ``$HOME`` in the checkout; we refuse rather than
+    expand, so that every path of the plan is the one the config shows); output and cache folders
+    must name a folder: an empty string or a path that resolves to the filesystem root ("/",
+    "/.", "/tmp/..", "//./") would make every path of the plan ("{results_dir}/...") a path at
+    the root."""
+    import re
+
+    for path in PATH_KEYS:
+        value = _dotted(config, path)
+        if not isinstance(value, str):
+            continue
+        if value.strip().startswith("~"):
+            raise ConfigError(
+                f"config {path}: {value!r} starts with '~', which Snakemake does not expand (it "
+                f"would make a folder named '~' in the checkout); write the path out, e.g. "
+                f"{os.path.expanduser(value.strip())!r}"
+            )
+        if re.search(r"\$(\w|\{)", value):
+            raise ConfigError(
+                f"config {path}: {value!r} holds a shell variable, which Snakemake does not "
+                "expand (it would make a folder literally named so); write the path out"
+            )
+    for path in FOLDER_KEYS:
+        value = _dotted(config, path)
         if value is None:
             continue
         at_root = isinstance(value, str) and value.strip() and os.path.realpath(value) == "/"
@@ -379,9 +542,17 @@ def check_method(place: str, algorithm: str, mcfg: dict, bare: bool = False) -> 
             check_learner(f"{place} (grid point {params})", algorithm, params)
 
 
+TOKEN_PROBES = ("", " ", "a", "a b", "The quick brown fox jumps over the lazy dog, 1999.")
+"""Texts a token pattern is tried on (:func:`_check_token_pattern`); the last one must yield a
+token."""
+
+
 def _check_token_pattern(pattern) -> None:
     """``svm.token_pattern`` must compile as a Python regular expression with at most one
-    capturing group (scikit-learn's CountVectorizer rule: the group is the token)."""
+    capturing group (scikit-learn's CountVectorizer rule: the group is the token), must never
+    yield an empty token (``""``, ``\\w*``: every document would become the same empty word,
+    and the kernel row fails later with "median squared distance ... is 0") and must find a
+    token in a plain English sentence."""
     import re
 
     if pattern is None:
@@ -396,6 +567,20 @@ def _check_token_pattern(pattern) -> None:
         raise ConfigError(
             f"config svm.token_pattern: {pattern!r} has {groups} capturing groups; at most one "
             "(the token) is allowed"
+        )
+    regex = re.compile(pattern)
+    for text in TOKEN_PROBES:
+        tokens = regex.findall(text)  # scikit-learn's tokenizer: findall, the group if any
+        if any(t == "" for t in tokens):
+            raise ConfigError(
+                f"config svm.token_pattern: {pattern!r} matches the empty string (an empty "
+                f"token in {text!r}); every document would hold the same empty word. Give a "
+                "pattern whose tokens have at least one character, e.g. (?u)\\b\\w+\\b"
+            )
+    if not regex.findall(TOKEN_PROBES[-1]):
+        raise ConfigError(
+            f"config svm.token_pattern: {pattern!r} finds no token in a plain sentence "
+            f"({TOKEN_PROBES[-1]!r}); every document would be empty"
         )
 
 
@@ -435,6 +620,279 @@ def _check_images(images: dict) -> None:
             f"{n_train * min(classes)} in the smallest image set); precision@k is undefined "
             "beyond it"
         )
+
+
+def _setting(config: dict, path: str):
+    """The value at dotted ``path`` of ``config``, or the schema's default where the config
+    (validated or not) leaves it out."""
+    keys, root = path.split("."), _checks_schema()
+    node, sch = config, root
+    for i, key in enumerate(keys):
+        sch = _resolve(sch.get("properties", {}).get(key, {}), root)
+        if isinstance(node, dict) and key in node:
+            node = node[key]
+            continue
+        value = sch.get("default")  # left out: the default of this level, then below it
+        for rest in keys[i + 1 :]:
+            sch = _resolve(sch.get("properties", {}).get(rest, {}), root)
+            value = value[rest] if isinstance(value, dict) and rest in value else sch.get("default")
+        return value
+    return node
+
+
+def _part(n: int, fraction: float) -> int:
+    """The first part of a class of ``n`` items in :func:`datasets.preprocess.split_per_class`:
+    ``round(fraction * n)`` kept between 1 and ``n - 1``."""
+    return min(max(int(round(fraction * n)), 1), n - 1)
+
+
+FASHION_PER_CLASS = 7000
+"""Images per class of Fashion-MNIST (70,000 in 10 balanced classes)."""
+CALTECH256_SMALLEST_CLASS = 80
+"""Images of Caltech-256's smallest class (Griffin et al. 2007: at least 80 per category), before
+``images.caltech256.min_side`` drops small ones."""
+
+
+def split_sizes(config: dict, name: str, fraction: float = 0.7) -> tuple[int, int, str]:
+    """(training items, test items, how they were counted) of the per-class ``fraction`` split
+    (:func:`datasets.preprocess.make_split`, the convergence figures' split) of dataset or image
+    set ``name``. An image set holds ``images.n_train_per_class + n_test_per_class`` images of
+    each of its classes: exact. A dataset's class sizes are not known before its data is read,
+    only its size and classes (:attr:`~datasets.base.DatasetSpec.paper_shape`): each class
+    rounds once (at most half an item), so the counts are the sizes the split is certain to
+    hold. Raises :class:`~datasets.base.DataError` for an unknown name."""
+    import math
+
+    from datasets.caltech256 import image_set, is_image_set_name
+
+    if is_image_set_name(name):
+        iset = image_set(name)
+        per = int(_setting(config, "images.n_train_per_class")) + int(
+            _setting(config, "images.n_test_per_class")
+        )
+        k = iset.n_classes or 10
+        train = k * _part(per, fraction)
+        return train, k * per - train, f"{k} classes x {per} images, {fraction:.0%} per class"
+    n, _, k = get_dataset(name).paper_shape
+    train = math.ceil(fraction * n - k / 2 - 1e-9)
+    test = math.ceil((1 - fraction) * n - k / 2 - 1e-9)
+    how = (
+        f"{n} samples in {k} classes, {fraction:.0%} of each class to training: the count it is "
+        "certain to hold, each class rounding by up to half a sample"
+    )
+    return train, test, how
+
+
+MAX_FEATURE_BYTES = 256 * 2**30
+"""The most memory the synthetic features of ``table4_scaling`` may take (the paper's size,
+1,025,000 x 297, takes 2.3 GiB)."""
+MAX_ITEMS_NOTE = "it would be cut to what the data holds while captions state the value asked for"
+
+
+def _check_sizes(config: dict) -> None:
+    """Sizes that must fit the data or one another (the schema checks each value alone):
+
+    * ``figures.n_queries`` / ``figures.n_database`` within the test / training part of
+      ``figures.dataset`` (beyond it they were cut silently, the caption saying the value
+      asked for), ``figures.scaling_n_samples`` within the training part of
+      ``figures.scaling_dataset``;
+    * ``oahu.<experiment>.n_samples`` within its datasets (beyond: all samples, silently);
+      ``k`` of the kNN within the fit part of the development half;
+      ``oahu.figure4.n_constraints`` within the stream (``n_seeds + n_closure``);
+      ``oahu.figure7.ks`` among the recall_ks its cells record;
+    * ``images``: ``n_train_per_class + n_test_per_class`` within a class of each image source,
+      ``bovw.<source>.n_words`` within ``max_descriptors``, ``block_size`` within the image,
+      ``sdca_table3_datasets`` among ``datasets``;
+    * ``performance.sparse`` non-zeros within d, at least one input;
+    * ``table4_scaling``: its ``methods`` among ``sdca_table4.methods``, two train and two test
+      items per class, its features within :data:`MAX_FEATURE_BYTES`;
+    * ``svm``: at least one notion or dataset.
+    """
+    from datasets.caltech256 import image_set, is_image_set_name
+
+    def sized(name):
+        try:
+            return split_sizes(config, name)
+        except DataError:
+            return None  # an unknown name is refused by its own check
+
+    # figures (the Fig. 3 queries and database; figure_scaling's sample sizes)
+    if config.get("figures") is not None:
+        name = _setting(config, "figures.dataset")
+        sizes = sized(name) if name else None
+        if sizes:
+            train, test, how = sizes
+            for key, have, part in (("n_queries", test, "test"), ("n_database", train, "training")):
+                value = _setting(config, f"figures.{key}")
+                if value is not None and int(value) > have:
+                    raise ConfigError(
+                        f"config figures.{key}: {value} exceeds the {have} {part} samples of "
+                        f"{name}'s split ({how}); give at most {have} ({MAX_ITEMS_NOTE})"
+                    )
+        name = _setting(config, "figures.scaling_dataset")
+        sizes = sized(name) if name and not is_image_set_name(name) else None
+        if sizes:
+            for i, m in enumerate(_setting(config, "figures.scaling_n_samples") or []):
+                if int(m) > sizes[0]:
+                    raise ConfigError(
+                        f"config figures.scaling_n_samples[{i}]: {m} exceeds the {sizes[0]} "
+                        f"training samples of {name}'s split ({sizes[2]}); give at most "
+                        f"{sizes[0]} ({MAX_ITEMS_NOTE})"
+                    )
+    # oahu
+    oahu = config.get("oahu") or {}
+    for exp in ("table3", "figure4", "figure5", "figure7"):
+        if exp not in oahu:
+            continue
+        place = f"oahu.{exp}"
+        names = list(_setting(config, f"{place}.datasets") or []) + [
+            _setting(config, f"{place}.{k}") for k in ("dataset", "stand_in")
+        ]
+        n_samples = _setting(config, f"{place}.n_samples")
+        k = _setting(config, f"{place}.k")
+        for name in [n for n in names if n]:
+            try:
+                n, _, n_classes = get_dataset(name).paper_shape
+            except DataError:
+                continue
+            if n_samples is not None and int(n_samples) > n:
+                raise ConfigError(
+                    f"config {place}.n_samples: {n_samples} exceeds the {n} samples of {name}; "
+                    f"give at most {n}, or null for all ({MAX_ITEMS_NOTE})"
+                )
+            pool = n if n_samples is None else int(n_samples)
+            fit = int(0.8 * (pool // 2)) - n_classes  # the fit part of the development half
+            if k is not None and int(k) > max(fit, 1):
+                raise ConfigError(
+                    f"config {place}.k: {k} neighbours, but the kNN's reference set (the fit "
+                    f"part, 80%, of the development half of {pool} samples of {name}) is "
+                    f"certain to hold only {max(fit, 1)}; give at most {max(fit, 1)}"
+                )
+    if "figure4" in oahu:
+        stream = int(_setting(config, "oahu.figure4.n_seeds")) + int(
+            _setting(config, "oahu.figure4.n_closure")
+        )
+        for i, n in enumerate(_setting(config, "oahu.figure4.n_constraints") or []):
+            if int(n) > stream:
+                raise ConfigError(
+                    f"config oahu.figure4.n_constraints[{i}]: {n} exceeds the stream of "
+                    f"n_seeds + n_closure = {stream} constraints it subsamples"
+                )
+    if "figure7" in oahu:
+        t3 = set(_setting(config, "oahu.table3.datasets") or [])
+        f7 = _setting(config, "oahu.figure7.datasets") or []
+        recorded = []
+        if any(d in t3 for d in f7):
+            recorded.append(("oahu.table3.recall_ks", _setting(config, "oahu.table3.recall_ks")))
+        if any(d not in t3 for d in f7):
+            recorded.append(("oahu.figure7.recall_ks", _setting(config, "oahu.figure7.recall_ks")))
+        for i, kk in enumerate(_setting(config, "oahu.figure7.ks") or []):
+            for where, ks in recorded:
+                if kk not in (ks or []):
+                    raise ConfigError(
+                        f"config oahu.figure7.ks[{i}]: K = {kk} is not among {where} {ks}, the "
+                        "K its cells record; the figure would show no point there"
+                    )
+    # images (their sets, and an image set that the convergence figures use)
+    images = config.get("images")
+    figure_set = (config.get("figures") or {}).get("dataset")
+    figure_set = [figure_set] if figure_set and is_image_set_name(figure_set) else []
+    if images or figure_set:
+        n_train = int(_setting(config, "images.n_train_per_class"))
+        n_test = int(_setting(config, "images.n_test_per_class"))
+        per = n_train + n_test
+        sources = set()
+        for name in list(_setting(config, "images.datasets") if images else []) + figure_set:
+            try:
+                sources.add(image_set(name).source)
+            except DataError:
+                continue
+        limits = {"fashion_mnist": FASHION_PER_CLASS, "caltech256": CALTECH256_SMALLEST_CLASS}
+        for source in sorted(sources):
+            if per > limits[source]:
+                raise ConfigError(
+                    f"config images.n_train_per_class: {n_train} + n_test_per_class {n_test} = "
+                    f"{per} images per class, but a class of {source} holds {limits[source]}"
+                    + (" (the smallest; fewer after min_side)" if source == "caltech256" else "")
+                )
+            bovw = _setting(config, f"images.bovw.{source}") or {}
+            words, most = bovw.get("n_words"), bovw.get("max_descriptors", 200_000)
+            if words is not None and int(words) > int(most):
+                raise ConfigError(
+                    f"config images.bovw.{source}.n_words: {words} words from at most "
+                    f"{most} descriptors (max_descriptors); k-means needs at least as many "
+                    "descriptors as words"
+                )
+            side = 28 if source == "fashion_mnist" else min(
+                int(_setting(config, "images.caltech256.min_side")),
+                int(_setting(config, "images.caltech256.max_side")),
+            )
+            block = bovw.get("block_size")
+            if block is not None and int(block) > side:
+                raise ConfigError(
+                    f"config images.bovw.{source}.block_size: {block} px exceeds the "
+                    f"{side} px side that every {source} image is certain to have"
+                    + (" (min_side, max_side)" if source == "caltech256" else "")
+                )
+        sets = list(_setting(config, "images.datasets") or [])
+        for i, name in enumerate(_setting(config, "images.sdca_table3_datasets") or []):
+            if images and name not in sets:
+                raise ConfigError(
+                    f"config images.sdca_table3_datasets[{i}]: {name!r} is not in "
+                    f"images.datasets {sets}, so no cell computes its column"
+                )
+    # performance
+    if config.get("performance") is not None:
+        dense = _setting(config, "performance.dense_dims") or []
+        sparse = _setting(config, "performance.sparse") or []
+        if not dense and not sparse:
+            raise ConfigError(
+                "config performance: dense_dims and sparse are both empty; the table would have "
+                "no row"
+            )
+        for i, (d, nnz) in enumerate(sparse):
+            if int(nnz) > int(d):
+                raise ConfigError(
+                    f"config performance.sparse[{i}]: {nnz} non-zeros per row of a {d}-d vector; "
+                    f"at most d ({d})"
+                )
+    # table4_scaling
+    scaling = config.get("table4_scaling")
+    if scaling:
+        rows = list((config.get("sdca_table4") or {}).get("methods") or {})
+        for i, m in enumerate(_setting(config, "table4_scaling.methods") or []):
+            if m not in rows:
+                raise ConfigError(
+                    f"config table4_scaling.methods[{i}]: {m!r} is not a row of "
+                    f"sdca_table4.methods {rows}"
+                )
+        n_gt = int(_setting(config, "table4_scaling.n_ground_truth"))
+        n_classes = int(_setting(config, "table4_scaling.n_classes"))
+        n_items = n_gt + int(_setting(config, "table4_scaling.n_background"))
+        d = int(_setting(config, "table4_scaling.d"))
+        if n_items * d * 8 > MAX_FEATURE_BYTES:
+            raise ConfigError(
+                f"config table4_scaling: n_ground_truth + n_background = {n_items:,} items of "
+                f"d = {d} float64 features need {n_items * d * 8 / 2**30:,.0f} GiB, more than "
+                f"{MAX_FEATURE_BYTES / 2**30:.0f} GiB; lower n_background or d"
+            )
+        per = n_gt // n_classes
+        tf = float(_setting(config, "sdca_table4.train_fraction"))
+        train = _part(per, tf) if per >= 2 else 0
+        if per < 4 or train < 2 or per - train < 2:
+            raise ConfigError(
+                f"config table4_scaling.n_classes: {n_classes} classes of {n_gt} ground-truth "
+                f"items leave {per} per class; Table 4's protocol needs two training and two "
+                f"test items in each (train_fraction {tf})"
+            )
+    # svm
+    svm = config.get("svm") or {}
+    if "text_notions" in svm or "datasets" in svm:
+        if not _setting(config, "svm.text_notions") and not _setting(config, "svm.datasets"):
+            raise ConfigError(
+                "config svm: text_notions and datasets are both empty; Table 1 would have no "
+                "column"
+            )
 
 
 def _dataset(experiment: str, name: str):

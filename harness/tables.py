@@ -5,6 +5,7 @@ LaTeX that compiles. :mod:`harness.paper_table` puts them together into a table.
 
 from __future__ import annotations
 
+import functools
 from pathlib import Path
 
 import numpy as np
@@ -411,20 +412,180 @@ LATEX_SYMBOLS = {
     "<": r"$<$",  # the default OT1 font encoding prints < > | as other glyphs
     ">": r"$>$",
     "|": r"$|$",
+    # more symbols a note may hold (settings provenance is free text): math, arrows, typography
+    "≠": r"$\neq$",
+    "≡": r"$\equiv$",
+    "∼": r"$\sim$",
+    "≃": r"$\simeq$",
+    "≪": r"$\ll$",
+    "≫": r"$\gg$",
+    "∝": r"$\propto$",
+    "∞": r"$\infty$",
+    "∈": r"$\in$",
+    "∉": r"$\notin$",
+    "⊂": r"$\subset$",
+    "⊆": r"$\subseteq$",
+    "∩": r"$\cap$",
+    "∪": r"$\cup$",
+    "∅": r"$\emptyset$",
+    "∀": r"$\forall$",
+    "∃": r"$\exists$",
+    "∂": r"$\partial$",
+    "∇": r"$\nabla$",
+    "∑": r"$\sum$",
+    "∏": r"$\prod$",
+    "∫": r"$\int$",
+    "√": r"$\surd$",
+    "∘": r"$\circ$",
+    "⊕": r"$\oplus$",
+    "⊗": r"$\otimes$",
+    "⊤": r"$\top$",
+    "⊥": r"$\perp$",
+    "∗": r"$\ast$",
+    "⋅": r"$\cdot$",
+    "÷": r"$\div$",
+    "¬": r"$\neg$",
+    "∧": r"$\wedge$",
+    "∨": r"$\vee$",
+    "‖": r"$\|$",
+    "ℓ": r"$\ell$",
+    "′": r"$'$",
+    "″": r"$''$",
+    "←": r"$\leftarrow$",
+    "↔": r"$\leftrightarrow$",
+    "⇒": r"$\Rightarrow$",
+    "⇐": r"$\Leftarrow$",
+    "⇔": r"$\Leftrightarrow$",
+    "↑": r"$\uparrow$",
+    "↓": r"$\downarrow$",
+    "°": r"$^{\circ}$",
+    "¹": r"$^{1}$",
+    "²": r"$^{2}$",
+    "³": r"$^{3}$",
+    "½": r"$\frac{1}{2}$",
+    "µ": r"$\mu$",  # the micro sign (U+00B5), not Greek mu
+    "‘": "`",
+    "’": "'",
+    "“": "``",
+    "”": "''",
+    "«": r"$\ll$",
+    "»": r"$\gg$",
+    "‐": "-",
+    "‑": "-",
+    "‒": "--",
+    "\u00a0": "~",  # no-break space
+    "\u2009": r"\,",  # thin space
+    "\u202f": r"\,",  # narrow no-break space
+    "\u00ad": r"\-",  # soft hyphen
+    "\u200b": "",  # zero-width space
+    "\ufeff": "",
+    "ß": r"\ss{}",
+    "æ": r"\ae{}",
+    "Æ": r"\AE{}",
+    "œ": r"\oe{}",
+    "Œ": r"\OE{}",
+    "ø": r"\o{}",
+    "Ø": r"\O{}",
+    "ł": r"\l{}",
+    "Ł": r"\L{}",
+    "ı": r"\i{}",
+    "¡": "!`",
+    "¿": "?`",
+    "§": r"\S{}",
+    "¶": r"\P{}",
+    "©": r"\copyright{}",
+    "£": r"\pounds{}",
+    "€": "EUR",
+    "†": r"\dag{}",
+    "‡": r"\ddag{}",
 }
+#: Greek letters as math (λ: ``$\lambda$``); the capitals that look Latin are Latin letters.
+_GREEK = (
+    "alpha beta gamma delta varepsilon zeta eta theta iota kappa lambda mu nu xi o pi rho "
+    "varsigma sigma tau upsilon varphi chi psi omega"
+).split()
+LATEX_SYMBOLS.update(
+    {chr(0x3B1 + i): (r"$\%s$" % n if n != "o" else "o") for i, n in enumerate(_GREEK)}
+)
+LATEX_SYMBOLS.update(
+    {
+        chr(0x391 + i): (r"$\%s$" % n if n[0].isupper() else n)
+        for i, n in enumerate(
+            "A B Gamma Delta E Z H Theta I K Lambda M N Xi O Pi P _ Sigma T Upsilon Phi X Psi "
+            "Omega".split()
+        )
+        if n != "_"
+    }
+)
+LATEX_SYMBOLS.update({"ϵ": r"$\epsilon$", "ϑ": r"$\vartheta$", "ϕ": r"$\phi$", "ϖ": r"$\varpi$"})
+#: Combining accents (after Unicode decomposition, NFD) as LaTeX accent commands (OT1 has them).
+LATEX_ACCENTS = {
+    "\u0300": r"\`",
+    "\u0301": r"\'",
+    "\u0302": r"\^",
+    "\u0303": r"\~",
+    "\u0304": r"\=",
+    "\u0306": r"\u",
+    "\u0307": r"\.",
+    "\u0308": r"\"",
+    "\u030a": r"\r",
+    "\u030b": r"\H",
+    "\u030c": r"\v",
+    "\u0327": r"\c",
+}
+_LATEX_SPECIALS = {c: "\\" + c for c in "&%$#_{}"}
+_LATEX_SPECIALS.update({"\\": r"\textbackslash{}", "^": r"\^{}", "~": r"\~{}"})
+
+
+@functools.lru_cache(maxsize=None)
+def latex_char(ch: str) -> str:
+    """One non-ASCII character as LaTeX that pdflatex compiles with the preamble of
+    :data:`LATEX_PREAMBLE`, whatever the character: :data:`LATEX_SYMBOLS` (λ, ≈, ±, •, ◦, –,
+    ...), else a letter with accents as accent commands (é: ``\\'{e}``), else its compatibility
+    form where that is ASCII (ﬁ: fi), else its Unicode name in brackets (``[check mark]``), so
+    that no character can stop the compile and none vanishes without a trace."""
+    import unicodedata
+
+    if ch in LATEX_SYMBOLS:
+        return LATEX_SYMBOLS[ch]
+    if ch.isascii():
+        return ch
+    if unicodedata.combining(ch):
+        return ""  # a lone combining mark (the text is composed first, NFC)
+    base, *marks = unicodedata.normalize("NFD", ch)
+    if marks and base.isascii() and base.isalpha() and all(m in LATEX_ACCENTS for m in marks):
+        out = {"i": r"\i", "j": r"\j"}.get(base, base)
+        for m in marks:
+            out = LATEX_ACCENTS[m] + "{" + out + "}"
+        return out
+    compat = "".join(
+        c for c in unicodedata.normalize("NFKD", ch) if not unicodedata.combining(c)
+    )
+    if compat and compat.isascii() and compat.isprintable():
+        return "".join(_LATEX_SPECIALS.get(c, LATEX_SYMBOLS.get(c, c)) for c in compat)
+    if compat and all(c in LATEX_SYMBOLS for c in compat):
+        return "".join(LATEX_SYMBOLS[c] for c in compat)
+    if unicodedata.category(ch) == "Cc":
+        return " "  # a control character (C1)
+    name = unicodedata.name(ch, "")
+    return f"[{name.lower()}]" if name else f"[U+{ord(ch):04X}]"
 
 
 def latex_symbols(tex: str) -> str:
-    """``tex`` with every symbol of :data:`LATEX_SYMBOLS` replaced by its LaTeX form."""
-    return "".join(LATEX_SYMBOLS.get(ch, ch) for ch in tex)
+    """``tex`` with every symbol of :data:`LATEX_SYMBOLS` and every other non-ASCII character
+    written as LaTeX (:func:`latex_char`; the text is composed first, Unicode NFC): a note with
+    λ or any other character compiles with pdflatex."""
+    import unicodedata
+
+    tex = unicodedata.normalize("NFC", tex)
+    return "".join(latex_char(ch) if ch in LATEX_SYMBOLS or not ch.isascii() else ch for ch in tex)
 
 
 def latex_text(text: str) -> str:
     """Plain text for LaTeX: Markdown emphasis (**) dropped, LaTeX's special characters
-    (& % $ # _ { } \\ ^ ~) escaped and the symbols of :data:`LATEX_SYMBOLS` written as LaTeX."""
-    special = {c: "\\" + c for c in "&%$#_{}"}
-    special.update({"\\": r"\textbackslash{}", "^": r"\^{}", "~": r"\~{}"})
-    return latex_symbols("".join(special.get(ch, ch) for ch in text.replace("**", "")))
+    (& % $ # _ { } \\ ^ ~) escaped and the symbols of :data:`LATEX_SYMBOLS` and every other
+    non-ASCII character written as LaTeX (:func:`latex_symbols`)."""
+    return latex_symbols("".join(_LATEX_SPECIALS.get(ch, ch) for ch in text.replace("**", "")))
 
 
 def latex_notes(lines: list[str]) -> str:

@@ -90,7 +90,11 @@ def test_caltech_route_on_a_tiny_image_folder(tmp_path):
         "record_failures": True,
     }
     # the SDCA paper's Figure 1 on the Caltech image features (config/paper.yaml: caltech256_50)
-    cfg["figures"].update({"dataset": "caltech256_3", "seeds": [0], "n_triplets": 200})
+    # (3 classes x 6 images: 12 training and 6 test images, the most Fig. 3 may rank and query)
+    cfg["figures"].update(
+        {"dataset": "caltech256_3", "seeds": [0], "n_triplets": 200, "n_queries": 6,
+         "n_database": 12}
+    )
     configfile = tmp_path / "caltech.yaml"
     configfile.write_text(yaml.safe_dump(cfg))
     out = tmp_path / "res"

@@ -22,17 +22,24 @@ if not workflow.overwrite_configfiles:
     configfile: ROOT / "config/default.yaml"
 
 
-from harness.config import check_config_size, check_no_templating  # noqa: E402
+from harness.config import (  # noqa: E402
+    check_config_size,
+    check_duplicate_keys,
+    check_no_templating,
+)
 
-# Before anything walks the config: its size (a YAML alias expansion) and no YTE templating.
+# Before anything walks the config: its size (a YAML alias expansion), no YTE templating and no
+# key given twice in one mapping of a config file (YAML keeps the last one silently).
 check_config_size(config)
 check_no_templating(workflow.configfiles)
+check_duplicate_keys(workflow.configfiles)
 from harness.config import experiment_blocks, schema_file  # noqa: E402
 
 # The experiment blocks the config gives, read before the schema fills in defaults: main.smk
 # includes the rule file of these only, so a config with one block plans that block alone.
 BLOCKS_ON = experiment_blocks(config)
-validate(config, schema_file())  # the schema with the names of the datasets and learners found
+# The schema with the names of the datasets and learners found, written to a private file.
+validate(config, schema_file())
 
 from datasets import MODULES as DATASET_MODULES  # noqa: E402
 from datasets import get_dataset  # noqa: E402
