@@ -113,9 +113,12 @@ def test_svm_figure_2_draws_svm_relative_and_baselines_in_their_styles(tmp_path,
                      "n_train_triplets": 0, "triplet_accuracy": 0.7, "seed": seed})
     runs = pd.DataFrame(rows).assign(n_test_triplets=500,
                                      settings_hash=settings_hash(run_settings))
-    save_csv(tmp_path / "runs.csv", runs)
+    paths = []  # one file per (notion, seed) cell, as rule svm_run writes them
+    for seed, part in runs.groupby("seed"):
+        paths.append(str(tmp_path / f"seed{seed}.csv"))
+        save_csv(paths[-1], part)
     figs = _run(
-        "svm_figure_2.py", monkeypatch, config=cfg, input=_Named(runs=[str(tmp_path / "runs.csv")]),
+        "svm_figure_2.py", monkeypatch, config=cfg, input=_Named(runs=paths),
         log=[str(tmp_path / "log")], output=_outputs(tmp_path, ["png", "pdf", "md"]),
         params=types.SimpleNamespace(run_settings=run_settings, route="embedded"),
     )
