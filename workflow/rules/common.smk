@@ -259,6 +259,13 @@ def svm_run_input(wc):
     return {"prepared": f"{CACHE}/prepared/{wc.notion}_{ROUTE}.npz"}
 
 
+def svm_cell_block(cfg):
+    """The keys of an ``svm`` block (the config's or a sweep variant's) that a cell reads
+    (SVM_RUN_KEYS), as its rule's params: a change to any other key (figures, notes, the sweeps'
+    own lists) reruns no cell."""
+    return canonical({k: cfg.get(k) for k in SVM_RUN_KEYS})
+
+
 def svm_sweep_settings(sweep, variant):
     """What a sweep cell is made under: the run keys of its variant's svm block
     (harness.svm_sweeps.variant_config), the route and the cell script's code."""

@@ -57,7 +57,7 @@ rule svm_run:
         runtime=RUNTIME_MIN["svm_run"],
     params:
         route=ROUTE,
-        svm=SVM,
+        svm=svm_cell_block(SVM),
         settings=SVM_RUN_SETTINGS,
     script:
         "../scripts/svm_run.py"
@@ -128,7 +128,7 @@ rule svm_sweep_run:
         runtime=RUNTIME_MIN["svm_run"],
     params:
         route=ROUTE,
-        svm=lambda wc: svm_sweeps.variant_config(SVM, wc.sweep, wc.variant),
+        svm=lambda wc: svm_cell_block(svm_sweeps.variant_config(SVM, wc.sweep, wc.variant)),
         settings=lambda wc: svm_sweep_settings(wc.sweep, wc.variant),
     script:
         "../scripts/svm_run.py"
