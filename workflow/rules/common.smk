@@ -424,9 +424,10 @@ REPORT_FIGURES = {}
 
 
 def settings_check(rule_name):
-    """An input function of a cell rule that adds no file: when the cell's existing CSV records
-    a settings hash other than its params' (rule 1 of issue 37: .snakemake metadata lost, so
-    Snakemake's params trigger cannot see it), it forces the cell in the DAG being built."""
+    """An input function of a cell's job that adds no file. When the cell's existing CSV records
+    a settings hash other than its params give (issue 37, its first point; e.g. .snakemake
+    metadata lost, so that Snakemake's params trigger cannot see the change), it forces the job
+    in the DAG being built (harness/keep.py)."""
     from snakemake.io import apply_wildcards
 
     from harness.keep import force_if_outdated
