@@ -23,11 +23,14 @@ the workflow moves a corrupt file aside at start so that it is rebuilt (``common
 
 from __future__ import annotations
 
+import contextlib
 import dataclasses
+import gzip
 import os
 import re
 import shutil
 import subprocess
+import tarfile
 import tempfile
 import time
 import urllib.parse
@@ -53,6 +56,43 @@ class ChecksumError(DataError):
 
 class DataUnavailable(DataError):
     """A dataset cannot be obtained through the requested route (no copy, no network, no hash)."""
+
+
+UNREADABLE_FILE_ERRORS = (
+    tarfile.TarError,
+    zipfile.BadZipFile,
+    gzip.BadGzipFile,
+    zlib.error,
+    EOFError,
+    UnicodeDecodeError,
+)
+"""What the standard readers raise for a corrupt or truncated archive or compressed file."""
+
+
+@contextlib.contextmanager
+def readable(paths, what: str, also: tuple = ()):
+    """Turn the readers' raw errors for a corrupt or truncated file (``UNREADABLE_FILE_ERRORS``,
+    pandas' parser errors, and the exception types ``also``) raised inside the block into a
+    :class:`DataError` that names ``what``, the file(s) ``paths`` (a path or a list of them), the
+    reader's message and the remedy: delete the file and rerun, which fetches and verifies it
+    again. A :class:`DataError` passes as it is."""
+    try:
+        from pandas.errors import EmptyDataError, ParserError
+
+        extra = (EmptyDataError, ParserError)
+    except ImportError:  # pragma: no cover - pandas is a dependency
+        extra = ()
+    try:
+        yield
+    except DataError:
+        raise
+    except UNREADABLE_FILE_ERRORS + extra + tuple(also) as err:
+        names = [str(p) for p in (paths if isinstance(paths, (list, tuple)) else [paths])]
+        raise DataError(
+            f"{what}: cannot read {', '.join(names)} ({type(err).__name__}: {err}); the file is "
+            "corrupt or truncated. Delete it and rerun: it is fetched (or unpacked) again and "
+            "verified against its pin"
+        ) from err
 
 
 @dataclasses.dataclass(frozen=True)
@@ -531,7 +571,18 @@ def _unpack_from_package(ef: EmbeddedFile, target: Path, dataset: str) -> None:
                 f"{dataset}: 'apt-get download {ef.package}' failed ({res.stderr.strip()[-400:]}); "
                 "run 'apt-get update' once (as root) and retry"
             )
-        subprocess.run(["dpkg-deb", "-x", str(debs[0]), str(tmp / "x")], check=True)
+        res = subprocess.run(
+            ["dpkg-deb", "-x", str(debs[0]), str(tmp / "x")], capture_output=True, text=True
+        )
+        if res.returncode != 0:
+            raise DataError(
+                f"{dataset}: 'dpkg-deb -x' cannot unpack {debs[0].name}, the package 'apt-get "
+                f"download {ef.package}' fetched ({res.stderr.strip()[-400:]}): the .deb is "
+                "corrupt or truncated. It was fetched into a temporary folder, now deleted: rerun "
+                f"to download it again; if it fails again, delete apt's cached copy "
+                f"(/var/cache/apt/archives/{ef.package}_*.deb, or 'apt-get clean' as root), run "
+                "'apt-get update' and rerun"
+            )
         src = tmp / "x" / ef.path
         if not src.exists():
             raise DataUnavailable(f"{dataset}: {ef.path} is not in package {debs[0].name}")
@@ -576,7 +627,9 @@ def load(
 
     paths = fetch(spec, route, cache_dir, allow_unpinned, mirror)
     parse = spec.parse_embedded if route == "embedded" else spec.parse_download
-    X, names = parse(paths)
+    # a parser only reads its files: its ValueError (a content check) is a corrupt file too
+    with readable(paths, f"{spec.name} ({route})", also=(ValueError,)):
+        X, names = parse(paths)
     X = check_features(np.asarray(X, dtype=np.float64), spec.name)
     classes, y = np.unique(np.asarray(names).astype(str), return_inverse=True)
     n, d, k = spec.paper_shape

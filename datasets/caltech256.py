@@ -37,7 +37,7 @@ from pathlib import Path
 import numpy as np
 
 from . import fashion_mnist
-from .base import DataError, DatasetSpec, DataUnavailable, RemoteFile, fetch_download
+from .base import DataError, DatasetSpec, DataUnavailable, RemoteFile, fetch_download, readable
 
 URL = "https://data.caltech.edu/records/nyy15-4j048/files/256_ObjectCategories.tar?download=1"
 MD5 = "67b4f42ca05d46448c6bb8ecd2220f6d"  # torchvision's Caltech256 (and torch for R) pin
@@ -123,7 +123,7 @@ def safe_extract(tar_path: str | os.PathLike, dest: str | os.PathLike) -> Path:
     tmp = Path(tempfile.mkdtemp(dir=dest.parent, prefix=f".{dest.name}."))
     try:
         root = tmp.resolve()
-        with tarfile.open(tar_path) as tf:
+        with readable(tar_path, "archive"), tarfile.open(tar_path) as tf:
             for m in tf.getmembers():
                 target = (root / m.name).resolve()
                 if (

@@ -48,7 +48,7 @@ from pathlib import Path
 
 import numpy as np
 
-from .base import DataError, DatasetSpec, RemoteFile
+from .base import DataError, DatasetSpec, RemoteFile, readable
 
 BASE_25K = "https://press.liacs.nl/mirflickr/mirflickr25k.v3b"
 BASE_1M = "https://press.liacs.nl/mirflickr/mirflickr1m.v3b"
@@ -148,7 +148,7 @@ def concept_lists(annotations, concepts=CONCEPTS) -> dict[str, set[int]]:
     unknown = sorted(set(concepts) - set(CONCEPTS))
     if unknown:
         raise DataError(f"unknown MIRFLICKR concepts {unknown}; expected some of {list(CONCEPTS)}")
-    with zipfile.ZipFile(annotations) as zf:
+    with readable(annotations, "MIRFLICKR annotations"), zipfile.ZipFile(annotations) as zf:
         by_base = {Path(n).name: n for n in zf.namelist()}
         out = {}
         for c in concepts:
@@ -195,7 +195,7 @@ def zip_descriptors(archive, members, max_side: int = 256, log=print, progress=N
     from .global_descriptor import N_DIMS, descriptor_from_bytes
 
     rows, digests, skipped, kept = [], [], [], []
-    with zipfile.ZipFile(archive) as zf:
+    with readable(archive, "MIRFLICKR archive"), zipfile.ZipFile(archive) as zf:
         it = progress(members) if progress else members
         for name in it:
             data = zf.read(name)

@@ -65,6 +65,7 @@ from .base import (
     download_provenance,
     fetch_download,
     file_sha256,
+    readable,
 )
 from .text import TextCorpus
 
@@ -197,7 +198,7 @@ def parse_archive(path: Path, topics=TOPICS, reading: str = "visible_text") -> T
     texts, topic, univ = [], [], []
     collection = collections.Counter()  # pages per university in every class of the archive
     n_empty = 0
-    with tarfile.open(path, mode="r:*") as tar:
+    with readable(path, "WebKB archive"), tarfile.open(path, mode="r:*") as tar:
         for member in tar:
             if not member.isfile():
                 continue

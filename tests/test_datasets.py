@@ -1,7 +1,10 @@
 import functools
+import gzip
 import hashlib
 import http.server
+import os
 import shutil
+import subprocess
 import threading
 from pathlib import Path
 
@@ -147,3 +150,90 @@ def test_paper_reference_is_the_shared_copy():
     pd.testing.assert_frame_equal(
         pd.read_csv(shared), pd.read_csv(ROOT / "config/paper_results.csv")
     )
+
+
+# --- issue 37, rule 10: no raw traceback without a remedy --------------------------------------
+
+
+@pytest.mark.skipif(shutil.which("dpkg-deb") is None, reason="the embedded route needs dpkg-deb")
+def test_a_corrupt_deb_names_the_package_and_the_remedy(tmp_path, monkeypatch):
+    """dpkg-deb's CalledProcessError came out raw; now a DataError names the .deb and says
+    rerun (downloaded again), then apt-get clean / update."""
+    bin_dir = tmp_path / "bin"
+    bin_dir.mkdir()
+    fake = bin_dir / "apt-get"  # 'apt-get download' that fetches a truncated package
+    fake.write_text('#!/bin/sh\nprintf "!<arch>\\ndebian-binary" > "$2_1.0_all.deb"\n')
+    fake.chmod(0o755)
+    monkeypatch.setenv("PATH", f"{bin_dir}:{os.environ['PATH']}")
+    spec = DatasetSpec(
+        name="toy",
+        description="toy",
+        paper_shape=(1, 1, 1),
+        embedded=(EmbeddedFile("some-package", "usr/share/x.txt", "0" * 64),),
+    )
+    with pytest.raises(DataError) as err:
+        fetch_embedded(spec, tmp_path / "cache")
+    message = str(err.value)
+    assert "some-package_1.0_all.deb" in message and "dpkg-deb -x" in message
+    assert "rerun" in message and "apt-get clean" in message
+    assert not isinstance(err.value.__cause__, subprocess.CalledProcessError)
+    assert not (tmp_path / "cache" / "embedded" / "some-package" / "usr/share/x.txt").exists()
+
+
+@pytest.mark.parametrize(
+    "content", [b"", b"not an archive at all", gzip.compress(b"x" * 5000)[:40]]
+)
+def test_a_corrupt_archive_or_compressed_file_is_named_with_the_remedy(tmp_path, content):
+    """tarfile.ReadError, zipfile.BadZipFile, gzip's EOFError / BadGzipFile came out raw from
+    the readers; each now names the file and says delete and rerun."""
+    from datasets.caltech256 import safe_extract
+    from datasets.imageclef_flickr import concept_lists
+    from datasets.vowel import SPEC as VOWEL
+    from datasets.webkb import parse_archive
+
+    bad = tmp_path / "bad.archive"
+    bad.write_bytes(content)
+    for read in (
+        lambda: safe_extract(bad, tmp_path / "out"),  # Caltech-256's tar
+        lambda: parse_archive(bad),  # WebKB's tar.gz
+        lambda: concept_lists(bad),  # MIRFLICKR's annotations zip
+    ):
+        with pytest.raises(DataError, match="Delete it and rerun") as err:
+            read()
+        assert str(bad) in str(err.value)
+    assert not (tmp_path / "out").exists()
+    # a parser of the tabular route (vowel's gzip'd table), through load()
+    spec = DatasetSpec(
+        name="toy",
+        description="toy",
+        paper_shape=(1, 1, 1),
+        embedded=(EmbeddedFile("pkg", "x.gz", hashlib.sha256(content).hexdigest()),),
+        parse_embedded=VOWEL.parse_embedded,
+    )
+    target = tmp_path / "cache" / "embedded" / "pkg" / "x.gz"
+    target.parent.mkdir(parents=True)
+    target.write_bytes(content)
+    if content:  # an empty file parses as an empty table: refused by the shape check
+        with pytest.raises(DataError, match="Delete it and rerun") as err:
+            load(spec, "embedded", tmp_path / "cache")
+        assert str(target) in str(err.value)
+
+
+@pytest.mark.parametrize("content", ["", "dataset,algorithm,mean,std,route\n", "\x00\xff,\n"])
+def test_an_empty_or_unreadable_table_or_benchmark_file_is_named(tmp_path, content):
+    """pandas' EmptyDataError came out raw from the readers of other jobs' tables (the route
+    comparison, the report's pages, the captions) and benchmark files."""
+    from harness.io import ResultFileError, read_csv_named
+    from harness.table_rows import benchmark_values
+
+    table = tmp_path / "table.csv"
+    table.write_text(content)
+    with pytest.raises(ResultFileError, match="snakemake --forcerun") as err:
+        read_csv_named(table, "other route's table")
+    assert str(table) in str(err.value)
+    bench = tmp_path / "vehicle_seed0_OASIS.tsv"
+    bench.write_text(content)
+    with pytest.raises(ResultFileError, match="benchmark file"):
+        benchmark_values([bench])
+    with pytest.raises(ResultFileError, match="does not exist"):
+        read_csv_named(tmp_path / "missing.csv")
