@@ -380,8 +380,17 @@ def _local_path(url: str) -> Path | None:
 
 
 def _copy_file(url: str, output_file, pooch_obj=None) -> None:
-    """A pooch downloader for local files (a path or a ``file://`` URL): copies the bytes."""
-    shutil.copyfile(_local_path(url), output_file)
+    """A pooch downloader for local files (a path or a ``file://`` URL): copies the bytes.
+    Raises :class:`DataUnavailable` for a symbolic link (a mirror serves files, and a link may
+    point anywhere, e.g. /etc/passwd): nothing is copied."""
+    path = _local_path(url)
+    if path.is_symlink():
+        raise DataUnavailable(
+            f"{path} is a symbolic link (to {os.readlink(path)}); a data mirror must hold the "
+            "files themselves: replace the link with a copy of the file it should be (or remove "
+            "it) and rerun"
+        )
+    shutil.copyfile(path, output_file)
 
 
 def mirror_sums(mirror: str) -> dict[str, str]:

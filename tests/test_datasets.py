@@ -237,3 +237,25 @@ def test_an_empty_or_unreadable_table_or_benchmark_file_is_named(tmp_path, conte
         benchmark_values([bench])
     with pytest.raises(ResultFileError, match="does not exist"):
         read_csv_named(tmp_path / "missing.csv")
+
+
+def test_a_mirror_file_that_is_a_symlink_is_refused_and_nothing_is_cached(tmp_path):
+    """issue 37 (rules 5 and 10): shutil.copyfile followed a mirror's link to /etc/passwd, cached
+    it as verified, and the parser then failed with a raw tarfile.ReadError; a link is refused by
+    name with the remedy, even when its target would match the pin."""
+    secret = tmp_path / "secret.txt"
+    secret.write_text("root:x:0:0:root:/root:/bin/bash\n")
+    mirror = tmp_path / "mirror"
+    (mirror / "toy").mkdir(parents=True)
+    (mirror / "toy" / "x.txt").symlink_to(secret)
+    pin = f"sha256:{hashlib.sha256(secret.read_bytes()).hexdigest()}"
+    spec = DatasetSpec(
+        name="toy",
+        description="toy",
+        paper_shape=(1, 1, 1),
+        download=(RemoteFile("https://example.org/x.txt", pin, "x.txt", source="toy"),),
+    )
+    with pytest.raises(DataUnavailable, match="symbolic link") as err:
+        fetch_download(spec, tmp_path / "cache", mirror=str(mirror))
+    assert str(mirror / "toy" / "x.txt") in str(err.value) and "rerun" in str(err.value)
+    assert not (tmp_path / "cache" / "download" / "toy" / "x.txt").exists()
