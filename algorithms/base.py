@@ -581,7 +581,10 @@ def class_triplet_accuracy(similarity, X, y, batch_size: int = 256) -> float:
         hi = min(lo + batch_size, n)
         S = np.asarray(similarity(X[lo:hi], X), dtype=np.float64)
         if not np.all(np.isfinite(S)):
-            raise ValueError("the similarity scores contain NaN or inf")
+            raise ValueError(
+                "the similarity scores contain NaN or inf (e.g. features far larger than those "
+                "the model was fitted on overflow float64: scale them as the training ones)"
+            )
         for k, a in enumerate(range(lo, hi)):
             same = y == y[a]
             same[a] = False

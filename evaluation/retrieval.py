@@ -83,7 +83,10 @@ def score_block(score_fn: ScoreFn, A, B) -> np.ndarray:
     function returned another layout or dtype); ``ValueError`` for NaN or inf scores."""
     S = np.ascontiguousarray(score_fn(A, B), dtype=np.float64)
     if not np.isfinite(S).all():
-        raise ValueError("the similarity scores contain NaN or inf")
+        raise ValueError(
+            "the similarity scores contain NaN or inf (e.g. features far larger than those "
+            "the model was fitted on overflow float64: scale them as the training ones)"
+        )
     return S
 
 
