@@ -410,3 +410,84 @@ def test_table2_sets_each_cell_beside_another_routes_table(ci_run, tmp_path):
     assert f"the same cell of the embedded route's table ({other}" in md
     csv, md = table(tmp_path / "absent.csv")
     assert "route_diff" not in csv and "does not exist yet" in md
+
+
+def _oasis_c_changed(tmp_path):
+    """The CI config with OASIS's C changed in SDCA Table 2 (OASIS-authors-C) and OAHU Table 3."""
+    import yaml
+
+    from tests.pipeline import ROOT
+
+    cfg = yaml.safe_load((ROOT / "config/ci.yaml").read_text())
+    cfg["sdca_table2"]["methods"]["OASIS-authors-C"]["fixed"]["C"] = 0.001
+    cfg["oahu"]["table3"]["methods"]["OASIS"]["fixed"]["C"] = 0.001
+    path = tmp_path / "oasis_c.yaml"
+    path.write_text(yaml.safe_dump(cfg, sort_keys=False))
+    return path
+
+
+@NEEDS_APT
+def test_a_changed_setting_reruns_its_cells_without_snakemakes_metadata(ci_run, tmp_path):
+    """issue 37 rule 1: a copy of the results (no .snakemake metadata for it) with OASIS's C
+    changed plans the OASIS cells and the table (harness/keep.py: the C recorded in a cell's CSV
+    differs); with nothing changed, nothing; --report refuses, naming the cells."""
+    import subprocess
+    import sys
+
+    from tests.pipeline import ROOT
+
+    out = tmp_path / "copy"
+    shutil.copytree(ci_run, out)  # copy2: the files keep their times, Snakemake has no record
+    targets = ["table_sdca_2", str(out / OAHU_SVM_CELLS[1])]
+    assert _planned_jobs(out, ROOT / "config/ci.yaml", targets) == set()
+    changed = _oasis_c_changed(tmp_path)
+    assert _planned_jobs(out, changed, targets) == {
+        ("fit_evaluate", "sdca_table2/runs/vehicle/seed0/OASIS-authors-C.csv"),
+        ("oahu_cell", OAHU_SVM_CELLS[1]),
+        ("table_sdca_2", "sdca_table2/all_runs.csv"),
+    }
+    res = subprocess.run(
+        [sys.executable, "-m", "snakemake", "table_sdca_2", "--report", str(tmp_path / "r.html"),
+         "--configfile", str(changed), "--config", f"results_dir={out}",
+         f"figures_dir={out}/figures", "--nolock"],
+        cwd=ROOT, capture_output=True, text=True, check=False, timeout=300,
+    )
+    log = res.stdout + res.stderr
+    assert res.returncode != 0 and "outdated results" in log and "fit_evaluate" in log, log[-3000:]
+    assert not (tmp_path / "r.html").exists()
+    # the dry runs changed nothing: the unchanged config still plans nothing
+    assert _planned_jobs(out, ROOT / "config/ci.yaml", targets) == set()
+
+
+@NEEDS_APT
+def test_a_failed_rerun_puts_the_previous_outputs_back(ci_run, tmp_path):
+    """issue 37 rule 4: Snakemake deletes a job's outputs when it starts. A table rerun that fails
+    (its stale cell not allowed to rerun: the table refuses it) leaves the previous table, byte
+    for byte, dated 1970 so that the next run remakes it; nothing is left in .previous."""
+    import subprocess
+    import sys
+
+    from tests.pipeline import ROOT
+
+    out = tmp_path / "copy"
+    shutil.copytree(ci_run, out)
+    names = ["tables/sdca_table2.csv", "tables/sdca_table2.md", "tables/sdca_table2.tex",
+             "sdca_table2/all_runs.csv", "figures/sdca_table2_cd.png"]
+    before = {n: (out / n).read_bytes() for n in names}
+    res = subprocess.run(
+        [sys.executable, "-m", "snakemake", "table_sdca_2", "--configfile",
+         str(_oasis_c_changed(tmp_path)), "--config", f"results_dir={out}",
+         f"figures_dir={out}/figures", "--cores", "1", "--nolock",
+         "--forcerun", "table_sdca_2", "--allowed-rules", "table_sdca_2"],
+        cwd=ROOT, capture_output=True, text=True, check=False, timeout=300,
+    )
+    log = res.stdout + res.stderr
+    assert res.returncode != 0 and "previous version of these outputs is back" in log, log[-3000:]
+    for n in names:
+        assert (out / n).read_bytes() == before[n], n
+        assert (out / n).stat().st_mtime == 0, n
+    assert not (out / ".previous").exists()
+    # the restored table is remade by the next run (its inputs are newer), with the config it had
+    assert ("table_sdca_2", "sdca_table2/all_runs.csv") in _planned_jobs(
+        out, ROOT / "config/ci.yaml"
+    )

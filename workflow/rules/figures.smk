@@ -48,6 +48,7 @@ SCALING_SETTINGS = block_settings(
 rule curves:
     input:
         fig_data,
+        settings_check=settings_check("curves"),  # harness/keep.py
     output:
         f"{RESULTS}/curves/{{curves}}/seed{{seed}}.csv",
     log:
@@ -128,6 +129,7 @@ use rule figure_sdca_1 as figure_oasis_3 with:
 rule scaling_times:
     input:
         f"{CACHE}/prepared/{config['figures']['scaling_dataset']}_{ROUTE}.npz",
+        settings_check=settings_check("scaling_times"),  # harness/keep.py
     output:
         f"{RESULTS}/curves/scaling/seed{{seed}}.csv",
     log:

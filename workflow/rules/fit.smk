@@ -9,6 +9,7 @@ rule fit_evaluate:
         split=f"{RESULTS}/{{experiment}}/splits/{{dataset}}/seed{{seed}}.npz",
         triplets_fit=f"{RESULTS}/{{experiment}}/constraints/{{dataset}}/seed{{seed}}/triplets_fit.npz",
         triplets_train=f"{RESULTS}/{{experiment}}/constraints/{{dataset}}/seed{{seed}}/triplets_train.npz",
+        settings_check=settings_check("fit_evaluate"),  # harness/keep.py
     output:
         rows=f"{RESULTS}/{{experiment}}/runs/{{dataset}}/seed{{seed}}/{{method}}.csv",
         model=f"{RESULTS}/{{experiment}}/runs/{{dataset}}/seed{{seed}}/{{method}}.npz",

@@ -51,13 +51,25 @@ if "sdca_table2" in BLOCKS_ON:
 include: "report.smk"
 
 
+# Old outputs survive a failed or killed rerun (harness/keep.py): kept under {results}/.previous
+# when the run starts, put back where missing on error (or at the next run's start), dropped on
+# success.
 onstart:
     record_run_start()
+    from harness.keep import keep_previous
+
+    keep_previous(RESULTS, workflow.dag.needrun_jobs())
 
 
 onsuccess:
     record_run_end("success")
+    from harness.keep import drop_previous
+
+    drop_previous(RESULTS)
 
 
 onerror:
     record_run_end("error")
+    from harness.keep import put_back
+
+    put_back(RESULTS)

@@ -25,6 +25,7 @@ FIG5_DATASET = (
 rule oahu_cell:
     input:
         f"{CACHE}/prepared/{{dataset}}_{ROUTE}.npz",
+        settings_check=settings_check("oahu_cell"),  # harness/keep.py
     output:
         runs=f"{RESULTS}/oahu/{{experiment}}/{{dataset}}/seed{{seed}}/{{method}}.csv",
         alpha=f"{RESULTS}/oahu/{{experiment}}/{{dataset}}/seed{{seed}}/{{method}}.alpha.csv",
@@ -54,6 +55,7 @@ rule oahu_cell:
 rule oahu_fig4_cell:
     input:
         f"{CACHE}/prepared/{{dataset}}_{ROUTE}.npz",
+        settings_check=settings_check("oahu_fig4_cell"),  # harness/keep.py
     output:
         f"{RESULTS}/oahu/figure4/{{dataset}}/seed{{seed}}/{{method}}_n{{n}}.csv",
     log:
@@ -85,6 +87,7 @@ rule oahu_fig5_cell:
             if FIG5_DATASET == "lfw"
             else f"{CACHE}/prepared/{FIG5_DATASET}_{ROUTE}.npz"
         ),
+        settings_check=settings_check("oahu_fig5_cell"),  # harness/keep.py
     output:
         auc=f"{RESULTS}/oahu/figure5/{{dataset}}/seed{{seed}}/{{method}}.auc.csv",
         roc=f"{RESULTS}/oahu/figure5/{{dataset}}/seed{{seed}}/{{method}}.roc.csv",

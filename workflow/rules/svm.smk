@@ -39,6 +39,7 @@ localrules:
 rule svm_run:
     input:
         unpack(svm_run_input),
+        settings_check=settings_check("svm_run"),  # harness/keep.py
     output:
         rows=f"{RESULTS}/svm/runs/{{notion}}/seed{{seed}}.csv",
         model=f"{RESULTS}/svm/runs/{{notion}}/seed{{seed}}.npz",
@@ -109,6 +110,7 @@ rule svm_features:
 rule svm_sweep_run:
     input:
         unpack(svm_run_input),
+        settings_check=settings_check("svm_sweep_run"),  # harness/keep.py
     output:
         rows=f"{RESULTS}/svm/{{sweep}}/{{variant}}/{{notion}}/seed{{seed}}.csv",
     log:

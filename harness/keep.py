@@ -1,0 +1,165 @@
+"""Results that hold without Snakemake's memory, and old results that survive a failed rerun.
+
+Rule 1 (:func:`recorded_settings`, :func:`force_if_outdated`): a cell's CSV records the
+``settings_hash`` it was made under (``harness.settings``). Snakemake's params trigger compares a
+job's params with those it recorded in ``.snakemake/metadata``; once that record is lost (``rm -rf
+.snakemake``, ``--cleanup-metadata``, a results folder copied to another checkout) a changed
+setting plans nothing. The workflow therefore also compares, for every cell job in the DAG of a
+run (dry runs included), the hash its existing CSV records with the one the config implies now,
+and forces the job when they differ; the tables built on it follow, as on any rerun. Nothing on
+disk is changed by the check.
+
+Rule 4 (:func:`keep_previous`, :func:`put_back`): Snakemake deletes a job's outputs when the job
+starts, so a rerun that fails or is killed used to leave neither the old nor the new file. At the
+start of a run (``onstart``) every existing output of the jobs about to run is hard-linked (a copy
+across file systems) under ``{results}/.previous/``; our writes replace a file by a new one
+(``harness.io.atomic_path``), so the link keeps the old bytes. On error (``onerror``), and at the
+start of the next run after a kill, every output that is missing is put back from there, with its
+modification time set to 1970 so that Snakemake reruns its job (the failed job's metadata is gone);
+on success the copies are dropped. An output of a job with no input files (the timing tables
+``performance``, ``table4_scaling``; the downloads) is not put back in place, since nothing would
+then tell Snakemake it is old: it stays under ``.previous/`` and the message names it.
+"""
+
+from __future__ import annotations
+
+import csv
+import json
+import os
+import shutil
+import sys
+from pathlib import Path
+
+PREVIOUS = ".previous"
+MANIFEST = "manifest.json"
+
+
+def recorded_settings(path) -> set[str] | None:
+    """The ``settings_hash`` values recorded in result CSV ``path``; None when the file is absent,
+    unreadable or has no such column (a table refuses such a file by name, harness.io)."""
+    try:
+        with open(path, newline="") as fh:
+            rows = csv.reader(fh)
+            header = next(rows)
+            if "settings_hash" not in header:
+                return None
+            i = header.index("settings_hash")
+            return {row[i] for row in rows if len(row) > i}
+    except (OSError, StopIteration, csv.Error, UnicodeDecodeError):
+        return None
+
+
+def is_outdated(path, expected: str) -> bool:
+    """True when ``path`` exists and records a settings hash other than ``expected``."""
+    got = recorded_settings(path)
+    return got is not None and got != {expected}
+
+
+def force_if_outdated(workflow, path, expected: str) -> bool:
+    """Force the job of output ``path`` in the DAG being built when the file records other
+    settings than ``expected`` (Snakemake's params trigger on; not in a job's own process).
+    Returns True when it forced it."""
+    from snakemake.settings.types import RerunTrigger
+
+    dag = getattr(workflow, "_dag", None)
+    if dag is None or not workflow.is_main_process:
+        return False
+    if RerunTrigger.PARAMS not in workflow.dag_settings.rerun_triggers:
+        return False  # --rerun-triggers without params: the tables refuse stale rows instead
+    if not is_outdated(path, expected):
+        return False
+    dag.forcefiles.add(str(path))
+    return True
+
+
+def _store(results) -> Path:
+    return Path(results) / PREVIOUS
+
+
+def _backup_name(store: Path, path: str) -> Path:
+    return store / "files" / os.path.abspath(path).lstrip(os.sep)
+
+
+def _link_or_copy(src, dst) -> None:
+    dst.parent.mkdir(parents=True, exist_ok=True)
+    if dst.exists():
+        dst.unlink()
+    try:
+        os.link(src, dst)
+    except OSError:
+        shutil.copy2(src, dst)
+
+
+def keep_previous(results, jobs) -> list[str]:
+    """Keep the existing outputs of ``jobs`` (Snakemake jobs about to run) under
+    ``{results}/.previous/``, after putting back what an earlier killed run left there. Returns
+    the kept paths."""
+    put_back(results)
+    store = _store(results)
+    entries = []
+    if (store / MANIFEST).is_file():  # outputs of jobs without input files, kept from before
+        entries = [e for e in json.loads((store / MANIFEST).read_text())]
+    for job in jobs:
+        for f in job.output:
+            path = str(f)
+            if not os.path.isfile(path):
+                continue  # directory() outputs are not kept
+            backup = _backup_name(store, path)
+            _link_or_copy(path, backup)
+            entries.append(
+                {"path": os.path.abspath(path), "backup": str(backup), "in_place": bool(job.input)}
+            )
+    if entries:
+        from harness.io import save_text
+
+        save_text(store / MANIFEST, json.dumps(entries, indent=1))
+    return [e["path"] for e in entries]
+
+
+def put_back(results, quiet=False) -> list[str]:
+    """Put every kept output that is missing back in place (modification time 1970, so that its
+    job reruns), drop the other copies, and remove ``{results}/.previous`` unless it still holds
+    an output of a job without input files. Returns the paths put back."""
+    store = _store(results)
+    manifest = store / MANIFEST
+    if not manifest.is_file():
+        return []
+    try:
+        entries = json.loads(manifest.read_text())
+    except (OSError, ValueError):
+        print(f"{manifest}: unreadable; the previous outputs under {store} are left as they are",
+              file=sys.stderr)
+        return []
+    restored, left = [], []
+    for e in entries:
+        path, backup = Path(e["path"]), Path(e["backup"])
+        if not backup.is_file():
+            continue
+        if path.exists():
+            backup.unlink()
+        elif e.get("in_place", True):
+            path.parent.mkdir(parents=True, exist_ok=True)
+            os.replace(backup, path)
+            os.utime(path, (0, 0))
+            restored.append(str(path))
+        else:
+            left.append(e)
+    if restored and not quiet:
+        print("the previous version of these outputs is back (their jobs will rerun):\n  "
+              + "\n  ".join(restored), file=sys.stderr)
+    if left:
+        from harness.io import save_text
+
+        save_text(manifest, json.dumps(left, indent=1))
+        print("the previous version of these outputs (of jobs without input files, which "
+              "Snakemake could not tell are old) is kept, not put back:\n  "
+              + "\n  ".join(f"{e['path']}: {e['backup']}" for e in left), file=sys.stderr)
+    else:
+        shutil.rmtree(store, ignore_errors=True)
+    return restored
+
+
+def drop_previous(results) -> None:
+    """After a successful run: drop the kept copies (outputs of jobs without input files that an
+    earlier failed run left under ``.previous`` stay until put back or removed by hand)."""
+    put_back(results, quiet=True)

@@ -1,0 +1,61 @@
+"""harness/keep.py without Snakemake: outputs kept when a run starts, put back when missing."""
+
+import os
+from types import SimpleNamespace
+
+from harness.keep import drop_previous, is_outdated, keep_previous, put_back, recorded_settings
+
+
+def _job(outputs, inputs=("in.csv",)):
+    return SimpleNamespace(output=[str(o) for o in outputs], input=list(inputs))
+
+
+def test_a_killed_rerun_gets_its_previous_output_back_at_the_next_start(tmp_path):
+    old = tmp_path / "cells/OASIS.csv"
+    old.parent.mkdir()
+    old.write_text("a,settings_hash\n1,sold\n")
+    kept = keep_previous(tmp_path, [_job([old, tmp_path / "cells/absent.npz"])])
+    assert kept == [str(old)]
+    old.unlink()  # Snakemake removes it when the job starts; the job is killed (kill -9)
+    # the next run's start (onstart) puts it back, dated 1970 so that its job reruns
+    keep_previous(tmp_path, [])
+    assert old.read_text() == "a,settings_hash\n1,sold\n" and old.stat().st_mtime == 0
+    assert not (tmp_path / ".previous").exists()
+
+
+def test_a_new_output_is_kept_and_the_copies_dropped_on_success(tmp_path):
+    out = tmp_path / "t.csv"
+    out.write_text("old\n")
+    keep_previous(tmp_path, [_job([out])])
+    out.unlink()
+    tmp = tmp_path / ".t.csv.new"  # an atomic write: a new file replaces the name
+    tmp.write_text("new\n")
+    os.replace(tmp, out)
+    assert put_back(tmp_path) == [] and out.read_text() == "new\n"
+    keep_previous(tmp_path, [_job([out])])
+    drop_previous(tmp_path)
+    assert out.read_text() == "new\n" and not (tmp_path / ".previous").exists()
+
+
+def test_an_output_of_a_job_without_inputs_is_kept_aside_not_put_back(tmp_path, capsys):
+    perf = tmp_path / "tables/performance.csv"
+    perf.parent.mkdir()
+    perf.write_text("old\n")
+    keep_previous(tmp_path, [_job([perf], inputs=())])
+    perf.unlink()
+    assert put_back(tmp_path) == [] and not perf.exists()
+    assert str(perf) in capsys.readouterr().err  # the message names it and where it is kept
+    kept = list((tmp_path / ".previous").rglob("performance.csv"))
+    assert len(kept) == 1 and kept[0].read_text() == "old\n"
+    keep_previous(tmp_path, [])  # a later run keeps it (and its manifest entry)
+    assert list((tmp_path / ".previous").rglob("performance.csv"))
+
+
+def test_recorded_settings_of_a_cell_csv(tmp_path):
+    f = tmp_path / "c.csv"
+    f.write_text("x,settings_hash\n1,sabc\n2,sabc\n")
+    assert recorded_settings(f) == {"sabc"}
+    assert not is_outdated(f, "sabc") and is_outdated(f, "sdef")
+    f.write_text("")
+    assert recorded_settings(f) is None and not is_outdated(f, "sdef")  # refused by name later
+    assert recorded_settings(tmp_path / "missing.csv") is None
