@@ -83,7 +83,15 @@ SPEC = DatasetSpec(
     description="ImageCLEF + Flickr (SDCA paper Table 4): MIRFLICKR-25000 + MIRFLICKR-1M",
     paper_shape=(1_025_000, 297, 0),
     download=(
-        RemoteFile(f"{BASE_25K}/{GROUND_TRUTH_ARCHIVE}", None, GROUND_TRUTH_ARCHIVE, SOURCE),
+        # stated caps (bytes a fetch may read): the 25,000 images' archive is about 3 GB, the
+        # annotations' small; each of the ten 1M archives about 12 GB
+        RemoteFile(
+            f"{BASE_25K}/{GROUND_TRUTH_ARCHIVE}",
+            None,
+            GROUND_TRUTH_ARCHIVE,
+            SOURCE,
+            max_bytes=8 * 2**30,
+        ),
         RemoteFile(f"{BASE_25K}/{ANNOTATIONS_ARCHIVE}", None, ANNOTATIONS_ARCHIVE, SOURCE),
     ),
     parse_download=_not_tabular,
@@ -101,7 +109,7 @@ def background_spec(shard: int) -> DatasetSpec:
         name=SPEC.name,
         description=f"{SPEC.description}: background {name}",
         paper_shape=SPEC.paper_shape,
-        download=(RemoteFile(f"{BASE_1M}/{name}", None, name, SOURCE),),
+        download=(RemoteFile(f"{BASE_1M}/{name}", None, name, SOURCE, max_bytes=32 * 2**30),),
         parse_download=_not_tabular,
         tabular=False,
     )
