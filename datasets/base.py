@@ -479,6 +479,7 @@ def bounded_downloader(cap: int, what: str, root: str | None = None) -> Callable
             shutil.copyfile(local, output_file)
             return
         import requests
+        import urllib3
 
         deadline = READ_TIMEOUT_S + cap / MIN_RATE_BYTES_S
         start = time.monotonic()
@@ -514,7 +515,7 @@ def bounded_downloader(cap: int, what: str, root: str | None = None) -> Callable
                                 f"plus {cap:,} bytes at {MIN_RATE_BYTES_S:,} bytes/s); refusing "
                                 "the stalled transfer: retry, or use another mirror"
                             )
-        except requests.exceptions.Timeout as err:
+        except (requests.exceptions.Timeout, urllib3.exceptions.ReadTimeoutError) as err:
             raise DataUnavailable(
                 f"{what}: {url} stalled: nothing received for {READ_TIMEOUT_S:g} s (or no "
                 f"connection in {CONNECT_TIMEOUT_S:g} s): {err}; retry, or use another mirror"
@@ -646,7 +647,7 @@ def fetch_download(
         known = rf.known_hash
         if known:
             how = f"pinned {known.split(':')[0]} (datasets/{spec.name}.py)"
-        elif location and rf.mirror_hash:
+        elif location and rf.mirror_hash and not allow_unpinned:
             known = rf.mirror_hash
             how = (
                 f"the mirror's copy, pinned by its measured sha256 (datasets/{spec.name}.py; no "
@@ -708,6 +709,11 @@ def fetch_download(
             )
             raise DataUnavailable(f"{spec.name}: could not download {where}{lack}: {err}") from err
         path = Path(path)
+        if location and known != rf.mirror_hash and file_sha256(path) == _sha256_of(rf.mirror_hash):
+            how = (
+                f"the mirror's copy, pinned by its measured sha256 (datasets/{spec.name}.py; no "
+                "publisher hash exists)"
+            )  # under the opt-in, the pinned copy all the same
         if not (cached and side.read_text().startswith(file_sha256(path))):
             record = f"{file_sha256(path)}  {rf.fname}  from {url}; {how}"
             print(f"[fetch] {record}")

@@ -231,6 +231,13 @@ def fetch_members(
                 f"{MIRROR_SUMS}, or add --config allow_unpinned_downloads=true to the command "
                 "line to take them as served"
             )
+    missing = [m for m in required if m not in listed and m not in unlisted]
+    if missing:
+        raise DataUnavailable(
+            f"{name}: data mirror {mirror} lacks {', '.join(f'{folder}/{m}' for m in missing)} "
+            f"(not listed in its {MIRROR_SUMS}{' nor in the folder' if kind == 'folder' else ''}"
+            f"; the members of {archive} are expected under {folder}/)"
+        )
     pinned = listing_digest(listed) == MIRROR_MEMBER_PINS.get(folder)
     if not pinned and not allow_unpinned:
         raise DataUnavailable(
@@ -241,13 +248,6 @@ def fetch_members(
             f"{archive}, which cannot be checked on extracted members. Put the publisher's "
             f"{archive} in the mirror instead, or add --config allow_unpinned_downloads=true to "
             "the command line to take the members as the mirror lists them"
-        )
-    missing = [m for m in required if m not in listed and m not in unlisted]
-    if missing:
-        raise DataUnavailable(
-            f"{name}: data mirror {mirror} lacks {', '.join(f'{folder}/{m}' for m in missing)} "
-            f"(not listed in its {MIRROR_SUMS}{' nor in the folder' if kind == 'folder' else ''}"
-            f"; the members of {archive} are expected under {folder}/)"
         )
     target_root = Path(cache_dir) / "download" / name / PurePosixPath(folder).name
     lines = []
