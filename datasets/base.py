@@ -12,7 +12,13 @@ See ``datasets/README.md`` for where each copy comes from, and the package docst
 
 Unpinned downloads (no trustworthy hash exists) are refused unless the user asks for them on the
 command line for one run (``--config allow_unpinned_downloads=true``); the file is then taken as
-served and its sha256 is recorded in the log.
+served and its sha256 is recorded in the log. A data mirror's own ``SHA256SUMS`` is no pin: a file
+no publisher pinned is accepted from a mirror without the opt-in only when it has the measured
+sha256 of the project mirror's copy that its module pins (``RemoteFile.mirror_hash``).
+
+Every download is bounded (:func:`bounded_downloader`: at most the file's size or stated cap,
+connect and read timeouts and a minimum rate), and the parsers read archive members and
+decompressed streams through :func:`check_member_size` / :func:`read_bounded`.
 
 Prepared arrays (``{cache_dir}/prepared/<name>_<route>.npz``) carry their own hash: a sidecar
 ``<file>.sha256`` in ``sha256sum`` format, written after the file. :func:`check_prepared` verifies
