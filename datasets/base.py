@@ -538,6 +538,7 @@ def mirror_sums(mirror: str) -> dict[str, str]:
         path = Path(base) / MIRROR_SUMS
         if path.is_file():
             _inside_mirror(path, base)
+            check_member_size(path.stat().st_size, SUMS_MAX_BYTES, f"data mirror {mirror}: {path}")
         text = path.read_text() if path.is_file() else ""
     else:
         with tempfile.TemporaryDirectory() as tmp:

@@ -17,7 +17,8 @@ The ImageCLEF task files themselves (93-99 concepts) are given out under a regis
 agreement, not by a public URL, so the route uses the MIRFLICKR annotations (24 concepts) of the
 same images. No hash of these archives is published: they are unpinned downloads, refused unless
 the run's command line says ``--config allow_unpinned_downloads=true`` (their sha256 is then
-recorded), or served with the sha256 a data mirror lists (``<mirror>/mirflickr/<file>``).
+recorded), from LIACS or a data mirror (``<mirror>/mirflickr/<file>``, whose ``SHA256SUMS``
+then checks the transfer: a mirror's own list cannot vouch for files no publisher pinned).
 
 Our choices, stated (config block ``sdca_table4``):
 
@@ -48,7 +49,7 @@ from pathlib import Path
 
 import numpy as np
 
-from .base import DataError, DatasetSpec, RemoteFile, readable
+from .base import MEMBER_MAX_BYTES, DataError, DatasetSpec, RemoteFile, check_member_size, readable
 
 BASE_25K = "https://press.liacs.nl/mirflickr/mirflickr25k.v3b"
 BASE_1M = "https://press.liacs.nl/mirflickr/mirflickr1m.v3b"
@@ -163,7 +164,9 @@ def concept_lists(annotations, concepts=CONCEPTS) -> dict[str, set[int]]:
             member = by_base.get(f"{c}.txt")
             if member is None:
                 raise DataError(f"{annotations}: no {c}.txt (the concept's annotation file)")
-            text = zf.read(member).decode("ascii", errors="strict")
+            info = zf.getinfo(member)
+            check_member_size(info.file_size, MEMBER_MAX_BYTES, f"{annotations}: {member}")
+            text = zf.read(info).decode("ascii", errors="strict")
             try:
                 out[c] = {int(v) for v in text.split()}
             except ValueError as err:
@@ -206,7 +209,9 @@ def zip_descriptors(archive, members, max_side: int = 256, log=print, progress=N
     with readable(archive, "MIRFLICKR archive"), zipfile.ZipFile(archive) as zf:
         it = progress(members) if progress else members
         for name in it:
-            data = zf.read(name)
+            info = zf.getinfo(name)
+            check_member_size(info.file_size, MEMBER_MAX_BYTES, f"{archive}: {name}")
+            data = zf.read(info)  # never more than the size it declares
             try:
                 rows.append(descriptor_from_bytes(data, max_side=max_side))
             except DataError as err:

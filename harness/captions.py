@@ -265,7 +265,8 @@ def sdca_table4(config: dict, missing) -> list[str]:
         [
             "**needs download**: the collection has no packaged copy; run config/paper.yaml "
             "(download route, `--config allow_unpinned_downloads=true`: LIACS publishes no "
-            "checksums) or a data mirror holding `mirflickr/` (its SHA256SUMS verify the files). "
+            "checksums), from LIACS or a data mirror holding `mirflickr/` (whose SHA256SUMS "
+            "then checks the transfer; it cannot vouch for the files). "
             "The paper's numbers are shown alone."
         ]
         if missing

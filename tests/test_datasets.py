@@ -478,7 +478,8 @@ def test_a_stalled_or_trickling_download_times_out(hostile_server, tmp_path, mon
     # a normal pinned file still downloads, and its record says where from
     (path,) = fetch_download(_one_file(f"{hostile_server}/file"), tmp_path)
     assert path.read_bytes() == _Hostile.good
-    assert f"from {hostile_server}/file; pinned sha256" in path.with_name("x.txt.source").read_text()
+    record = path.with_name("x.txt.source").read_text()
+    assert f"from {hostile_server}/file; pinned sha256" in record
 
 
 def test_an_archive_member_over_its_cap_is_refused_before_it_is_read(tmp_path, monkeypatch):

@@ -314,7 +314,8 @@ def test_mirror_errors_name_the_file_and_the_mirror(tmp_path):
     # with the opt-in, the mirror's list still checks the transfer: another hash is refused
     (partial / "SHA256SUMS").write_text(f"{'0' * 64}  webkb/webkb-data.gtar.gz\n")
     with pytest.raises(ChecksumError):
-        fetch_download(webkb.make_spec(mirror_hash=None), tmp_path / "c4", True, mirror=str(partial))
+        unpinned = webkb.make_spec(mirror_hash=None)
+        fetch_download(unpinned, tmp_path / "c4", True, mirror=str(partial))
 
 
 def test_config_checks_the_mirror():
