@@ -680,14 +680,11 @@ def fetch_download(
                     f"source are then recorded), or pin a hash in datasets/{spec.name}.py"
                 )
             known = f"sha256:{listed}" if listed else None
-            how = (
-                "unpinned: taken under the command-line opt-in (allow_unpinned_downloads), "
-                + (
-                    f"checked against the sha256 the mirror's {MIRROR_SUMS} lists (no publisher "
-                    "or project pin)"
-                    if listed
-                    else "as served"
-                )
+            how = "unpinned: taken as served (allow_unpinned_downloads on the command line)" + (
+                f", checked against the sha256 the mirror's {MIRROR_SUMS} lists (no publisher or "
+                "project pin)"
+                if listed
+                else ""
             )
         cached = target.exists() and side.exists()  # pooch re-checks its pin and keeps it
         local = _local_path(url)

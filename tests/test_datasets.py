@@ -302,7 +302,8 @@ def test_a_mirrors_own_list_cannot_vouch_for_an_unpinned_file(tmp_path):
         fetch_download(unpinned, tmp_path / "c1", mirror=mirror)
     (path,) = fetch_download(unpinned, tmp_path / "c1", allow_unpinned=True, mirror=mirror)
     record = path.with_name(path.name + ".source").read_text()
-    assert record.startswith(sha) and "opt-in" in record and "SHA256SUMS" in record
+    assert record.startswith(sha) and "allow_unpinned_downloads" in record
+    assert "SHA256SUMS" in record
     # svmguide4 likewise: a made-up copy listed by its mirror is refused without the opt-in
     (fake / "libsvm").mkdir()
     for name in ("svmguide4", "svmguide4.t"):
