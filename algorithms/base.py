@@ -247,6 +247,39 @@ def tuple_size(tuples):
     return None
 
 
+DEFAULT_FEATURE_SCALE_RANGE = (1e-12, 1e12)
+"""The largest absolute feature value a learner accepts at fit, unless it declares its own
+``feature_scale_range``. The learners' arithmetic takes products of up to four features (OASIS'
+step size, SDCA's Gram terms, RDML's and LEGO's quadratic forms, ITML's and OPML's log-det
+steps) and most hold hyperparameters in the features' units (a margin of 1, an identity start, a
+learning rate): beyond this range float64 overflows to inf / NaN or underflows to 0 and a fit
+returns a chance-level or degenerate model without a warning (measured on blobs and vehicle at
+1e+-100 and 1e+-300). Inside it, every learner either learns or raises its own clear error."""
+
+
+def check_feature_scale(X, scale_range, name: str = "features") -> None:
+    """Raise :class:`~datasets.base.DataError` naming ``name``, the largest absolute value of
+    ``X`` ((n, d) array or CSR matrix) and the remedy when that value lies outside
+    ``scale_range`` = (low, high), i.e. when the features are so large or so small that the
+    learner's float64 arithmetic would overflow or underflow. All-zero X passes (refused
+    elsewhere, as "every point the same vector")."""
+    low, high = scale_range
+    values = X.data if sp.issparse(X) else np.asarray(X)
+    if values.size == 0:
+        return
+    big = float(np.max(np.abs(values)))
+    if big == 0.0 or low <= big <= high:
+        return
+    side = "large" if big > high else "small"
+    raise DataError(
+        f"{name}: the largest absolute feature value is {big:.3g}, too {side} for this learner "
+        f"(it accepts {low:g} to {high:g}): its float64 arithmetic would "
+        f"{'overflow' if side == 'large' else 'underflow'} and the fit would return a "
+        "meaningless (chance-level) model. Standardise or scale the features first, e.g. to "
+        "[-1, 1] (datasets.preprocess.minmax_scale) or to unit variance"
+    )
+
+
 def _vector(u) -> np.ndarray:
     """A 1-D float64 point for :meth:`get_metric`'s functions; ``ValueError`` otherwise."""
     u = np.asarray(u, dtype=np.float64)
@@ -264,6 +297,7 @@ class BaseLearner(BaseEstimator):
     """Common scoring API. Subclasses implement ``similarity_matrix`` and ``pair_score``."""
 
     constraint_kind = "triplets"
+    feature_scale_range = DEFAULT_FEATURE_SCALE_RANGE  # see check_feature_scale
     _fitted_attributes = None  # what fit sets (checked before scoring); None: any name ending in _
     _zero_epochs_ok = True  # n_epochs = 0 leaves the model at its initialisation (OAHU-init)
 
@@ -284,7 +318,17 @@ class BaseLearner(BaseEstimator):
             cls._check_params = _check_params
 
     def _points(self, constraints, arity, what, to_fit=True):
-        return _as_points(constraints, getattr(self, "preprocessor", None), arity, what, to_fit)
+        X, idx = _as_points(constraints, getattr(self, "preprocessor", None), arity, what, to_fit)
+        if to_fit:
+            self._check_feature_scale(X, what)
+        return X, idx
+
+    def _check_feature_scale(self, X, what: str = "features"):
+        """Refuse points whose largest absolute feature value lies outside
+        ``feature_scale_range`` (:func:`check_feature_scale`); run by every fit and partial_fit
+        (through :meth:`_points`, :meth:`LabelledMixin._validate_labelled`, or the learner's own
+        input check)."""
+        check_feature_scale(X, self.feature_scale_range, f"{type(self).__name__} {what}")
 
     def _check_fitted(self):
         """Raise scikit-learn's ``NotFittedError`` if ``fit`` has not run."""
@@ -537,7 +581,10 @@ def class_triplet_accuracy(similarity, X, y, batch_size: int = 256) -> float:
         hi = min(lo + batch_size, n)
         S = np.asarray(similarity(X[lo:hi], X), dtype=np.float64)
         if not np.all(np.isfinite(S)):
-            raise ValueError("the similarity scores contain NaN or inf")
+            raise ValueError(
+                "the similarity scores contain NaN or inf (e.g. features far larger than those "
+                "the model was fitted on overflow float64: scale them as the training ones)"
+            )
         for k, a in enumerate(range(lo, hi)):
             same = y == y[a]
             same[a] = False
@@ -570,7 +617,9 @@ class LabelledMixin:
         X, y = validate_data(
             self, X, y, dtype=np.float64, ensure_all_finite=False, ensure_min_samples=0, reset=reset
         )
-        return check_labelled(X, y, f"{type(self).__name__} input", min_classes, min_per_class)
+        X, y = check_labelled(X, y, f"{type(self).__name__} input", min_classes, min_per_class)
+        self._check_feature_scale(X, "input")
+        return X, y
 
     def score(self, X, y=None) -> float:
         """With labels: :func:`class_triplet_accuracy` of ``similarity_matrix`` on (X (n, d),

@@ -11,6 +11,8 @@ class Euclidean(MahalanobisMixin, BaseLearner):
     """Euclidean distance. ``fit(triplets)`` only reads the dimension; ``M_`` = I (d, d)."""
 
     name = "Eucl"  # its name in configs and tables (algorithms: found by this)
+    # scale-invariant: ranks by squared differences, finite in float64 for |x| in this range
+    feature_scale_range = (1e-100, 1e100)
 
     def __init__(self, preprocessor=None, random_state=None, verbose=False):
         self.preprocessor = preprocessor

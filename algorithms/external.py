@@ -112,6 +112,7 @@ class ExternalLearner(MahalanobisMixin, BaseLearner):
         if kind == "labels":
             X, y = args
             fit_args = (np.asarray(X, dtype=float), np.asarray(y))
+            self._check_feature_scale(fit_args[0], "input")
         elif kind == "pairs":
             X, idx = self._points(args[0], 2, "pairs")
             fit_args = (X[idx], np.asarray(args[1]))

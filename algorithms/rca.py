@@ -44,6 +44,9 @@ class RCA(MahalanobisMixin, BaseLearner):
     name = "RCA"  # its name in configs and tables (algorithms: found by this)
 
     constraint_kind = "chunklets"
+    # scale-invariant (M is the inverse within-chunklet covariance, ranking unchanged by a scale);
+    # the covariance (x^2) and its inverse stay finite in float64 for |x| in this range
+    feature_scale_range = (1e-100, 1e100)
 
     def __init__(self, n_components=None, preprocessor=None, random_state=None, verbose=False):
         self.n_components = n_components
@@ -60,6 +63,7 @@ class RCA(MahalanobisMixin, BaseLearner):
         """Learn M from points X (n, d) float and chunk labels (n,) int (-1 = in no chunklet)."""
         self._check_params()
         X = check_features(np.asarray(X, dtype=np.float64), "RCA input")
+        self._check_feature_scale(X, "input")
         chunks = np.asarray(chunks)
         if X.shape[0] == 0:
             raise DataError("RCA input: zero rows")

@@ -54,6 +54,13 @@ SOLVERS = ("CLARABEL", "SCS", "dcd")
 CVXPY_SOLVERS = ("CLARABEL", "SCS")
 
 
+SOLVER_REMEDY = (
+    "; features far from unit scale (e.g. |x| above 1e3 on the test blobs) make the problem "
+    "ill-conditioned: standardise or scale the features (e.g. to [-1, 1]), or try another solver"
+)
+"""Appended to every :class:`SolverError` of eq. 8: the remedy."""
+
+
 class SolverError(RuntimeError):
     """The QP solver did not return an optimal solution; the message gives its status."""
 
@@ -887,13 +894,15 @@ class SVMRelative(BaseLearner):
                 solver=self.solver, verbose=bool(self.verbose), **(self.solver_options or {})
             )
         except cp.error.SolverError as err:
-            raise SolverError(f"{self.solver} failed on eq. 8 ({n} x {len(keep)}): {err}") from err
+            raise SolverError(
+                f"{self.solver} failed on eq. 8 ({n} x {len(keep)}): {err}{SOLVER_REMEDY}"
+            ) from err
         self.solve_seconds_ = time.perf_counter() - t1
         self.solver_status_ = problem.status
         if problem.status != cp.OPTIMAL or w.value is None:
             raise SolverError(
                 f"{self.solver} returned status {problem.status!r} on eq. 8 "
-                f"({n} constraints, {len(keep)} weights): no usable solution"
+                f"({n} constraints, {len(keep)} weights): no usable solution{SOLVER_REMEDY}"
             )
         self.w_ = np.zeros(m)
         self.w_[keep] = np.clip(w.value, 0.0, None)  # interior-point iterates may be -1e-12
@@ -924,7 +933,7 @@ class SVMRelative(BaseLearner):
             raise SolverError(
                 f"dcd stopped after {res['epochs']} epochs on eq. 8 ({D.shape[0]} constraints, "
                 f"{len(keep)} weights) with relative duality gap {res['rel_gap']:.2e} "
-                f"(> tol): no usable solution"
+                f"(> tol): no usable solution{SOLVER_REMEDY}"
             )
         self.solver_status_ = "optimal"
         self.w_ = np.zeros(m)

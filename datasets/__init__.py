@@ -14,7 +14,7 @@ every pinned file; an unpinned one is refused unless the run's command line says
 |---|---|---|---|
 | letter, vowel (``*.scale``, ``*.scale.t``) | LIBSVM site, https | sha256 | a public experiment script that checks them (third party); letter's two and ``vowel.scale`` equal public copies of the files |
 | vehicle, segment (``*.scale``) | LIBSVM site, https | sha256 | public copies of the files (one repository, at the commit whose letter and vowel files equal their pins); values equal the Debian copies after scaling |
-| svmguide4 | LIBSVM site, https | none | none published; from a data mirror, the sha256 the mirror lists (its copy's rows equal an independent copy's) |
+| svmguide4 | LIBSVM site, https | none | none published; from a data mirror, the project mirror's copies' sha256 as measured on 2026-11-26 (``mirror_hash``; their rows equal an independent copy's) |
 | Fashion-MNIST labels | publishers' GitHub repository, https | sha256 | a copy whose md5 equals the publishers' |
 | Fashion-MNIST images | publishers' GitHub repository, https | md5 | the publishers' README |
 | EMNIST (``gzip.zip``) | NIST, https | md5 | torchvision and the publishers |
@@ -22,12 +22,17 @@ every pinned file; an unpinned one is refused unless the run's command line says
 | Caltech-256 | Caltech data repository, https | md5 | torchvision |
 | LFW pairs files | scikit-learn's figshare copies, https | sha256 | scikit-learn (``fetch_lfw_pairs``) |
 | LFW attributes (PubFig) | Columbia, https | none | none published |
-| WebKB (``webkb-data.gtar.gz``) | CMU, https | none | none published; from a data mirror, the sha256 the mirror lists (its own archive of the pages) |
+| WebKB (``webkb-data.gtar.gz``) | CMU, https | none | none published; from a data mirror, the sha256 of the project mirror's own archive of the pages as measured on 2026-11-26 (``mirror_hash``) |
 
 Data mirrors (``data.mirror``: a folder, ``file://`` or http(s) base URL holding
 ``<source>/<original name>``, e.g. ``libsvm/letter.scale``) serve every download route through
 the same pooch fetch and the same pins (:func:`datasets.base.fetch_download`); a file with no
-pin is checked against the sha256 the mirror's ``SHA256SUMS`` lists, and its provenance says so.
+publisher pin is accepted from a mirror only with the measured sha256 of the project mirror's copy
+that its module pins (``RemoteFile.mirror_hash``; extracted human-judgment members: the pinned
+sha256 of their listing, ``datasets.human_judgments.MIRROR_MEMBER_PINS``), and its provenance says
+so. A mirror's own ``SHA256SUMS`` never vouches for a file: another copy needs the command-line
+opt-in. Every fetch reads at most ``RemoteFile.cap`` bytes, with timeouts
+(:func:`datasets.base.bounded_downloader`).
 
 Hosts: https everywhere (WebKB: CMU's www.cs.cmu.edu serves its pages over https; the download
 itself is not testable from here, which has no route to it). Fashion-MNIST

@@ -37,7 +37,16 @@ from pathlib import Path
 import numpy as np
 
 from . import fashion_mnist
-from .base import DataError, DatasetSpec, DataUnavailable, RemoteFile, fetch_download
+from .base import (
+    MEMBER_MAX_BYTES,
+    DataError,
+    DatasetSpec,
+    DataUnavailable,
+    RemoteFile,
+    check_member_size,
+    fetch_download,
+    readable,
+)
 
 URL = "https://data.caltech.edu/records/nyy15-4j048/files/256_ObjectCategories.tar?download=1"
 MD5 = "67b4f42ca05d46448c6bb8ecd2220f6d"  # torchvision's Caltech256 (and torch for R) pin
@@ -56,7 +65,7 @@ SPEC = DatasetSpec(
     name="caltech256",
     description="Caltech-256 object categories (Griffin, Holub, Perona 2007)",
     paper_shape=(30607, 0, 257),
-    download=(RemoteFile(URL, f"md5:{MD5}", ARCHIVE, source="caltech256"),),
+    download=(RemoteFile(URL, f"md5:{MD5}", ARCHIVE, source="caltech256", max_bytes=2 * 2**30),),
     parse_download=_not_tabular,
     scale_download=False,
     tabular=False,
@@ -123,7 +132,7 @@ def safe_extract(tar_path: str | os.PathLike, dest: str | os.PathLike) -> Path:
     tmp = Path(tempfile.mkdtemp(dir=dest.parent, prefix=f".{dest.name}."))
     try:
         root = tmp.resolve()
-        with tarfile.open(tar_path) as tf:
+        with readable(tar_path, "archive"), tarfile.open(tar_path) as tf:
             for m in tf.getmembers():
                 target = (root / m.name).resolve()
                 if (
@@ -132,6 +141,9 @@ def safe_extract(tar_path: str | os.PathLike, dest: str | os.PathLike) -> Path:
                     or not (m.isfile() or m.isdir())
                 ):
                     raise DataError(f"{tar_path}: unsafe archive member {m.name!r}; not extracted")
+                check_member_size(m.size, MEMBER_MAX_BYTES, f"{tar_path}: member {m.name}")
+            total = sum(m.size for m in tf.getmembers())
+            check_member_size(total, 4 * 2**30, f"{tar_path} (all members, extracted)")
             tf.extractall(tmp, filter="data")
         os.replace(tmp, dest)
     except BaseException:

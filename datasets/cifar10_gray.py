@@ -12,7 +12,7 @@ import tarfile
 
 import numpy as np
 
-from .base import DataError, DatasetSpec, RemoteFile
+from .base import DataError, DatasetSpec, RemoteFile, check_member_size, read_bounded
 
 URL = "https://www.cs.toronto.edu/~kriz/cifar-10-binary.tar.gz"
 MD5 = "c32a1d4ab5d03f1284b67883e8d87530"
@@ -20,6 +20,7 @@ BATCHES = [f"cifar-10-batches-bin/data_batch_{i}.bin" for i in range(1, 6)] + [
     "cifar-10-batches-bin/test_batch.bin"
 ]
 RECORD = 1 + 3 * 1024
+BATCH_BYTES = 10_000 * RECORD  # one batch file: 10,000 records
 CLASSES = ("airplane", "automobile", "bird", "cat", "deer", "dog", "frog", "horse", "ship", "truck")
 
 
@@ -41,7 +42,9 @@ def _parse(paths):
     try:
         with tarfile.open(paths[0], "r:gz") as tf:
             for name in BATCHES:
-                X, y = parse_batch(tf.extractfile(name).read())
+                member, what = tf.getmember(name), f"CIFAR-10 archive {paths[0]}: {name}"
+                check_member_size(member.size, BATCH_BYTES, what)  # the format's size
+                X, y = parse_batch(read_bounded(tf.extractfile(member), BATCH_BYTES, what))
                 Xs.append(X)
                 ys.append(y)
     except (tarfile.TarError, KeyError, AttributeError) as err:

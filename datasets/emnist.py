@@ -40,7 +40,7 @@ SPEC = DatasetSpec(
     name="emnist",
     description="EMNIST balanced (NIST)",
     paper_shape=(131600, 784, 47),
-    download=(RemoteFile(URL, f"md5:{MD5}", "emnist-gzip.zip", source="emnist"),),
+    download=(RemoteFile(URL, f"md5:{MD5}", "emnist-gzip.zip", source="emnist", max_bytes=2**30),),
     parse_download=_parse,
     scale_download=False,
 )

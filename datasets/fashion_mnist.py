@@ -23,7 +23,7 @@ import gzip
 
 import numpy as np
 
-from .base import DatasetSpec, EmbeddedFile, RemoteFile
+from .base import DatasetSpec, EmbeddedFile, RemoteFile, read_bounded
 
 URL = "https://github.com/zalandoresearch/fashion-mnist/raw/master/data/fashion/"
 DEB = "usr/share/datasets/fashion-mnist/"
@@ -53,10 +53,15 @@ DEB_SHA256 = (
 )
 
 
+IDX_MAX_BYTES = 128 * 2**20
+"""Stated cap on one decompressed IDX file (the largest read, EMNIST balanced's training images:
+112,800 x 28 x 28 + 16 = 88,435,216 bytes)."""
+
+
 def read_idx(path) -> np.ndarray:
     """An IDX file (the MNIST format: big-endian magic, dimensions, uint8 data), gzip-compressed."""
     with gzip.open(path, "rb") as fh:
-        raw = fh.read()
+        raw = read_bounded(fh, IDX_MAX_BYTES, f"IDX file {path}")
     zero, dtype, ndim = raw[0] * 256 + raw[1], raw[2], raw[3]
     if zero != 0 or dtype != 0x08:
         raise ValueError(f"{path}: not an unsigned-byte IDX file")

@@ -42,7 +42,9 @@ from .base import (
     DataError,
     DatasetSpec,
     DataUnavailable,
-    _copy_file,
+    MEMBER_MAX_BYTES,
+    bounded_downloader,
+    check_member_size,
     _local_path,
     download_provenance,
     fetch_download,
@@ -98,7 +100,9 @@ class MemberStore:
         if self.kind == "zip":
             try:
                 with zipfile.ZipFile(self.path) as zf:
-                    return zf.read(self.prefix + name)
+                    info = zf.getinfo(self.prefix + name)
+                    check_member_size(info.file_size, MEMBER_MAX_BYTES, self.where(name))
+                    return zf.read(info)  # never more than the size it declares
             except KeyError:
                 raise DataUnavailable(f"{self.where(name)}: no such member") from None
             except (OSError, EOFError, zipfile.BadZipFile, ValueError) as err:
@@ -106,6 +110,7 @@ class MemberStore:
         path = Path(self.path) / name
         if not path.is_file() or (self.listing is not None and name not in self.listing):
             raise DataUnavailable(f"{self.where(name)}: no such member")
+        check_member_size(path.stat().st_size, MEMBER_MAX_BYTES, self.where(name))
         return path.read_bytes()
 
 
@@ -155,6 +160,23 @@ def _mirror_listing(mirror: str, folder: str) -> dict[str, str]:
     return {rel[len(pre) :]: h for rel, h in mirror_sums(mirror).items() if rel.startswith(pre)}
 
 
+MIRROR_MEMBER_PINS = {
+    # the sha256 of the listing (listing_digest) of the members the parsers read, as measured on
+    # the project's mirror (/work/shared/mirror, its SHA256SUMS) on 2026-11-26: no publisher hash
+    # exists for the extracted members (the publishers' pins are of the archives)
+    "food/food100-dataset": "5e5e6cad81b7dffc266a95b0485f32d0fe244ef41e3e9fbdbc21154e404ddb4e",
+    "cars/60_cars_data": "f82d6d613cc05e447ebf1c973897008d0d8188cec43505447a246416c060f89e",
+}
+"""Mirror folder of extracted members -> the pinned sha256 of their listing: a mirror's
+``SHA256SUMS`` vouches for its members only where its listing hashes to this pin."""
+
+
+def listing_digest(listed: dict[str, str]) -> str:
+    """The sha256 of a member listing (member -> sha256) in ``sha256sum`` format, sorted."""
+    text = "".join(f"{h}  {m}\n" for m, h in sorted(listed.items()))
+    return hashlib.sha256(text.encode()).hexdigest()
+
+
 def fetch_members(
     name: str,
     folder: str,
@@ -168,7 +190,9 @@ def fetch_members(
     """The members of a publisher's archive that a data mirror holds extracted, under
     ``<mirror>/<folder>/`` (``folder`` e.g. ``"food/food100-dataset"``; ``archive``: the
     archive's name, for messages), copied by pooch into ``<cache_dir>/download/<name>/`` and each
-    verified by the sha256 that the mirror's ``SHA256SUMS`` lists for it.
+    verified by the sha256 that the mirror's ``SHA256SUMS`` lists for it, where that listing is
+    the one this project pins (:data:`MIRROR_MEMBER_PINS`); any other listing only under the
+    command-line opt-in ``allow_unpinned``.
 
     ``wanted(member)`` says which listed members the parser reads; ``required`` names members
     that must be among them. A folder mirror's file that ``SHA256SUMS`` does not list is refused
@@ -214,6 +238,17 @@ def fetch_members(
             f"(not listed in its {MIRROR_SUMS}{' nor in the folder' if kind == 'folder' else ''}"
             f"; the members of {archive} are expected under {folder}/)"
         )
+    pinned = listing_digest(listed) == MIRROR_MEMBER_PINS.get(folder)
+    if not pinned and not allow_unpinned:
+        raise DataUnavailable(
+            f"{name}: the members under {folder}/ that data mirror {mirror} lists in its "
+            f"{MIRROR_SUMS} are not the ones this project pinned (MIRROR_MEMBER_PINS in "
+            "datasets/human_judgments.py: the sha256 of the listing measured on the project's "
+            "mirror); a mirror's own list cannot vouch for them, and the publisher's pin is of "
+            f"{archive}, which cannot be checked on extracted members. Put the publisher's "
+            f"{archive} in the mirror instead, or add --config allow_unpinned_downloads=true to "
+            "the command line to take the members as the mirror lists them"
+        )
     target_root = Path(cache_dir) / "download" / name / PurePosixPath(folder).name
     lines = []
     logger = pooch.get_logger()
@@ -230,9 +265,11 @@ def fetch_members(
     save_text(manifest, text)
     digest = hashlib.sha256(text.encode()).hexdigest()
     how = (
-        f"each verified by the sha256 the mirror's {MIRROR_SUMS} lists"
-        if not unlisted
-        else f"{len(unlisted)} of them unlisted, taken as served (opt-in)"
+        f"each verified by the sha256 the mirror's {MIRROR_SUMS} lists, a listing this project "
+        "pins (MIRROR_MEMBER_PINS)"
+        if pinned and not unlisted
+        else "unpinned: taken under the command-line opt-in (allow_unpinned_downloads), "
+        f"{len(listed)} checked against the mirror's {MIRROR_SUMS}, {len(unlisted)} unlisted"
     )
     summary = (
         f"{digest}  {target_root.name}.source  {len(lines)} members of {archive} from data "
@@ -263,6 +300,8 @@ def _fetch_member(name, folder, member, sha, base, mirror, target_root) -> str:
             f"file ({local})"
         )
     target = target_root / member
+    if not sha:
+        target.unlink(missing_ok=True)  # unlisted (opt-in): never a copy from another mirror
     try:
         got = pooch.retrieve(
             url,
@@ -270,8 +309,12 @@ def _fetch_member(name, folder, member, sha, base, mirror, target_root) -> str:
             fname=target.name,
             path=target.parent,
             progressbar=False,
-            downloader=_copy_file if local is not None else None,
+            downloader=bounded_downloader(
+                MEMBER_MAX_BYTES, f"{name}: {rel}", base if local is not None else None
+            ),
         )
+    except DataError:
+        raise
     except ValueError as err:
         if "does not match the known hash" in str(err):
             raise ChecksumError(

@@ -17,7 +17,8 @@ The ImageCLEF task files themselves (93-99 concepts) are given out under a regis
 agreement, not by a public URL, so the route uses the MIRFLICKR annotations (24 concepts) of the
 same images. No hash of these archives is published: they are unpinned downloads, refused unless
 the run's command line says ``--config allow_unpinned_downloads=true`` (their sha256 is then
-recorded), or served with the sha256 a data mirror lists (``<mirror>/mirflickr/<file>``).
+recorded), from LIACS or a data mirror (``<mirror>/mirflickr/<file>``, whose ``SHA256SUMS``
+then checks the transfer: a mirror's own list cannot vouch for files no publisher pinned).
 
 Our choices, stated (config block ``sdca_table4``):
 
@@ -48,7 +49,7 @@ from pathlib import Path
 
 import numpy as np
 
-from .base import DataError, DatasetSpec, RemoteFile
+from .base import MEMBER_MAX_BYTES, DataError, DatasetSpec, RemoteFile, check_member_size, readable
 
 BASE_25K = "https://press.liacs.nl/mirflickr/mirflickr25k.v3b"
 BASE_1M = "https://press.liacs.nl/mirflickr/mirflickr1m.v3b"
@@ -83,7 +84,15 @@ SPEC = DatasetSpec(
     description="ImageCLEF + Flickr (SDCA paper Table 4): MIRFLICKR-25000 + MIRFLICKR-1M",
     paper_shape=(1_025_000, 297, 0),
     download=(
-        RemoteFile(f"{BASE_25K}/{GROUND_TRUTH_ARCHIVE}", None, GROUND_TRUTH_ARCHIVE, SOURCE),
+        # stated caps (bytes a fetch may read): the 25,000 images' archive is about 3 GB, the
+        # annotations' small; each of the ten 1M archives about 12 GB
+        RemoteFile(
+            f"{BASE_25K}/{GROUND_TRUTH_ARCHIVE}",
+            None,
+            GROUND_TRUTH_ARCHIVE,
+            SOURCE,
+            max_bytes=8 * 2**30,
+        ),
         RemoteFile(f"{BASE_25K}/{ANNOTATIONS_ARCHIVE}", None, ANNOTATIONS_ARCHIVE, SOURCE),
     ),
     parse_download=_not_tabular,
@@ -101,7 +110,7 @@ def background_spec(shard: int) -> DatasetSpec:
         name=SPEC.name,
         description=f"{SPEC.description}: background {name}",
         paper_shape=SPEC.paper_shape,
-        download=(RemoteFile(f"{BASE_1M}/{name}", None, name, SOURCE),),
+        download=(RemoteFile(f"{BASE_1M}/{name}", None, name, SOURCE, max_bytes=32 * 2**30),),
         parse_download=_not_tabular,
         tabular=False,
     )
@@ -148,14 +157,16 @@ def concept_lists(annotations, concepts=CONCEPTS) -> dict[str, set[int]]:
     unknown = sorted(set(concepts) - set(CONCEPTS))
     if unknown:
         raise DataError(f"unknown MIRFLICKR concepts {unknown}; expected some of {list(CONCEPTS)}")
-    with zipfile.ZipFile(annotations) as zf:
+    with readable(annotations, "MIRFLICKR annotations"), zipfile.ZipFile(annotations) as zf:
         by_base = {Path(n).name: n for n in zf.namelist()}
         out = {}
         for c in concepts:
             member = by_base.get(f"{c}.txt")
             if member is None:
                 raise DataError(f"{annotations}: no {c}.txt (the concept's annotation file)")
-            text = zf.read(member).decode("ascii", errors="strict")
+            info = zf.getinfo(member)
+            check_member_size(info.file_size, MEMBER_MAX_BYTES, f"{annotations}: {member}")
+            text = zf.read(info).decode("ascii", errors="strict")
             try:
                 out[c] = {int(v) for v in text.split()}
             except ValueError as err:
@@ -195,10 +206,12 @@ def zip_descriptors(archive, members, max_side: int = 256, log=print, progress=N
     from .global_descriptor import N_DIMS, descriptor_from_bytes
 
     rows, digests, skipped, kept = [], [], [], []
-    with zipfile.ZipFile(archive) as zf:
+    with readable(archive, "MIRFLICKR archive"), zipfile.ZipFile(archive) as zf:
         it = progress(members) if progress else members
         for name in it:
-            data = zf.read(name)
+            info = zf.getinfo(name)
+            check_member_size(info.file_size, MEMBER_MAX_BYTES, f"{archive}: {name}")
+            data = zf.read(info)  # never more than the size it declares
             try:
                 rows.append(descriptor_from_bytes(data, max_side=max_side))
             except DataError as err:

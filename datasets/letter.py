@@ -27,12 +27,14 @@ SPEC = DatasetSpec(
             "sha256:ce2c7df15cc5742dc4382d59079181c97c21e0beaa0af53c84cc5745c69f1020",
             "letter.scale",
             source="libsvm",
+            max_bytes=2_630_396,  # the pinned file's size
         ),
         RemoteFile(
             "https://www.csie.ntu.edu.tw/~cjlin/libsvmtools/datasets/multiclass/letter.scale.t",
             "sha256:07522ccbf54187fae6d560d1712b88c41ea1f7e8d19491c5adcc22ee37a075da",
             "letter.scale.t",
             source="libsvm",
+            max_bytes=877_223,  # the pinned file's size
         ),
     ),
     parse_download=lambda paths: load_libsvm(paths, 16),

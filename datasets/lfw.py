@@ -52,6 +52,8 @@ LFW_SITE_MD5 = {  # http://vis-www.cs.umass.edu/lfw/<file>, as torchvision pins 
     "pairs.txt": "9f1ba174e4e1c508ff7cdf10ac338a7d",
 }
 N_ATTRIBUTES = 73
+PAIR_SIZES = {"pairsDevTrain.txt": 56_579, "pairsDevTest.txt": 26_002, "pairs.txt": 155_335}
+"""The pinned files' sizes (the most bytes a fetch reads)."""
 MIN_KEPT = 0.9  # a view keeping fewer of its pairs means the files do not match (DataError)
 
 
@@ -64,7 +66,10 @@ SPEC = DatasetSpec(
     description="LFW with PubFig attribute features (73-d) and the View 1 / View 2 pairs",
     paper_shape=(0, N_ATTRIBUTES, 0),
     download=(RemoteFile(ATTR_URL, None, "lfw_attributes.txt", source="lfw"),)
-    + tuple(RemoteFile(url, f"sha256:{h}", f, source="lfw") for f, (url, h) in PAIRS.items()),
+    + tuple(
+        RemoteFile(url, f"sha256:{h}", f, source="lfw", max_bytes=PAIR_SIZES[f])
+        for f, (url, h) in PAIRS.items()
+    ),
     parse_download=_unused_parser,
     scale_download=False,
     tabular=False,

@@ -18,8 +18,9 @@ Sources (the authors' repository https://github.com/mlagunas/material-appearance
   commit's, :data:`GIT_IDS`) and the repository archive at the commit
   ``material-appearance-similarity-<COMMIT>.zip``. No pin exists for an archive's bytes (GitHub
   generates them; a mirror's may be a ``git archive``): from a mirror it is checked against the
-  sha256 the mirror's ``SHA256SUMS`` lists (from GitHub only under the ``allow_unpinned_downloads``
-  opt-in), and **its image members are checked against the commit's git tree ids**
+  project mirror's copy's sha256 as measured (:data:`MIRROR_ARCHIVE_HASH`; another copy, or one
+  from GitHub, only under the ``allow_unpinned_downloads`` opt-in: a mirror's own ``SHA256SUMS``
+  cannot vouch for it), and **its image members are checked against the commit's git tree ids**
   (:data:`GIT_IDS`: every name and byte of the image folder, nothing missing or extra), so the
   images are the authors' whichever archive carried them. The provenance says which checks ran.
 
@@ -95,6 +96,10 @@ ANSWERS = {  # split -> (file, sha256 of the commit's blob)
     ),
 }
 COMMIT_ARCHIVE = f"material-appearance-similarity-{COMMIT}.zip"
+MIRROR_ARCHIVE_HASH = "sha256:b7aab0243f3cf21ba12a2b44b962d52e6db219b85aa7321e8b6d1a5d22d6c222"
+"""The mirror's hash of :data:`COMMIT_ARCHIVE` as measured on 2026-11-26, no publisher hash exists
+(the project mirror's ``git archive`` of COMMIT; its image members are checked against
+:data:`GIT_IDS` anyway)."""
 GIT_IDS = {  # path at COMMIT -> git object id (`git ls-tree COMMIT data/`)
     "data/answers_processed_train.json": "e7ae2f74e7f7e8675191ab1fe1398da6f9b1d0d7",
     "data/answers_processed_test.json": "26f67e7dc3dfe40aa7e751a233b10ccf20d67ec9",
@@ -119,7 +124,15 @@ def make_spec(raw: str = RAW, archive_url: str = f"{REPO}/archive/{COMMIT}.zip")
             RemoteFile(f"{raw}/data/{f}", f"sha256:{h}", f, source=SOURCE)
             for f, h in ANSWERS.values()
         )
-        + (RemoteFile(archive_url, None, COMMIT_ARCHIVE, source=SOURCE),),
+        + (
+            RemoteFile(
+                archive_url,
+                None,
+                COMMIT_ARCHIVE,
+                source=SOURCE,
+                mirror_hash=MIRROR_ARCHIVE_HASH,
+            ),
+        ),
         parse_download=_REFUSE,
         scale_download=False,
         title="Material similarity",

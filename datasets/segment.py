@@ -45,6 +45,7 @@ SPEC = DatasetSpec(
             "sha256:7c25c4529b8c84d047bc546e1e1f9a3f671c36d77f5469fb845b6e4a15bdd629",
             "segment.scale",
             source="libsvm",
+            max_bytes=480_042,  # the pinned file's size
         ),
     ),
     parse_download=lambda paths: load_libsvm(paths, 19),

@@ -16,9 +16,10 @@ that a table can show both.
 No copy ships in Debian or PyPI, so offline the table says "needs download". No hash is
 published for these files, so they are unpinned: from the LIBSVM site the download route takes
 them only when the run's command line asks for it (``--config allow_unpinned_downloads=true``)
-and records their sha256 in the prepare log; from a data mirror, the sha256 its ``SHA256SUMS``
-lists verifies them (the mirror's copy, whose rows equal an independent copy's; the provenance
-of every row made from it says so).
+and records their sha256 in the prepare log; from a data mirror, the mirror's copies are verified
+by their sha256 as measured on the project's mirror on 2026-11-26 (``mirror_hash``: no publisher
+hash exists; their rows equal an independent copy's; the provenance of every row made from them
+says so). A mirror's own ``SHA256SUMS`` cannot vouch for another copy (issue 37, rule 5).
 """
 
 from .base import DatasetSpec, RemoteFile, load_libsvm
@@ -33,12 +34,18 @@ SPEC = DatasetSpec(
             None,
             "svmguide4",
             source="libsvm",
+            # the mirror's hash as measured on 2026-11-26, no publisher hash exists
+            mirror_hash="sha256:7dc2209e8453447c39b58ffc8c1f0ce1aaa8b29caa13c6871eb4a6ec3838212f",
+            max_bytes=2**20,  # stated cap (the mirror's copy: 35_199 bytes)
         ),
         RemoteFile(
             "https://www.csie.ntu.edu.tw/~cjlin/libsvmtools/datasets/multiclass/svmguide4.t",
             None,
             "svmguide4.t",
             source="libsvm",
+            # the mirror's hash as measured on 2026-11-26, no publisher hash exists
+            mirror_hash="sha256:f5a5839d955f3eb6e379f5b226869b79bf8245bcda891649105858e4cdc61695",
+            max_bytes=2**20,  # stated cap (the mirror's copy: 36_545 bytes)
         ),
     ),
     parse_download=lambda paths: load_libsvm(paths, 10),

@@ -32,6 +32,7 @@ SPEC = DatasetSpec(
             "sha256:f5bcfc5545c0f674b372e8dc3e41752efa287d4e04cb920150c51cd9c3df7b86",
             "vehicle.scale",
             source="libsvm",
+            max_bytes=180_523,  # the pinned file's size
         ),
     ),
     parse_download=lambda paths: load_libsvm(paths, 18),

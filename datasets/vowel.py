@@ -52,12 +52,14 @@ SPEC = DatasetSpec(
             "sha256:89ecbd4590cabc23b001cbd2d90128efe3c8ad02540ce1a08ef367b98d765585",
             "vowel.scale",
             source="libsvm",
+            max_bytes=63_065,  # the pinned file's size
         ),
         RemoteFile(
             "https://www.csie.ntu.edu.tw/~cjlin/libsvmtools/datasets/multiclass/vowel.scale.t",
             "sha256:b96670a92b4d4d711db91ecc6c89bf7d75347a1ef1f196f5876575f1c5f9a240",
             "vowel.scale.t",
             source="libsvm",
+            max_bytes=55_548,  # the pinned file's size
         ),
     ),
     parse_download=lambda paths: load_libsvm(paths, 10),

@@ -3,9 +3,11 @@
 Download route only (no packaged copy exists): ``webkb-data.gtar.gz`` from the CMU WebKB page,
 fetched by pooch. CMU publishes no hash and no byte-identical copy of CMU's archive was found, so
 from CMU the file is taken only under the ``allow_unpinned_downloads`` opt-in of
-:mod:`datasets.base` (its sha256 then recorded). A data mirror (``data.mirror``) may hold the same
-pages repacked in another archive, verified by the sha256 the mirror lists in its ``SHA256SUMS``
-(:func:`datasets.base.fetch_download`; the log and every row made from it say so).
+:mod:`datasets.base` (its sha256 then recorded). The project's data mirror holds the same pages
+repacked in another archive, pinned here by its sha256 as measured on 2026-11-26
+(:data:`MIRROR_HASH`: no publisher hash exists) and accepted from a mirror only with that hash
+(:func:`datasets.base.fetch_download`; the log and every row made from it say so). A mirror's own
+``SHA256SUMS`` cannot vouch for another archive (issue 37, rule 5): that needs the opt-in.
 
 Layout of the archive: ``webkb/<topic>/<university>/<page file>`` with topics course,
 department, faculty, other, project, staff, student and universities cornell, texas,
@@ -63,13 +65,23 @@ from .base import (
     DatasetSpec,
     RemoteFile,
     download_provenance,
+    check_member_size,
     fetch_download,
     file_sha256,
+    read_bounded,
+    readable,
 )
 from .text import TextCorpus
 
 URL = "https://www.cs.cmu.edu/afs/cs.cmu.edu/project/theo-20/www/data/webkb-data.gtar.gz"
 KNOWN_HASH = None  # not published; see the module docstring
+MIRROR_HASH = "sha256:bf8c90c6a1c382a10566240def207c2a71dee6880d835cfbcac1a69ad202002b"
+"""The mirror's hash as measured on 2026-11-26, no publisher hash exists: the project's mirror's
+``webkb/webkb-data.gtar.gz`` (CMU's 8,282 pages repacked, members sorted, mtime 0)."""
+MAX_BYTES = 64 * 2**20  # stated cap on the archive (the mirror's: 11,017,985 bytes)
+PAGE_MAX_BYTES = 4 * 2**20  # stated cap on one page (the largest real page: 1,431,045 bytes)
+PAGES_MAX_BYTES = 256 * 2**20  # stated cap on all members, decompressed (real: 63,974,694)
+MEMBERS_MAX = 100_000  # stated cap on the archive's entries (real: 8,317, pages and folders)
 TOPICS = ("faculty", "student", "course", "project")
 UNIVERSITIES = ("cornell", "texas", "washington", "wisconsin", "misc")
 UNIVERSITY_DOMAINS = {
@@ -82,13 +94,24 @@ _BLANK_LINE = re.compile(r"\r?\n[ \t]*\r?\n")
 _GENERIC_SECOND_LEVEL = {"ac", "edu", "co", "or", "ne", "go", "gov", "org", "net", "uni", "gob"}
 
 
-def make_spec(url: str = URL, known_hash: str | None = KNOWN_HASH) -> DatasetSpec:
-    """The download spec (a different ``url``/``known_hash`` serves tests and mirrors)."""
+def make_spec(
+    url: str = URL, known_hash: str | None = KNOWN_HASH, mirror_hash: str | None = MIRROR_HASH
+) -> DatasetSpec:
+    """The download spec (a different ``url``/``known_hash``/``mirror_hash`` serves tests)."""
     return DatasetSpec(
         name="webkb",
         description="WebKB 4 Universities pages (CMU)",
         paper_shape=(4183, 0, 4),
-        download=(RemoteFile(url, known_hash, "webkb-data.gtar.gz", source="webkb"),),
+        download=(
+            RemoteFile(
+                url,
+                known_hash,
+                "webkb-data.gtar.gz",
+                source="webkb",
+                mirror_hash=mirror_hash,
+                max_bytes=MAX_BYTES,
+            ),
+        ),
         parse_download=lambda paths: parse_archive(paths[0]),
         scale_download=False,
         tabular=False,
@@ -197,8 +220,17 @@ def parse_archive(path: Path, topics=TOPICS, reading: str = "visible_text") -> T
     texts, topic, univ = [], [], []
     collection = collections.Counter()  # pages per university in every class of the archive
     n_empty = 0
-    with tarfile.open(path, mode="r:*") as tar:
+    n_members = total = 0
+    with readable(path, "WebKB archive"), tarfile.open(path, mode="r:*") as tar:
         for member in tar:
+            n_members += 1
+            total += max(member.size, 0)
+            if n_members > MEMBERS_MAX or total > PAGES_MAX_BYTES:
+                raise DataError(
+                    f"WebKB archive {path}: more than {MEMBERS_MAX:,} entries or "
+                    f"{PAGES_MAX_BYTES:,} bytes decompressed (the stated caps; the real archive "
+                    "has 8,317 and 63,974,694): refusing to read further; delete it and rerun"
+                )
             if not member.isfile():
                 continue
             name = PurePosixPath(member.name)
@@ -212,7 +244,9 @@ def parse_archive(path: Path, topics=TOPICS, reading: str = "visible_text") -> T
             collection[page_university(parts[2], parts[-1])] += 1
             if parts[1] not in topics:
                 continue
-            text = page_text(tar.extractfile(member).read(), reading)
+            what = f"WebKB archive {path}: page {member.name}"
+            check_member_size(member.size, PAGE_MAX_BYTES, what)  # before reading it
+            text = page_text(read_bounded(tar.extractfile(member), PAGE_MAX_BYTES, what), reading)
             if not text:
                 n_empty += 1
                 continue

@@ -8,6 +8,14 @@ Definitions (fixed here and in ``tests/test_retrieval.py``):
   i.e. ``sklearn.metrics.average_precision_score`` per query: each relevant item contributes the
   precision measured at the end of its group of tied scores, so ties never depend on an order.
   The ranking is never truncated.
+* Ties (equal scores) are never broken by an order: precision@k and Recall@K count a relevant
+  item among the first k only when its whole tie group lies there (the position it reaches is the
+  end of its group, as AP's precision), so tied items count as not retrieved (as a tie counts as
+  wrong in triplet accuracy). Constant scores (a model that cannot rank) give AP = the share of
+  relevant items (chance level), precision@k = 0 and Recall@K = 0 for k < the database's size.
+  MAP@R and R-precision keep pytorch-metric-learning's order (below).
+* A database of one class is refused (``ValueError``): every item is relevant to every query that
+  has one, so any ranking, even a random one, would score 1.0; the metrics are undefined there.
 * With ``exclude_self=True`` (database = query set), query ``i`` does not rank item ``i``.
 * Queries with no relevant item in the database have no AP; they are left out of the mean and
   counted (``n_queries_without_relevant``).
@@ -75,8 +83,31 @@ def score_block(score_fn: ScoreFn, A, B) -> np.ndarray:
     function returned another layout or dtype); ``ValueError`` for NaN or inf scores."""
     S = np.ascontiguousarray(score_fn(A, B), dtype=np.float64)
     if not np.isfinite(S).all():
-        raise ValueError("the similarity scores contain NaN or inf")
+        raise ValueError(
+            "the similarity scores contain NaN or inf (e.g. features far larger than those "
+            "the model was fitted on overflow float64: scale them as the training ones)"
+        )
     return S
+
+
+def check_two_classes(y_db, metric: str) -> None:
+    """Raise ``ValueError`` when the database labels ``y_db`` hold fewer than two classes: a
+    query then has no irrelevant item (or no relevant one) and ``metric`` is undefined (module
+    docstring)."""
+    classes = np.unique(np.asarray(y_db))
+    if len(classes) < 2:
+        raise ValueError(
+            f"{metric} is undefined on a database of {len(classes)} class(es) "
+            f"{classes.tolist()[:1]}: every item is relevant to every query that has one, so any "
+            "ranking would score 1.0; evaluate on a set with at least two classes"
+        )
+
+
+def tie_group_ends(row: np.ndarray, r: np.ndarray) -> np.ndarray:
+    """For scores ``r`` taken from the score row ``row`` (1-D): how many items of the row score
+    >= each of them, i.e. the position (1-based) where each one's group of tied scores ends; the
+    rank of each item when there are no ties."""
+    return len(row) - np.searchsorted(np.sort(row), r, side="left")
 
 
 def average_precision_rows(scores: np.ndarray, relevant: np.ndarray) -> np.ndarray:
@@ -97,8 +128,8 @@ def average_precision_rows(scores: np.ndarray, relevant: np.ndarray) -> np.ndarr
         r = scores[i, relevant[i]]
         if len(r) == 0:
             continue
-        n_ge = n - np.searchsorted(np.sort(scores[i]), r, side="left")
-        rel_ge = len(r) - np.searchsorted(np.sort(r), r, side="left")
+        n_ge = tie_group_ends(scores[i], r)
+        rel_ge = tie_group_ends(r, r)
         ap[i] = np.mean(rel_ge / n_ge)
     return ap
 
@@ -123,13 +154,16 @@ def retrieval_scores(
     stays O(batch * n_db) and no n_query x n_db matrix exists.
     ``exclude_self`` requires the query set to be the database (same length); query i then does
     not rank item i. Returns ``{"ap": (q,) float64 with NaN for queries without a relevant item,
-    "precision_at": {k: (q,) float64}}``: precision@k = (relevant items among the first k) / k.
+    "precision_at": {k: (q,) float64}}``: precision@k = (relevant items among the first k) / k,
+    an item in a group of tied scores counted there only when its whole group is (module
+    docstring).
 
     Raises ``ValueError`` for a k outside [1, n_db] (n_db - 1 with ``exclude_self``): the
     ranking has fewer than k items, so "relevant among the first k" divided by k would count
-    missing items as misses; or for non-finite scores.
+    missing items as misses; for non-finite scores; or for a database of one class.
     """
     y_query, y_db = np.asarray(y_query), np.asarray(y_db)
+    check_two_classes(y_db, "average precision")
     n_q = X_query.shape[0]  # arrays or scipy.sparse matrices (len() fails on the latter)
     if exclude_self and n_q != X_db.shape[0]:
         raise ValueError("exclude_self needs the query set to be the database")
@@ -152,11 +186,10 @@ def retrieval_scores(
             S[rows, lo + rows] = -np.inf
             R[rows, lo + rows] = False
         ap[lo:hi] = average_precision_rows(S, R)
-        if ks:
-            top = np.argsort(-S, axis=1, kind="stable")[:, : max(ks)]
-            top_rel = np.take_along_axis(R, top, axis=1)
+        for i in range(hi - lo) if ks else ():
+            ends = tie_group_ends(S[i], S[i, R[i]])  # whole tie groups only (no order)
             for k in ks:
-                prec[k][lo:hi] = top_rel[:, :k].mean(axis=1)
+                prec[k][lo + i] = np.count_nonzero(ends <= k) / k
     return {"ap": ap, "precision_at": prec}
 
 
@@ -196,31 +229,35 @@ def recall_at_k(
     with at least one item of their class among their K most similar database items.
 
     ``score_fn(A, B)`` gives the (len(A), len(B)) similarity matrix (higher = more similar); ties
-    are broken by database index (stable sort). With ``exclude_self`` (database = query set) query
-    i does not retrieve item i. Returns {K: float} for each K in ``ks``. Raises ``ValueError`` for a
-    K outside [1, n_db] or non-finite scores.
+    are never broken by an order: a query's hit is its most similar relevant item, reached at the
+    end of its group of tied scores (module docstring; constant scores: no hit for K < n_db).
+    With ``exclude_self`` (database = query set) query i does not retrieve item i. Returns
+    {K: float} for each K in ``ks``. Raises ``ValueError`` for a K outside [1, n_db], non-finite
+    scores or a database of one class.
     """
     y_query, y_db = np.asarray(y_query), np.asarray(y_db)
+    check_two_classes(y_db, "Recall@K")
     n_db = len(y_db) - (1 if exclude_self else 0)
     if any(not 1 <= k <= n_db for k in ks):
         raise ValueError(f"every K must lie in [1, {n_db}], got {list(ks)}")
     if exclude_self and len(X_query) != len(X_db):
         raise ValueError("exclude_self needs the query set to be the database")
-    kmax = max(ks)
     hits = {k: 0 for k in ks}
     batch = query_batch(X_db.shape[0], batch_size)
     score_fn = database_scorer(score_fn, X_db)
     for lo in range(0, X_query.shape[0], batch):
         hi = min(lo + batch, X_query.shape[0])
         S = score_block(score_fn, X_query[lo:hi], X_db)
+        rel = y_query[lo:hi, None] == y_db[None, :]
         if exclude_self:
             rows = np.arange(hi - lo)
             S[rows, lo + rows] = -np.inf
-        top = np.argsort(-S, axis=1, kind="stable")[:, :kmax]
-        rel = y_db[top] == y_query[lo:hi, None]
-        first = np.where(rel.any(axis=1), np.argmax(rel, axis=1), kmax)  # rank of first hit
+            rel[rows, lo + rows] = False
+        best = np.where(rel, S, -np.inf).max(axis=1)  # the most similar relevant item's score
+        reach = np.count_nonzero(S >= best[:, None], axis=1)  # the end of its tie group
+        reach[~rel.any(axis=1)] = n_db + 1  # no relevant item: never a hit
         for k in ks:
-            hits[k] += int(np.sum(first < k))
+            hits[k] += int(np.sum(reach <= k))
     return {k: hits[k] / len(X_query) for k in ks}
 
 
@@ -260,9 +297,10 @@ def map_at_r(
     docstring) for a query set against a database; with ``exclude_self`` (database = query set)
     query i does not rank item i and R excludes it. ``score_fn(A, B)``: the (len(A), len(B))
     similarity matrix. Returns ``{"MAP@R": float, "R-precision": float,
-    "queries_without_relevant": int}``. Raises ``ValueError`` if no query has a relevant item or
-    the scores are not finite."""
+    "queries_without_relevant": int}``. Raises ``ValueError`` if no query has a relevant item,
+    the scores are not finite or the database holds one class."""
     y_query, y_db = np.asarray(y_query), np.asarray(y_db)
+    check_two_classes(y_db, "MAP@R")
     n_q = X_query.shape[0]
     if exclude_self and n_q != X_db.shape[0]:
         raise ValueError("exclude_self needs the query set to be the database")

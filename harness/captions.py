@@ -176,7 +176,9 @@ def sdca_table2(config: dict, runs: pd.DataFrame, missing, other_file) -> list[s
     grids = "; ".join(grid(m, c) for m, c in methods.items() if c.get("grid"))
     differ = difference_note(art, config)
     if other_file:
-        other = pd.read_csv(other_file, nrows=1)
+        from .io import read_csv_named
+
+        other = read_csv_named(other_file, "other route's table", nrows=1)
         other_route = str(other["route"].iloc[0]) if "route" in other else "other"
         compare_line = [
             f"Route difference: each cell minus the same cell of the {other_route} route's table "
@@ -263,7 +265,8 @@ def sdca_table4(config: dict, missing) -> list[str]:
         [
             "**needs download**: the collection has no packaged copy; run config/paper.yaml "
             "(download route, `--config allow_unpinned_downloads=true`: LIACS publishes no "
-            "checksums) or a data mirror holding `mirflickr/` (its SHA256SUMS verify the files). "
+            "checksums), from LIACS or a data mirror holding `mirflickr/` (whose SHA256SUMS "
+            "then checks the transfer; it cannot vouch for the files). "
             "The paper's numbers are shown alone."
         ]
         if missing

@@ -67,6 +67,34 @@ class ResultFileError(ValueError):
     remake it."""
 
 
+def read_csv_named(path, what: str = "table", **kwargs) -> pd.DataFrame:
+    """``pd.read_csv(path, **kwargs)`` for a CSV (or TSV) that another job wrote (a table, a
+    Snakemake benchmark file), or :class:`ResultFileError` naming the file, what is wrong
+    (missing, empty, not a readable CSV, no row) and the remedy, instead of pandas' raw
+    ``EmptyDataError`` / ``ParserError``."""
+    from pandas.errors import EmptyDataError, ParserError
+
+    remedy = (
+        f"Remake it by rerunning the rule that writes it: snakemake --forcerun {path} (with your "
+        "usual targets and options), or delete the file and run again."
+    )
+    try:
+        df = pd.read_csv(path, **kwargs)
+    except FileNotFoundError:
+        raise ResultFileError(f"{path}: the {what} does not exist. {remedy}") from None
+    except EmptyDataError:
+        raise ResultFileError(
+            f"{path}: the {what} is empty (no header, no row). {remedy}"
+        ) from None
+    except (ParserError, UnicodeDecodeError) as err:
+        raise ResultFileError(
+            f"{path}: the {what} is not a readable CSV ({err}). {remedy}"
+        ) from None
+    if not len(df):
+        raise ResultFileError(f"{path}: the {what} has a header but no row. {remedy}")
+    return df
+
+
 def digest_path(path) -> Path:
     """The sidecar that records the sha256 of result file ``path``: ``<path>.sha256``."""
     return Path(f"{path}{DIGEST_SUFFIX}")

@@ -20,7 +20,7 @@ from pathlib import Path
 
 import pandas as pd
 
-from harness.io import save_csv, save_text
+from harness.io import read_csv_named, save_csv, save_text
 
 
 @dataclass(frozen=True)
@@ -320,7 +320,7 @@ def write_pages(tables: dict, figures: dict, paper_results, out_dir) -> None:
     for name, (csv_path, md_path) in tables.items():
         ITEMS[name]  # noqa: B018 -- an unknown name is a wiring error
         md = Path(md_path).read_text()
-        df = pd.read_csv(csv_path)
+        df = read_csv_named(csv_path, "table")
         frames[name] = df
         save_text(out_dir / f"{name}.html", table_page(md, df, Path(csv_path).name))
         save_text(out_dir / "captions" / f"{name}.rst", md_to_rst(md, keep_tables=False))

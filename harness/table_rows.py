@@ -11,6 +11,7 @@ import numpy as np
 import pandas as pd
 
 from .experiment import test_rows
+from .io import read_csv_named
 from .svm_experiment import method_applies, notion_available
 
 
@@ -31,7 +32,7 @@ def route_comparison(runs: pd.DataFrame, route: str, other_csv, metric: str = "m
     ``info`` has other_route_mean, other_route_std, other_route and route_diff (ours - other)
     per (dataset, algorithm); ``section`` is the difference as (heading, frame) for the
     Markdown."""
-    other = pd.read_csv(other_csv)
+    other = read_csv_named(other_csv, "other route's table")
     other_route = str(other["route"].iloc[0]) if "route" in other else "other"
     final = test_rows(runs)
     ours = final[final.metric == metric].groupby(["dataset", "algorithm"]).value.mean()
@@ -55,7 +56,7 @@ def benchmark_values(paths, metric: str = "job_cpu_s") -> pd.DataFrame:
     rows = []
     for path in map(str, paths):
         d, seed, m = re.fullmatch(r"(.+)_seed(\d+)_(.+)\.tsv", path.rsplit("/", 1)[-1]).groups()
-        cpu = float(pd.read_csv(path, sep="\t")["cpu_time"].iloc[0])
+        cpu = float(read_csv_named(path, "benchmark file", sep="\t")["cpu_time"].iloc[0])
         rows.append({"dataset": d, "algorithm": m, "metric": metric, "seed": int(seed), "value": cpu})
     return pd.DataFrame(rows, columns=["dataset", "algorithm", "metric", "seed", "value"])
 

@@ -282,14 +282,19 @@ def test_a_corrupt_mirror_file_is_refused_naming_it(tmp_path):
     with pytest.raises(ChecksumError, match=f"{CARS}/survey_data.csv"):
         cars60.load_judgments(tmp_path / "cache1", mirror=str(folder))
     _relist(folder, f"{CARS}/survey_data.csv")
-    with pytest.raises(DataError, match=r"survey_data\.csv: line 2"):
+    # a mirror that lists its own changed bytes cannot vouch for them (issue 37, rule 5) ...
+    with pytest.raises(DataUnavailable, match="cannot vouch for them"):
         cars60.load_judgments(tmp_path / "cache2", mirror=str(folder))
+    # ... taken under the command-line opt-in, the parser refuses them
+    with pytest.raises(DataError, match=r"survey_data\.csv: line 2"):
+        cars60.load_judgments(tmp_path / "cache2", mirror=str(folder), allow_unpinned=True)
 
     folder = _copy_mirror(tmp_path / "m2", CARS)
     image = folder / CARS / "car_data_set_images" / "7.jpg"
     image.write_bytes(image.read_bytes()[:300])
     _relist(folder, f"{CARS}/car_data_set_images/7.jpg")
-    got = cars60.load_judgments(tmp_path / "cache3", mirror=str(folder))
+    got = cars60.load_judgments(tmp_path / "cache3", mirror=str(folder), allow_unpinned=True)
+    assert "opt-in" in got.provenance[0]
     with pytest.raises(DataError, match=r"car_data_set_images/7\.jpg: not a decodable image"):
         got.load_image(6)
 
@@ -390,8 +395,12 @@ def test_material_refuses_changed_images_and_corrupt_answers_naming_them(tmp_pat
     lines = [f"{h}  {rel}\n" for rel, h in _listed().items() if rel.startswith("material/")]
     (tmp_path / "m1" / "SHA256SUMS").write_text("".join(lines))
     _relist(tmp_path / "m1", f"material/{material.COMMIT_ARCHIVE}")
-    with pytest.raises(ChecksumError, match="havran1_ennis_298x298_LDR/ .* not the authors'"):
+    # not the archive whose measured sha256 the module pins: refused whatever the mirror lists
+    with pytest.raises(ChecksumError, match=material.COMMIT_ARCHIVE):
         material.load_judgments(tmp_path / "c1", mirror=str(tmp_path / "m1"))
+    # under the opt-in, the git tree ids pinned in the module still refuse it
+    with pytest.raises(ChecksumError, match="havran1_ennis_298x298_LDR/ .* not the authors'"):
+        material.load_judgments(tmp_path / "c1", mirror=str(tmp_path / "m1"), allow_unpinned=True)
 
     train = folder / material.ANSWERS["train"][0]
     data = bytearray(train.read_bytes())

@@ -128,7 +128,8 @@ def test_every_pin_agrees_with_the_mirror_list():
 @pytest.mark.parametrize("name", LIBSVM_ROUTES)
 def test_libsvm_route_from_the_http_mirror_to_prepared_arrays(name, http_mirror, tmp_path):
     """Every LIBSVM set the mirror lists, from fetch to prepared arrays, with its provenance: a
-    publisher's pin, or (no pin published: svmguide4) the mirror's own list, said so."""
+    publisher's pin, or (no pin published: svmguide4) the mirror copy's measured sha256 pinned in
+    its module, said so."""
     from sklearn.datasets import load_svmlight_file
 
     spec = datasets.get_dataset(name)
@@ -153,7 +154,8 @@ def test_libsvm_route_from_the_http_mirror_to_prepared_arrays(name, http_mirror,
         if rf.known_hash:
             assert "pinned sha256" in line
         else:
-            assert "listed by the mirror's SHA256SUMS" in line
+            assert "the mirror's copy, pinned by its measured sha256" in line
+            assert line.startswith(rf.mirror_hash.split(":")[1])
 
 
 def test_a_route_names_the_file_the_mirror_lacks(tmp_path):
@@ -175,13 +177,15 @@ def test_a_route_names_the_file_the_mirror_lacks(tmp_path):
     assert spec.has_route("download", None)
 
 
-def test_webkb_from_the_http_mirror_is_verified_by_the_mirror_list(http_mirror, tmp_path):
-    """No publisher pin exists for WebKB: the mirror's SHA256SUMS verifies its repacked archive,
-    without the unpinned opt-in, and the provenance says so; the cached copy is reused offline."""
+def test_webkb_from_the_http_mirror_is_verified_by_its_measured_pin(http_mirror, tmp_path):
+    """No publisher pin exists for WebKB: the mirror's repacked archive is verified by its sha256
+    as measured and pinned in datasets/webkb.py (never by the mirror's own SHA256SUMS), without
+    the unpinned opt-in, and the provenance says so; the cached copy is reused offline."""
     corpus = webkb.load_corpus(tmp_path, mirror=http_mirror)
     (line,) = corpus.files.values()
     assert line.startswith(_listed()["webkb/webkb-data.gtar.gz"])
-    assert "listed by the mirror's SHA256SUMS" in line
+    assert line.startswith(webkb.MIRROR_HASH.split(":")[1])
+    assert "the mirror's copy, pinned by its measured sha256" in line
     again = webkb.load_corpus(tmp_path)  # no mirror, no network: the verified copy in the cache
     assert again.files == corpus.files
     with pytest.raises(DataUnavailable, match="no pinned hash"):
@@ -297,16 +301,21 @@ def test_mirror_errors_name_the_file_and_the_mirror(tmp_path):
     with pytest.raises(ChecksumError, match="letter.scale.t"):
         fetch_download(spec, tmp_path / "c2", mirror=str(partial))
     assert not (tmp_path / "c2" / "download" / "letter" / "letter.scale.t").exists()
-    # an unpinned file whose mirror list gives another hash: refused
+    # a file with no publisher pin whose copy is not the one pinned (the mirror's measured hash):
+    # refused, whatever the mirror's own list says (issue 37, rule 5)
     (partial / "webkb").mkdir()
-    shutil.copy(MIRROR / "webkb" / "webkb-data.gtar.gz", partial / "webkb")
-    (partial / "SHA256SUMS").write_text(f"{'0' * 64}  webkb/webkb-data.gtar.gz\n")
+    data = bytearray((MIRROR / "webkb" / "webkb-data.gtar.gz").read_bytes())
+    data[-100] ^= 1
+    (partial / "webkb" / "webkb-data.gtar.gz").write_bytes(bytes(data))
+    listed = hashlib.sha256(bytes(data)).hexdigest()
+    (partial / "SHA256SUMS").write_text(f"{listed}  webkb/webkb-data.gtar.gz\n")
     with pytest.raises(ChecksumError):
         webkb.load_corpus(tmp_path / "c3", mirror=str(partial))
-    # and one the mirror does not list needs the opt-in
-    (partial / "SHA256SUMS").write_text("")
-    with pytest.raises(DataUnavailable, match="lists none"):
-        webkb.load_corpus(tmp_path / "c4", mirror=str(partial))
+    # with the opt-in, the mirror's list still checks the transfer: another hash is refused
+    (partial / "SHA256SUMS").write_text(f"{'0' * 64}  webkb/webkb-data.gtar.gz\n")
+    with pytest.raises(ChecksumError):
+        unpinned = webkb.make_spec(mirror_hash=None)
+        fetch_download(unpinned, tmp_path / "c4", True, mirror=str(partial))
 
 
 def test_config_checks_the_mirror():
@@ -390,7 +399,7 @@ def test_the_workflow_fetches_through_the_http_mirror(http_mirror, tmp_path):
     fetched = (cache / "fetched" / "webkb.sha256").read_text()
     assert fetched.startswith(_listed()["webkb/webkb-data.gtar.gz"])
     log = (tmp_path / "out" / "logs" / "fetch_raw" / "webkb.log").read_text()
-    assert "listed by the mirror's SHA256SUMS" in log
+    assert "the mirror's copy, pinned by its measured sha256" in log
     # an unusable mirror is refused before any job, naming the key
     res = _snakemake(targets, cache, {"route": "download", "mirror": "s3://b/x"}, tmp_path / "o2")
     assert res.returncode != 0 and "data.mirror" in res.stdout + res.stderr

@@ -2,7 +2,13 @@ import numpy as np
 import pytest
 from sklearn.metrics import average_precision_score
 
-from evaluation.retrieval import average_precision_rows, mean_average_precision, retrieval_scores
+from evaluation.retrieval import (
+    average_precision_rows,
+    map_at_r,
+    mean_average_precision,
+    recall_at_k,
+    retrieval_scores,
+)
 
 
 @pytest.mark.parametrize("seed", range(5))
@@ -114,3 +120,52 @@ def test_score_blocks_of_any_layout_rank_alike_and_batches_follow_the_memory_bud
     assert query_batch(1_000_000) == 59 and query_batch(10, batch_size=3) == 3
     with pytest.raises(ValueError, match="batch_size"):
         query_batch(10, batch_size=0)
+
+
+def test_a_one_class_database_is_refused_by_every_ranking_metric():
+    """issue 37, rule 9: mAP and Recall@K on a one-class set returned 1.0 silently (no item is
+    irrelevant, so any ranking, even a random one, is perfect)."""
+    rng = np.random.default_rng(0)
+    X = rng.normal(size=(8, 3))
+    one = np.zeros(8, dtype=int)
+    score = lambda A, B: A @ B.T  # noqa: E731
+    for metric in (
+        lambda: mean_average_precision(score, X, one, X, one, exclude_self=True),
+        lambda: retrieval_scores(score, X[:2], one[:2], X, one, ks=(1,)),
+        lambda: recall_at_k(score, X, one, X, one, ks=(1, 2), exclude_self=True),
+        lambda: map_at_r(score, X, one, X, one, exclude_self=True),
+        lambda: mean_average_precision(score, X[:2], np.array([1, 1]), X, one),  # queries elsewhere
+    ):
+        with pytest.raises(ValueError, match=r"undefined on a database of 1 class.*two classes"):
+            metric()
+
+
+def test_constant_scores_are_ties_counted_as_not_retrieved_never_by_index():
+    """issue 37, rule 9: constant scores (a model that cannot rank) gave Recall@K = 1.0 or 0.5
+    depending on where the relevant items sat in the database; ties are now whole groups: AP is the
+    share of relevant items (chance), precision@k and Recall@K count nothing inside a tie group
+    that reaches past k."""
+    y_db = np.array([1, 0, 0, 1])
+    Xq, yq = np.zeros((1, 1)), np.array([1])
+    const = lambda A, B: np.zeros((len(A), len(B)))  # noqa: E731
+    out = retrieval_scores(const, Xq, yq, np.zeros((4, 1)), y_db, ks=(1, 2, 4))
+    assert out["ap"][0] == pytest.approx(0.5)
+    assert [out["precision_at"][k][0] for k in (1, 2, 4)] == [0.0, 0.0, 0.5]
+    assert recall_at_k(const, Xq, yq, np.zeros((4, 1)), y_db, ks=(1, 3, 4)) == {1: 0, 3: 0, 4: 1}
+    # the same with the relevant items first or last in the database: no order decides
+    for order in ([0, 3, 1, 2], [1, 2, 0, 3]):
+        assert recall_at_k(const, Xq, yq, np.zeros((4, 1)), y_db[order], ks=(1, 3)) == {1: 0, 3: 0}
+    # a partial tie: the relevant item shares first place with one other item
+    S = np.array([[2.0, 2.0, 1.0, 0.0]])
+    y = np.array([0, 1, 1, 0])
+    tie = lambda A, B: S  # noqa: E731
+    assert recall_at_k(tie, Xq, yq, np.zeros((4, 1)), y, ks=(1, 2)) == {1: 0.0, 2: 1.0}
+    prec = retrieval_scores(tie, Xq, yq, np.zeros((4, 1)), y, ks=(1, 2, 3))["precision_at"]
+    assert [prec[k][0] for k in (1, 2, 3)] == [0.0, 0.5, pytest.approx(2 / 3)]
+    # without ties, nothing changes: the rank of the first relevant item decides
+    S = np.array([[3.0, 2.0, 1.0, 0.0]])
+    assert recall_at_k(lambda A, B: S, Xq, yq, np.zeros((4, 1)), y, ks=(1, 2)) == {1: 0, 2: 1}
+    # leave-one-out with constant scores: the query's own -inf never counts, nothing is retrieved
+    X = np.zeros((6, 1))
+    yy = np.array([0, 0, 0, 1, 1, 1])
+    assert recall_at_k(const, X, yy, X, yy, ks=(1, 4, 5), exclude_self=True) == {1: 0, 4: 0, 5: 1}

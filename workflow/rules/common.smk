@@ -75,6 +75,10 @@ config["data"]["allow_unpinned_downloads"] = unpinned_downloads_opt_in(
 CACHE = config["data"]["cache_dir"]
 ROUTE = config["data"]["route"]
 MIRROR = config["data"].get("mirror")  # a data mirror for the download route, or None
+# The fetching rules' `allow_unpinned` param: False without the opt-in (every file then has a pin
+# of ours, whichever host served it); under it, where unpinned files come from (the mirror, or
+# the publishers), so that naming another mirror reruns what an unpinned file went into.
+UNPINNED_FROM = (MIRROR or "publishers") if config["data"]["allow_unpinned_downloads"] else False
 RESULTS = config["results_dir"]
 FIGURES = config["figures_dir"]
 LOGS = f"{RESULTS}/logs"

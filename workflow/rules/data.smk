@@ -25,7 +25,7 @@ rule prepare_dataset:
         runtime=RUNTIME_MIN["prepare_dataset"],
     params:
         route=ROUTE,
-        allow_unpinned=config["data"]["allow_unpinned_downloads"],
+        allow_unpinned=UNPINNED_FROM,
         # the dataset's parser and the shared scaling (fetching and checksums cannot change it)
         code=lambda wc: code_hash([DATASET_MODULES[wc.dataset], "datasets.preprocess"]),
     script:
@@ -43,7 +43,7 @@ rule fetch_raw:
         "../../environment.yml"
     params:
         cache_dir=lambda wildcards, output: str(Path(output[0]).parents[1]),
-        allow_unpinned=config["data"]["allow_unpinned_downloads"],
+        allow_unpinned=UNPINNED_FROM,
     script:
         "../scripts/fetch_raw.py"
 

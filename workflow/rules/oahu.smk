@@ -105,7 +105,7 @@ rule oahu_fig5_cell:
     params:
         # the download cache (LFW on the download route), as an absolute path
         cache_dir=os.path.abspath(CACHE),
-        allow_unpinned=config["data"]["allow_unpinned_downloads"],
+        allow_unpinned=UNPINNED_FROM,
         settings=lambda wc: cell_settings(
             config, "oahu.figure5", wc.method, "workflow/scripts/oahu_fig5_cell.py"
         ),

@@ -87,7 +87,7 @@ rule svm_features:
         runtime=RUNTIME_MIN["svm_run"],
     params:
         cache_dir=CACHE,
-        allow_unpinned=config["data"]["allow_unpinned_downloads"],
+        allow_unpinned=UNPINNED_FROM,
         text_features=lambda wc: {
             "reading": wc.reading if wc.corpus == "webkb" else "plain_text",
             "lowercase": wc.case == "lower",

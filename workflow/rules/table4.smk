@@ -33,7 +33,7 @@ rule table4_fetch:
         # the data cache: output = {cache}/download/imageclef_flickr/<file>
         cache=lambda wildcards, output: str(Path(output[0]).parents[2]),
         mirror=MIRROR,
-        allow_unpinned=config["data"]["allow_unpinned_downloads"],
+        allow_unpinned=UNPINNED_FROM,
     run:
         from datasets.base import fetch_download
         from datasets.imageclef_flickr import SPEC
@@ -52,7 +52,7 @@ rule table4_fetch_background:
         # the data cache: output = {cache}/download/imageclef_flickr/<file>
         cache=lambda wildcards, output: str(Path(output[0]).parents[2]),
         mirror=MIRROR,
-        allow_unpinned=config["data"]["allow_unpinned_downloads"],
+        allow_unpinned=UNPINNED_FROM,
     run:
         from datasets.base import fetch_download
         from datasets.imageclef_flickr import background_spec
