@@ -43,8 +43,8 @@ SETS = {  # the config's set name -> its module's name under datasets/
     "food100": "food100",
 }
 PROTOCOLS = ("triplets", "publisher")
-REFERENCE = "reference"  # the cell "method" that writes the chance and ceiling rows
-EUCLIDEAN = "Eucl"  # the cell "method" of the Euclidean distance on each feature set
+EUCLIDEAN = "Eucl"  # the cell "method" of the Euclidean distance on each feature set, and of
+# the reference rows (chance, ceiling): none of them fits anything
 
 
 def module(name: str):
@@ -145,45 +145,51 @@ def splits(judgments, cfg: dict, seed: int):
     return out, record
 
 
-def _accuracy(Z_or_model, X, triplets, weights):
-    """Triplet accuracy (ties half) of the Euclidean distance on features ``X`` (pass ``X``
-    itself) or of a fitted learner: its ``pair_score`` on every pair of items once (an
-    (n_items, n_items) table, ``X`` as its preprocessor), looked up per test triplet
-    (:func:`evaluation.human_protocols.distance_accuracy`, a similarity): the same numbers as
-    :func:`evaluation.human_protocols.learner_accuracy`, without scoring a pair once per
-    triplet."""
-    from evaluation.human_protocols import distance_accuracy, embedding_accuracy
+def item_scores(model_or_X, X) -> tuple[np.ndarray, bool]:
+    """``(S, similarity)``: an (n_items, n_items) table of every pair's score, computed once per
+    model: for the Euclidean distance (pass ``X`` itself) the squared distances summed pair by
+    pair (exactly what :func:`evaluation.human_protocols.embedding_accuracy` compares); for a
+    fitted learner its ranking score (:func:`harness.experiment.score_function`: ``x^T W y`` for
+    a bilinear learner, ``-d_M^2`` for a Mahalanobis one, the order of its ``pair_score``)."""
+    from .experiment import score_function
 
-    if isinstance(Z_or_model, np.ndarray):
-        return embedding_accuracy(Z_or_model, triplets, weights)
-    n = len(X)
-    ii, jj = np.meshgrid(np.arange(n), np.arange(n), indexing="ij")
-    model = Z_or_model
-    old = getattr(model, "preprocessor", None)
-    model.preprocessor = X
-    try:
-        S = np.asarray(model.pair_score(np.stack([ii.ravel(), jj.ravel()], 1))).reshape(n, n)
-    finally:
-        model.preprocessor = old
-    return distance_accuracy(lambda i, j: S[i, j], triplets, weights, similarity=True)
+    X = np.asarray(X, dtype=np.float64)
+    if isinstance(model_or_X, np.ndarray):
+        D = np.stack([np.einsum("kd,kd->k", X - x, X - x) for x in X])
+        return D, False
+    return np.asarray(score_function(model_or_X, X)(X, X), dtype=np.float64), True
 
 
-def cell_rows(judgments, features: dict, cfg: dict, method: str, seed: int) -> pd.DataFrame:
+def _accuracy(scores, triplets, weights):
+    """Triplet accuracy (ties half) of a table from :func:`item_scores`, looked up per test
+    triplet (:func:`evaluation.human_protocols.distance_accuracy`): one (n_items, n_items)
+    table instead of one feature difference per test triplet (Food-100: 125,000 test rows per
+    fold)."""
+    from evaluation.human_protocols import distance_accuracy
+
+    S, similarity = scores
+    return distance_accuracy(lambda i, j: S[i, j], triplets, weights, similarity=similarity)
+
+
+def cell_rows(
+    judgments, features: dict, cfg: dict, method: str, seed: int, folds=None
+) -> pd.DataFrame:
     """The tidy rows of one cell (set, ``method``, seed): one per (protocol, fold, scoring,
     feature set), columns protocol, fold, scoring, method, features, metric
     (``triplet_accuracy``), value, n_test, n_ties, n_train, fit_s. ``features``: feature set ->
-    (n_items, d) array (already normalised). ``method``: :data:`EUCLIDEAN`,
-    :data:`REFERENCE` or a row of ``cfg["methods"]`` (its learner fitted by
+    (n_items, d) array (already normalised); ``folds``: :func:`splits`'s list (computed here
+    when None). ``method``: :data:`EUCLIDEAN` (with the chance and ceiling rows) or a row of ``cfg["methods"]`` (its learner fitted by
     :func:`harness.experiment.fit_learner` with the row's ``fixed`` settings)."""
     from evaluation.human_protocols import human_ceiling, triplet_accuracy
 
     from .experiment import algorithm_of, fit_learner
 
     rows = []
-    folds, _ = splits(judgments, cfg, seed)
+    if folds is None:
+        folds, _ = splits(judgments, cfg, seed)
     for protocol, fold, train, tests in folds:
         base = {"protocol": protocol, "fold": fold, "n_train": len(train)}
-        if method == REFERENCE:
+        if method == EUCLIDEAN:  # the reference rows come with the Euclidean cell (no fit)
             for scoring, (tt, w) in tests.items():
                 zero = np.zeros(len(tt))
                 ev = triplet_accuracy(zero, zero, w)
@@ -195,7 +201,6 @@ def cell_rows(judgments, features: dict, cfg: dict, method: str, seed: int) -> p
                     rows.append({**base, "scoring": scoring, "method": "ceiling", "features": "",
                                  "value": ceil["ceiling"], "n_test": ceil["n_answers"],
                                  "n_ties": ceil["n_tied"], "fit_s": 0.0})
-            continue
         for fs, X in features.items():
             if method == EUCLIDEAN:
                 model, fit_s = X, 0.0
@@ -210,8 +215,9 @@ def cell_rows(judgments, features: dict, cfg: dict, method: str, seed: int) -> p
                 fit_s = timing["fit_wall_s"]
                 print(f"  {protocol} fold {fold} {fs}: {method} fitted in {fit_s:.2f} s "
                       f"({time.perf_counter() - t0:.2f} s with conversion)")
+            scores = item_scores(model, X)
             for scoring, (tt, w) in tests.items():
-                ev = _accuracy(model, X, tt, w)
+                ev = _accuracy(scores, tt, w)
                 rows.append({**base, "scoring": scoring, "method": method, "features": fs,
                              "value": ev["triplet_accuracy"], "n_test": ev["n"],
                              "n_ties": ev["n_ties"], "fit_s": fit_s})
@@ -235,10 +241,10 @@ def row_name(method: str, features: str) -> str:
 __all__ = [
     "EUCLIDEAN",
     "PROTOCOLS",
-    "REFERENCE",
     "SETS",
     "answers",
     "available",
+    "item_scores",
     "cell_rows",
     "feature_sets",
     "load",

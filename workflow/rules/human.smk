@@ -25,8 +25,9 @@ def human_sets():
 
 
 def human_methods():
-    """The cells' methods: the reference rows, the Euclidean distance and each learner row."""
-    return [human_mod.REFERENCE, human_mod.EUCLIDEAN, *HUMAN["methods"]]
+    """The cells' methods: the Euclidean distance (with the chance and ceiling rows) and each
+    learner row."""
+    return [human_mod.EUCLIDEAN, *HUMAN["methods"]]
 
 
 def human_cell_settings():

@@ -22,10 +22,10 @@ for path, kind in zip(snakemake.input.features, human.feature_sets(name, cfg["fe
             raise ValueError(f"{path}: its items are not {name}'s (remake rule human_features)")
         features[kind] = human.normalize(f["X"], cfg["normalize"])
     print(f"  features {kind}: {features[kind].shape}")
-_, record = human.splits(j, cfg, seed)
+folds, record = human.splits(j, cfg, seed)
 if record:
     print(f"  protocol (a): {record}")
-rows = human.cell_rows(j, features, cfg, method, seed)
+rows = human.cell_rows(j, features, cfg, method, seed, folds)
 rows.insert(0, "set", name)
 rows.insert(1, "job", method)
 rows["seed"] = seed

@@ -83,9 +83,11 @@ if d_on:
         methods=methods,
         status=status(cols_d),
         seeds=[str(s) for s in cfg["seeds"]],
+        unranked=("chance", "ceiling"),
     )
     summary_d = summarize(table_d)
     frame, _ = wide(summary_d, table_d, metric)
+    frame.columns = [c[0] if isinstance(c, tuple) else c for c in frame.columns]
     sections.append(
         (
             "Protocol (d), material: the publisher's training questions, scored on its test "
@@ -107,6 +109,7 @@ table = PaperTable(
     caption=captions.human_table(config, cfg, missing, runs),
     sections=sections,
     seeds=seeds_a,
+    unranked=("chance", "ceiling"),  # reference rows: shown, never ranked
 )
 out = snakemake.output
 summary = write_table(table, out.csv, out.md, out.tex)
