@@ -17,52 +17,10 @@ HUMAN_CELL_KEYS = [
     "max_train_triplets",
 ]
 HUMAN_LEARNERS = sorted({m.get("algorithm", name) for name, m in HUMAN["methods"].items()})
-
-
-def human_sets():
-    """The configured sets that the route (and data mirror) can give."""
-    return [s for s in HUMAN["sets"] if human_mod.available(s, ROUTE, MIRROR)]
-
-
-def human_methods():
-    """The cells' methods: the Euclidean distance (with the chance and ceiling rows) and each
-    learner row."""
-    return [human_mod.EUCLIDEAN, *HUMAN["methods"]]
-
-
-def human_cell_settings():
-    """What every human cell is made under: HUMAN_CELL_KEYS, the learner rows less their notes,
-    the route, the cell script's code and the learners' code."""
-    out = block_settings(
-        config,
-        "human",
-        HUMAN_CELL_KEYS,
-        "workflow/scripts/human_cell.py",
-        learners=HUMAN_LEARNERS,
-    )
-    rows = {
-        name: {k: v for k, v in m.items() if k != "notes"} for name, m in HUMAN["methods"].items()
-    }
-    return canonical({**out, "methods": rows})
+# what every human cell is made under (common.smk: human_cell_settings)
 
 
 HUMAN_CELL_SETTINGS = human_cell_settings()
-
-
-def human_cells():
-    return [
-        f"{RESULTS}/human/cells/{s}/{m}/seed{seed}.csv"
-        for s in human_sets()
-        for m in human_methods()
-        for seed in HUMAN["seeds"]
-    ]
-
-
-def human_feature_files(wc):
-    return [
-        f"{RESULTS}/human/features/{wc.hset}/{f}.npz"
-        for f in human_mod.feature_sets(wc.hset, HUMAN["features"])
-    ]
 
 
 localrules:
@@ -78,14 +36,15 @@ rule human_fetch:
     wildcard_constraints:
         hset="|".join(human_mod.SETS),
     params:
-        cache=CACHE,
+        # the data cache: output = {cache}/fetched/human_<set>.txt
+        cache=lambda wildcards, output: str(Path(output[0]).parents[1]),
         mirror=MIRROR,
         allow_unpinned=config["data"]["allow_unpinned_downloads"],
     run:
         from harness.io import save_text
 
         j = human_mod.load(wildcards.hset, params.cache, params.mirror, params.allow_unpinned)
-        save_text(output[0], "".join(line + "\n" for line in j.provenance))
+        save_text(output[0], "".join(f"{line}\n" for line in j.provenance))
 
 
 rule human_features:
@@ -106,7 +65,8 @@ rule human_features:
         mem_mb=MEM_MB["human_features"],
         runtime=RUNTIME_MIN["human_features"],
     params:
-        cache=CACHE,
+        # the data cache: input = {cache}/fetched/human_<set>.txt
+        cache=lambda wildcards, input: str(Path(input[0]).parents[1]),
         mirror=MIRROR,
         allow_unpinned=config["data"]["allow_unpinned_downloads"],
         settings=block_settings(config, "human", [], "workflow/scripts/human_features.py"),
@@ -135,11 +95,12 @@ rule human_cell:
         mem_mb=MEM_MB["human_cell"],
         runtime=RUNTIME_MIN["human_cell"],
     params:
-        cache=CACHE,
+        # the data cache: input = {cache}/fetched/human_<set>.txt
+        cache=lambda wildcards, input: str(Path(input[0]).parents[1]),
         mirror=MIRROR,
         allow_unpinned=config["data"]["allow_unpinned_downloads"],
         human=canonical(HUMAN),
-        settings=HUMAN_CELL_SETTINGS,
+        settings=human_cell_settings(),
     script:
         "../scripts/human_cell.py"
 
