@@ -103,3 +103,27 @@ def test_table_human_offline_says_needs_download(tmp_path):
     table = pd.read_csv(tmp_path / "results/tables/human_table.csv")
     assert len(table) and set(table.status) == {"needs download"}
     assert not (tmp_path / "results/human/cells").exists()
+
+
+def test_the_pair_table_scores_as_the_learners_pair_score_and_answers_repeat_by_count():
+    """harness.human scores a learner from one item-pair table (its ranking score): the same
+    accuracy as evaluation.human_protocols.learner_accuracy; the Euclidean table gives
+    embedding_accuracy's; a training row with answer count c is c training triplets."""
+    from evaluation.human_protocols import embedding_accuracy, learner_accuracy
+    from harness import human
+    from harness.experiment import fit_learner
+
+    rng = np.random.default_rng(0)
+    X = human.normalize(rng.normal(size=(30, 6)), "l2")
+    t = np.array([rng.choice(30, 3, replace=False) for _ in range(400)], dtype=np.int64)
+    w = rng.integers(1, 4, size=len(t))
+    for name, params in (("OASIS", {"C": 0.1, "n_epochs": 1}), ("SDCA", {"n_epochs": 1})):
+        model, _ = fit_learner(name, params, t[:200], X, np.zeros(30, int), 0, verbose=False)
+        got = human._accuracy(human.item_scores(model, X), t[200:], w[200:])
+        assert got == learner_accuracy(model, X, t[200:], w[200:]), name
+    assert human._accuracy(human.item_scores(X, X), t, w) == embedding_accuracy(X, t, w)
+    rows = np.array([0, 2])
+    got = human.training_triplets(t, w, rows, None, 0)
+    assert len(got) == w[0] + w[2] and (got == np.repeat(t[rows], w[rows], axis=0)).all()
+    sub = human.training_triplets(t, None, np.arange(400), 50, 0)
+    assert len(sub) == 50 and (human.training_triplets(t, None, np.arange(400), 80, 0)[:50] == sub).all()
