@@ -33,6 +33,9 @@ def method_blocks(config: dict):
             block[k] for k in ("dataset", "stand_in") if block.get(k)
         ]
         yield f"oahu.{name}", block["methods"], [("oahu", n) for n in names]
+    human = config.get("human") or {}
+    if human.get("methods"):  # its sets are not feature tables (harness.human.SETS)
+        yield "human", human["methods"], []
 
 
 SCHEMA = Path(__file__).resolve().parents[1] / "workflow/schemas/config.schema.yaml"
@@ -96,9 +99,27 @@ EXPERIMENT_BLOCKS = (
     "svm",
     "oahu",
     "images",
+    "human",
 )
 """The config blocks that each switch on a set of tables and figures (each has its own rule file
 in ``workflow/rules``); a config runs exactly the blocks it gives."""
+
+
+def _check_human(block: dict) -> None:
+    """The human-judgment rows learn from triplets or the pairs of triplets only (the sets have
+    no class labels, :mod:`harness.human`)."""
+    for method, mcfg in (block.get("methods") or {}).items():
+        kind = constraint_kind_of(method, mcfg)
+        if kind not in ("triplets", "pairs"):
+            raise ConfigError(
+                f"config human.methods.{method}: {algorithm_of(method, mcfg)} learns from "
+                f"{kind}; the human sets give triplets only (a triplet or pair learner)"
+            )
+        if method in ("Eucl", "chance", "ceiling"):
+            raise ConfigError(
+                f"config human.methods.{method}: a row of its own in every human table; "
+                "give learners only"
+            )
 
 
 def experiment_blocks(config: dict) -> list[str]:
@@ -161,6 +182,7 @@ def check_config(config: dict) -> None:
         for exp, name in datasets:
             _dataset(exp, name)
     _check_images(config.get("images") or {})
+    _check_human(config.get("human") or {})
     _check_sizes(config)
     figures = config.get("figures") or {}
     if "scaling_lmnn" in figures:

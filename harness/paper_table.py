@@ -94,6 +94,8 @@ class PaperTable:
     ``seeds``: the seeds every cell should average (the config's list, which the caption
     names); default: every seed that ``values`` holds for the metric. A cell whose seeds with a
     finite value are not exactly these shows the ones it averages ("[seeds 0, 1]").
+    ``unranked``: rows shown with their numbers but never ranked, bold, tested or in the ranks
+    over datasets (reference rows such as chance or a human ceiling).
     """
 
     name: str
@@ -112,6 +114,7 @@ class PaperTable:
     sections: list = field(default_factory=list)
     diff_note: str = ""
     seeds: list | None = None
+    unranked: tuple = ()
 
 
 def seed_values(runs: pd.DataFrame, metrics, seed_col: str = "seed") -> pd.DataFrame:
@@ -217,7 +220,7 @@ def summarize(t: PaperTable) -> pd.DataFrame:
     ranked = {mt.name for mt in t.metrics if mt.ranked}
     for (d, metric), idx in out.groupby(["dataset", "metric"]).groups.items():
         g = out.loc[idx]
-        have = g[(g.status == "ok") & g["mean"].notna()]
+        have = g[(g.status == "ok") & g["mean"].notna() & ~g.algorithm.isin(list(t.unranked))]
         if refcol and metric in ranked:
             ref = per.get((d, t.reference, metric))
             for i, r in have.iterrows():
@@ -409,7 +412,7 @@ def write_table(t: PaperTable, csv, md, tex, cd=None, cd_md=None) -> pd.DataFram
     ranked = [mt for mt in t.metrics if mt.ranked]
     if ranked:
         metric = ranked[0]
-        s = summary[summary.metric == metric.name]
+        s = summary[(summary.metric == metric.name) & ~summary.algorithm.isin(list(t.unranked))]
         comparison = rank_comparison(s, metric.higher_is_better)
         labels = row_labels(t)
         comparison["avg_rank"] = comparison["avg_rank"].rename(index=labels)

@@ -417,6 +417,52 @@ def cell_resource(kind):
     return lambda wc: table["table4_cell" if wc.experiment == "sdca_table4" else "fit_evaluate"]
 
 
+# --- functions of human.smk (human judgments); they read that file's settings when called ---
+
+
+def human_sets():
+    """The configured sets that the route (and data mirror) can give."""
+    return [s for s in HUMAN["sets"] if human_mod.available(s, ROUTE, MIRROR)]
+
+
+def human_methods():
+    """The cells' methods: the Euclidean distance (with the chance and ceiling rows) and each
+    learner row."""
+    return [human_mod.EUCLIDEAN, *HUMAN["methods"]]
+
+
+def human_cell_settings():
+    """What every human cell is made under: HUMAN_CELL_KEYS, the learner rows less their notes,
+    the route, the cell script's code and the learners' code."""
+    out = block_settings(
+        config,
+        "human",
+        HUMAN_CELL_KEYS,
+        "workflow/scripts/human_cell.py",
+        learners=HUMAN_LEARNERS,
+    )
+    rows = {
+        name: {k: v for k, v in m.items() if k != "notes"} for name, m in HUMAN["methods"].items()
+    }
+    return canonical({**out, "methods": rows})
+
+
+def human_cells():
+    return [
+        f"{RESULTS}/human/cells/{s}/{m}/seed{seed}.csv"
+        for s in human_sets()
+        for m in human_methods()
+        for seed in HUMAN["seeds"]
+    ]
+
+
+def human_feature_files(wc):
+    return [
+        f"{RESULTS}/human/features/{wc.hset}/{f}.npz"
+        for f in human_mod.feature_sets(wc.hset, HUMAN["features"])
+    ]
+
+
 # --- the report (report.smk) ---
 # Each experiment's rule file adds its tables (name -> rule output with csv and md) and figures
 # (name -> the figure's Markdown caption file); names are harness.report.ITEMS names.

@@ -48,6 +48,11 @@ if "sdca_table2" in BLOCKS_ON:
     include: "tables.smk"
 
 
+if "human" in BLOCKS_ON:
+
+    include: "human.smk"
+
+
 include: "report.smk"
 
 

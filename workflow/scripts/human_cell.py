@@ -1,0 +1,41 @@
+"""Rule human_cell: one (set, method, seed) cell of the human-judgment table
+(harness.human.cell_rows): every fold of protocol (a), and for material the publisher's split
+(d), on every feature set; tidy rows."""
+
+import numpy as np
+
+from harness import human
+from harness.io import config_hash, now, package_versions, peak_rss_mb, save_csv, start_log
+from harness.settings import settings_hash
+
+start_log(snakemake.log[0])
+cfg = snakemake.params.human
+name, method = snakemake.wildcards.hset, snakemake.wildcards.method
+seed = int(snakemake.wildcards.seed)
+started = now()
+print(f"[{started}] human judgments: {name}, {method}, seed {seed}")
+j = human.load(name, snakemake.params.cache, snakemake.params.mirror, snakemake.params.allow_unpinned)
+features = {}
+for path, kind in zip(snakemake.input.features, human.feature_sets(name, cfg["features"])):
+    with np.load(path) as f:
+        if list(f["items"]) != list(np.asarray(j.items).astype(str)):
+            raise ValueError(f"{path}: its items are not {name}'s (remake rule human_features)")
+        features[kind] = human.normalize(f["X"], cfg["normalize"])
+    print(f"  features {kind}: {features[kind].shape}")
+folds, record = human.splits(j, cfg, seed)
+if record:
+    print(f"  protocol (a): {record}")
+rows = human.cell_rows(j, features, cfg, method, seed, folds)
+rows.insert(0, "set", name)
+rows.insert(1, "job", method)
+rows["seed"] = seed
+rows["folds_digest"] = record["digest"] if record else ""
+rows["route"] = snakemake.config["data"]["route"]
+rows["data_source"] = " | ".join(j.provenance)[:2000]
+rows["config_hash"] = config_hash(cfg)
+rows["settings_hash"] = settings_hash(snakemake.params.settings)  # harness.settings
+rows["versions"] = package_versions()
+rows["started_utc"] = started
+rows["peak_rss_mb"] = peak_rss_mb()
+save_csv(snakemake.output.rows, rows)
+print(rows[["protocol", "fold", "scoring", "method", "features", "value", "fit_s"]].to_string())

@@ -1,0 +1,23 @@
+"""Rule human_features: one feature set of one human-judgment set's items
+(datasets.human_features: one float64 row per item, in the collection's item order), as computed
+(not normalised; the cells normalise)."""
+
+import numpy as np
+
+from datasets import human_features as hf
+from harness import human
+from harness.io import now, save_npz, start_log
+from harness.settings import settings_hash
+
+start_log(snakemake.log[0])
+name, kind = snakemake.wildcards.hset, snakemake.wildcards.features
+print(f"[{now()}] {name}: item features {kind}")
+j = human.load(name, snakemake.params.cache, snakemake.params.mirror, snakemake.params.allow_unpinned)
+X = np.asarray(hf.item_features(j, kind), dtype=np.float64)
+print(f"  {X.shape[0]} items x {X.shape[1]} dimensions: {hf.caption(kind, X.shape[1])}")
+save_npz(
+    snakemake.output[0],
+    X=X,
+    items=np.asarray(j.items).astype(str),
+    settings_hash=np.array(settings_hash(snakemake.params.settings)),
+)
