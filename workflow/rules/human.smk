@@ -39,7 +39,7 @@ rule human_fetch:
         # the data cache: output = {cache}/fetched/human_<set>.txt
         cache=lambda wildcards, output: str(Path(output[0]).parents[1]),
         mirror=MIRROR,
-        allow_unpinned=config["data"]["allow_unpinned_downloads"],
+        allow_unpinned=UNPINNED_FROM,
     run:
         from harness.io import save_text
 
@@ -68,7 +68,7 @@ rule human_features:
         # the data cache: input = {cache}/fetched/human_<set>.txt
         cache=lambda wildcards, input: str(Path(input[0]).parents[1]),
         mirror=MIRROR,
-        allow_unpinned=config["data"]["allow_unpinned_downloads"],
+        allow_unpinned=UNPINNED_FROM,
         settings=block_settings(config, "human", [], "workflow/scripts/human_features.py"),
     script:
         "../scripts/human_features.py"
@@ -98,7 +98,7 @@ rule human_cell:
         # the data cache: input = {cache}/fetched/human_<set>.txt
         cache=lambda wildcards, input: str(Path(input[0]).parents[1]),
         mirror=MIRROR,
-        allow_unpinned=config["data"]["allow_unpinned_downloads"],
+        allow_unpinned=UNPINNED_FROM,
         human=canonical(HUMAN),
         settings=human_cell_settings(),
     script:
