@@ -67,11 +67,15 @@ class ResultFileError(ValueError):
     remake it."""
 
 
-def read_csv_named(path, what: str = "table", **kwargs) -> pd.DataFrame:
+def read_csv_named(
+    path, what: str = "table", allow_no_rows: bool = False, **kwargs
+) -> pd.DataFrame:
     """``pd.read_csv(path, **kwargs)`` for a CSV (or TSV) that another job wrote (a table, a
     Snakemake benchmark file), or :class:`ResultFileError` naming the file, what is wrong
     (missing, empty, not a readable CSV, no row) and the remedy, instead of pandas' raw
-    ``EmptyDataError`` / ``ParserError``."""
+    ``EmptyDataError`` / ``ParserError``. ``allow_no_rows``: a header without rows is a valid
+    table (one whose job wrote no row on purpose, e.g. a sweep "not run" on this route, its
+    caption saying why); a file without even a header is refused all the same."""
     from pandas.errors import EmptyDataError, ParserError
 
     remedy = (
@@ -90,7 +94,7 @@ def read_csv_named(path, what: str = "table", **kwargs) -> pd.DataFrame:
         raise ResultFileError(
             f"{path}: the {what} is not a readable CSV ({err}). {remedy}"
         ) from None
-    if not len(df):
+    if not len(df) and not allow_no_rows:
         raise ResultFileError(f"{path}: the {what} has a header but no row. {remedy}")
     return df
 
