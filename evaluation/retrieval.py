@@ -8,7 +8,8 @@ Definitions (fixed here and in ``tests/test_retrieval.py``):
   i.e. ``sklearn.metrics.average_precision_score`` per query: each relevant item contributes the
   precision measured at the end of its group of tied scores, so ties never depend on an order.
   The ranking is never truncated.
-* Ties (equal scores) are never broken by an order: precision@k and Recall@K count a relevant
+* Ties (equal scores) are never broken by an order (our convention: none of the papers says how
+  it counts ties): precision@k and Recall@K count a relevant
   item among the first k only when its whole tie group lies there (the position it reaches is the
   end of its group, as AP's precision), so tied items count as not retrieved (as a tie counts as
   wrong in triplet accuracy). Constant scores (a model that cannot rank) give AP = the share of
