@@ -71,6 +71,21 @@ def test_rca_ignores_a_constant_feature():
     np.testing.assert_array_equal(model.M_[-1], 0.0)
 
 
+def test_rca_distances_are_invariant_to_an_invertible_linear_map_of_the_features():
+    # M = inverse within-chunklet covariance: for X' = X A, M' = A^-1 M A^-T, so every distance
+    # (x - y)^T M (x - y) is unchanged. The SDCA Table 2 caption rests on this: no scaling of the
+    # svmguide4 files moves RCA's mAP.
+    X, y = blobs(d=5)
+    A = np.diag([1e3, 1.0, 1e-2, 7.0, 0.5]) @ np.random.default_rng(4).normal(size=(5, 5))
+    t = sample_class_triplets(y, 300, np.random.default_rng(1))
+    m1, _ = fit_learner("RCA", {}, t, X, y, seed=0)
+    m2, _ = fit_learner("RCA", {}, t, X @ A, y, seed=0)
+    pairs = np.stack([X[t[:, 0]], X[t[:, 2]]], axis=1)
+    d1 = m1.pair_distance(pairs)
+    d2 = m2.pair_distance(pairs @ A)
+    np.testing.assert_allclose(d2, d1, rtol=1e-5)  # A has condition ~1e5: float64 rounding
+
+
 def test_rca_with_fewer_chunklet_degrees_of_freedom_than_features_uses_pca_first():
     rng = np.random.default_rng(3)
     y = np.repeat(np.arange(3), 6)  # 18 points in 3 chunklets: within-chunklet rank <= 15

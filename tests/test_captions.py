@@ -518,3 +518,17 @@ def test_the_paper_ranking_line_counts_ranks_and_cells_against_the_paper():
         "The paper's rank of SDCA is reproduced on every set."
     )
     assert paper_ranking(values.iloc[:0], paper, "SDCA", 0.02) == []
+
+
+def test_the_measured_gap_lines_follow_the_tables_columns_and_rows():
+    from harness.captions import sdca_table2_gaps
+
+    every = ["Eucl", "RCA", "LEGO", "SDCA"]
+    (line,) = sdca_table2_gaps(["vehicle", "svmguide4"], every)
+    assert line.startswith("What we measured about the gaps to the paper: ")
+    assert "svmguide4, measured on the mirror's files" in line  # its column is shown
+    assert "vehicle and vowel, RCA" in line and "LEGO stays" in line
+    (line,) = sdca_table2_gaps(["letter"], every)  # the RCA statement concerns vehicle and vowel
+    assert "svmguide4" not in line and "vehicle and vowel, RCA" not in line and "LEGO" in line
+    assert sdca_table2_gaps(["letter"], ["Eucl", "SDCA"]) == []  # no row it concerns
+    assert sdca_table2_gaps([], every) == []  # svmguide4 "needs download" offline: not a column

@@ -28,6 +28,8 @@ if other:  # sdca_table2.compare_with: the same table made on another data route
 values = seed_values(test_rows(runs), ["mAP"])
 paper = paper_for_rows(paper_frame(snakemake.params.paper_rows), cfg["methods"])
 ranking = captions.paper_ranking(values[values.metric == "mAP"], paper, "SDCA", tol=0.02)
+shown = [d for d in cfg["datasets"] if d not in missing]
+ranking += captions.sdca_table2_gaps(shown, cfg["methods"])  # what was measured about the gaps
 out = snakemake.output
 table = PaperTable(
     name="sdca_table2",
