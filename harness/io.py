@@ -229,6 +229,31 @@ def peak_rss_mb() -> float:
     return resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024.0
 
 
+def job_cpu_s() -> float:
+    """Process CPU seconds (user + system) of this job so far, imports included
+    (``time.process_time``): the job's own timer, exact where Snakemake's ``benchmark:``
+    ``cpu_time`` is a psutil sample taken every few seconds (it can miss the end of a job)."""
+    import time
+
+    return time.process_time()
+
+
+def stamp_cell(rows, block_cfg, settings, started: str):
+    """Add the provenance columns every cell writes to its rows (a DataFrame, in place; returned):
+    ``config_hash`` of the config block, ``settings_hash`` of the rule's settings param
+    (:func:`harness.settings.settings_hash`), the package ``versions``, ``started_utc``,
+    ``peak_rss_mb`` and ``job_cpu_s`` (:func:`job_cpu_s`) when the rows are stamped."""
+    from .settings import settings_hash
+
+    rows["config_hash"] = config_hash(block_cfg)
+    rows["settings_hash"] = settings_hash(settings)
+    rows["versions"] = package_versions()
+    rows["started_utc"] = started
+    rows["peak_rss_mb"] = peak_rss_mb()
+    rows["job_cpu_s"] = job_cpu_s()
+    return rows
+
+
 LOG_RESERVE_BYTES = 1 << 20
 """Disk space reserved for each job's log when it starts (see :func:`start_log`)."""
 

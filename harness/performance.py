@@ -9,22 +9,27 @@ d = 10,000 with 70, its web-scale vocabulary) it measures:
 
 * triplets per CPU second of our learner's online steps (``stream_cpu_seconds_``: the engine
   :func:`algorithms.base.bilinear_stream`, blocked BLAS products for dense input, the compiled
-  non-zero loop for CSR input);
+  non-zero loop for CSR input), and beside it the whole ``fit()`` (input checks, the order of
+  draws, SDCA's duality-gap certificate passes after the stream, the output), as a user meets
+  it: ``fit_cpu_s`` and ``stream_share_of_fit``;
 * against its own physical reference (``ratio_to_reference``):
   - dense: the one-core matrix-multiply rate (:func:`gemm_flops_per_s`) divided by the 4 d^2 flops
     a step needs (two d x d matrix-vector products), i.e. the fraction of the GEMM rate our
     useful flops reach; ``executed_fraction_of_gemm`` also counts the flops the blocked engine
     executes beyond those (its K x K Gram products, 4 K d per step);
-  - sparse: a plain loop over the non-zeros in the style of the authors' C core, compiled here by
-    numba (:func:`reference_sparse_loop`; benchmark only), on the same triplets in the same
+  - sparse: a C-style loop over the non-zeros in the style of the authors' C core, compiled here
+    by numba (:func:`reference_sparse_loop`; benchmark only), on the same triplets in the same
     order. Ours differs in one respect, its algorithm: it merges p+ and p- into one sorted
     sparse vector before it sweeps W (:func:`algorithms.kernels.sparse_steps`), where the
     reference sweeps each row of W twice, once for p+ and once for p-;
-* a plain per-step NumPy implementation (:func:`plain_oasis`, :func:`plain_sdca`; dense rows)
-  and the speed-up over it;
+* two one-step-at-a-time peers on dense rows, named for what they are, and the speed-up over
+  each: an ``np.outer`` loop (:func:`plain_oasis`, :func:`plain_sdca`: NumPy matrix-vector
+  product, then ``W += step * np.outer(p, v)``, which allocates a d x d temporary per step), and a
+  per-step BLAS loop (:func:`blas_oasis`, :func:`blas_sdca`: one ``dgemv`` and one in-place
+  ``dger`` per step, the fastest plain loop; the fair peer);
 * peak traced memory of the fit (``tracemalloc``, a separate run: tracing slows the loop);
 * the largest relative difference between our final matrix and the reference's (sparse) or the
-  plain implementation's (dense): the same W up to rounding.
+  per-step BLAS loop's (dense): the same W up to rounding.
 
 :func:`extrapolate_web_scale` turns the sparse OASIS rate at d = 10,000 into the OASIS paper's
 web-scale run (2.7 million images). Nothing here is a unit test: the numbers depend on the
@@ -65,7 +70,8 @@ def blas_threads() -> int:
 
 
 def plain_oasis(P, D, order, C):
-    """OASIS one step at a time on dense vectors (Chechik et al. 2010, eqs. 6-8); W0 = I."""
+    """OASIS one step at a time on dense vectors (Chechik et al. 2010, eqs. 6-8), an ``np.outer``
+    loop: the rank-one update through a d x d temporary per step; W0 = I."""
     W = np.eye(P.shape[1])
     for i in order:
         p, v = P[i], D[i]
@@ -77,7 +83,8 @@ def plain_oasis(P, D, order, C):
 
 
 def plain_sdca(A, Z, order, lam):
-    """SDCA one coordinate at a time on dense vectors (last iterate; see algorithms.sdca)."""
+    """SDCA one coordinate at a time on dense vectors (last iterate; see algorithms.sdca), an
+    ``np.outer`` loop like :func:`plain_oasis`."""
     n = len(A)
     M, alpha = np.zeros((A.shape[1],) * 2), np.zeros(n)
     for i in order:
@@ -86,6 +93,39 @@ def plain_sdca(A, Z, order, lam):
         delta = max(-alpha[i], (1 - margin - alpha[i] / 2) / (0.5 + (a @ a) * (z @ z) / (lam * n)))
         alpha[i] += delta
         M += delta / (lam * n) * np.outer(a, z)
+    return M
+
+
+def blas_oasis(P, D, order, C):
+    """OASIS one step at a time with one BLAS call per product (scipy.linalg.blas): ``dgemv``
+    for W v, a dot product for the margin, ``dger`` for the rank-one update of a Fortran-ordered
+    W in place; W0 = I. The same iterates as :func:`plain_oasis` up to rounding."""
+    from scipy.linalg.blas import dgemv, dger
+
+    W = np.asfortranarray(np.eye(P.shape[1]))
+    for i in order:
+        p, v = P[i], D[i]
+        loss = 1.0 - p @ dgemv(1.0, W, v)
+        nrm = (p @ p) * (v @ v)
+        if loss > 0 and nrm > 0:
+            W = dger(min(C, loss / nrm), p, v, a=W, overwrite_a=1)
+    return W
+
+
+def blas_sdca(A, Z, order, lam):
+    """SDCA one coordinate at a time with ``dgemv`` + in-place ``dger`` per step (last iterate;
+    the same iterates as :func:`plain_sdca` up to rounding)."""
+    from scipy.linalg.blas import dgemv, dger
+
+    n = len(A)
+    M, alpha = np.asfortranarray(np.zeros((A.shape[1],) * 2)), np.zeros(n)
+    for i in order:
+        a, z = A[i], Z[i]
+        margin = a @ dgemv(1.0, M, z)
+        delta = max(-alpha[i], (1 - margin - alpha[i] / 2) / (0.5 + (a @ a) * (z @ z) / (lam * n)))
+        alpha[i] += delta
+        if delta != 0.0:
+            M = dger(delta / (lam * n), a, z, a=M, overwrite_a=1)
     return M
 
 
@@ -196,19 +236,22 @@ def _rel(W, ref) -> float:
 
 
 def _ours(make, t, repeats):
-    """Median CPU seconds of our online steps (``stream_cpu_seconds_``) over ``repeats`` fits
-    (after one untimed fit that compiles the kernels), the last model, the traced peak memory of
-    one more fit (``tracemalloc``: a separate run, tracing slows the loop)."""
+    """Median process CPU seconds of our online steps (``stream_cpu_seconds_``) and of the whole
+    ``fit()`` call over ``repeats`` fits (after one untimed fit that compiles the kernels), the
+    last model, the traced peak memory of one more fit (``tracemalloc``: a separate run, tracing
+    slows the loop). Returns ``(stream_s, fit_s, model, peak_bytes)``."""
     make().fit(t[:10])
-    times = []
+    stream, whole = [], []
     for _ in range(repeats):
+        c0 = time.process_time()
         model = make().fit(t)
-        times.append(model.stream_cpu_seconds_)
+        whole.append(time.process_time() - c0)
+        stream.append(model.stream_cpu_seconds_)
     tracemalloc.start()
     make().fit(t)
     peak = tracemalloc.get_traced_memory()[1]
     tracemalloc.stop()
-    return float(np.median(times)), model, peak
+    return float(np.median(stream)), float(np.median(whole)), model, peak
 
 
 def _reference_run(name, X, t, order, C, lam):
@@ -230,11 +273,13 @@ def _reference_run(name, X, t, order, C, lam):
 
 
 def _learners(X, C, lam, block_size):
+    """(name, a factory of our learner, its np.outer loop, its per-step BLAS loop) per learner."""
     return [
         (
             "OASIS",
             lambda: OASIS(C=C, n_epochs=1, block_size=block_size, preprocessor=X, random_state=0),
             lambda A, Z, o: plain_oasis(A, Z, o, C),
+            lambda A, Z, o: blas_oasis(A, Z, o, C),
         ),
         (
             "SDCA",
@@ -248,6 +293,7 @@ def _learners(X, C, lam, block_size):
                 random_state=0,
             ),
             lambda A, Z, o: plain_sdca(A, Z, o, lam),
+            lambda A, Z, o: blas_sdca(A, Z, o, lam),
         ),
     ]
 
@@ -273,8 +319,8 @@ def run(
     for d, nnz in [(d, None) for d in dense_dims] + [tuple(c) for c in sparse]:
         X, t = synthetic(d, n_points, n_triplets, seed=d + (nnz or 0), nnz=nnz)
         K = auto_block_size(d) if block_size == "auto" else block_size
-        for name, make, plain in _learners(X, C, lam, block_size):
-            ours_s, model, peak = _ours(make, t, repeats)
+        for name, make, plain, blas in _learners(X, C, lam, block_size):
+            ours_s, fit_s, model, peak = _ours(make, t, repeats)
             r = {
                 "learner": name,
                 "input": "sparse" if nnz else "dense",
@@ -287,6 +333,9 @@ def run(
                 "blas_threads": blas_threads(),
                 "peak_traced_mb": peak / 2**20,
                 "ours_cpu_s": ours_s,
+                "fit_cpu_s": fit_s,
+                "fit_triplets_per_s": n_triplets / fit_s,
+                "stream_share_of_fit": ours_s / fit_s,
             }
             if nnz:
                 _reference_run(name, X, t, model.order_[:10], C, lam)  # compile
@@ -295,7 +344,7 @@ def run(
                 )
                 r.update(
                     {
-                        "reference": "compiled sparse loop",
+                        "reference": "C-style loop (numba)",
                         "reference_triplets_per_s": n_triplets / ref_s,
                         "ratio_to_reference": ref_s / ours_s,
                         "max_rel_diff": _rel(model.W_, W_ref),
@@ -306,17 +355,20 @@ def run(
                 useful = 4.0 * d * d  # two (d x d) matrix-vector products per step, as BLAS
                 executed = useful + 4.0 * K * d  # plus the block's two K x K Gram products
                 A, Z = _factors(X, t)
-                plain_s, W_plain = _cpu(lambda: plain(A, Z, model.order_), 1)
+                outer_s, _ = _cpu(lambda: plain(A, Z, model.order_), 1)
+                blas_s, W_blas = _cpu(lambda: blas(A, Z, model.order_), 1)
                 r.update(
                     {
                         "reference": "GEMM rate",
                         "reference_triplets_per_s": rate / useful,
                         "ratio_to_reference": (n_triplets / ours_s) / (rate / useful),
                         "executed_fraction_of_gemm": n_triplets * executed / ours_s / rate,
-                        "plain_triplets_per_s": n_triplets / plain_s,
-                        "speedup_vs_plain": plain_s / ours_s,
-                        "max_rel_diff": _rel(model.W_, W_plain),
-                        "reference_cpu_s": plain_s,
+                        "np_outer_loop_triplets_per_s": n_triplets / outer_s,
+                        "speedup_vs_np_outer_loop": outer_s / ours_s,
+                        "blas_loop_triplets_per_s": n_triplets / blas_s,
+                        "speedup_vs_blas_loop": blas_s / ours_s,
+                        "max_rel_diff": _rel(model.W_, W_blas),
+                        "reference_cpu_s": blas_s,
                     }
                 )
             log(
@@ -333,17 +385,22 @@ def run(
         "n_steps",
         "block_size",
         "triplets_per_s",
+        "fit_triplets_per_s",
+        "stream_share_of_fit",
         "reference",
         "reference_triplets_per_s",
         "ratio_to_reference",
         "executed_fraction_of_gemm",
-        "plain_triplets_per_s",
-        "speedup_vs_plain",
+        "np_outer_loop_triplets_per_s",
+        "speedup_vs_np_outer_loop",
+        "blas_loop_triplets_per_s",
+        "speedup_vs_blas_loop",
         "gemm_gflops",
         "blas_threads",
         "peak_traced_mb",
         "max_rel_diff",
         "ours_cpu_s",
+        "fit_cpu_s",
         "reference_cpu_s",
     ]
     return pd.DataFrame(rows).reindex(columns=cols)
@@ -394,9 +451,10 @@ def other_methods(config: dict) -> dict:
 def other_learners(
     methods: dict, d=16, n_points=2_000, n_classes=10, n_triplets=10_000, log=print
 ) -> pd.DataFrame:
-    """Seconds per 10K triplets of every other learner (``methods``: name -> fixed
-    hyperparameters, e.g. the default config's), on synthetic labelled points (Gaussian classes),
-    each given the same triplets through the harness's conversions."""
+    """Process CPU seconds per 10K triplets of every other learner's whole fit (``methods``: name
+    -> fixed hyperparameters, e.g. the default config's), on synthetic labelled points (Gaussian
+    classes), each given the same triplets through the harness's conversions; one BLAS thread,
+    like :func:`run` (CPU time, so that other processes on the machine do not move it)."""
     from datasets.constraints import sample_class_triplets
 
     from .experiment import algorithm_of, fit_learner
@@ -413,11 +471,11 @@ def other_learners(
                 "learner": name,
                 "d": d,
                 "n_triplets": n_triplets,
-                "fit_s": timing["fit_wall_s"],
-                "s_per_10k_triplets": timing["fit_wall_s"] * 10_000 / n_triplets,
+                "fit_cpu_s": timing["fit_cpu_s"],
+                "cpu_s_per_10k_triplets": timing["fit_cpu_s"] * 10_000 / n_triplets,
                 "settings": str(dict(params.get("fixed", {}))),
             }
         )
-        log(f"{name}: {rows[-1]['s_per_10k_triplets']:.2f} s per 10K triplets")
-    cols = ["learner", "d", "n_triplets", "fit_s", "s_per_10k_triplets", "settings"]
+        log(f"{name}: {rows[-1]['cpu_s_per_10k_triplets']:.2f} CPU s per 10K triplets")
+    cols = ["learner", "d", "n_triplets", "fit_cpu_s", "cpu_s_per_10k_triplets", "settings"]
     return pd.DataFrame(rows, columns=cols)  # the columns also when no other learner is timed

@@ -47,18 +47,27 @@ def route_comparison(runs: pd.DataFrame, route: str, other_csv, metric: str = "m
     return info, (f"Difference, {route} route - {other_route} route ({metric}):", diff)
 
 
-def benchmark_values(paths, metric: str = "job_cpu_s") -> pd.DataFrame:
-    """The CPU seconds of whole jobs from Snakemake ``benchmark:`` files named
-    ``DATASET_seedS_METHOD.tsv`` (column ``cpu_time``), as tidy per-seed rows (dataset,
-    algorithm, metric, seed, value) for :class:`harness.paper_table.PaperTable`."""
-    import re
-
-    rows = []
-    for path in map(str, paths):
-        d, seed, m = re.fullmatch(r"(.+)_seed(\d+)_(.+)\.tsv", path.rsplit("/", 1)[-1]).groups()
-        cpu = float(read_csv_named(path, "benchmark file", sep="\t")["cpu_time"].iloc[0])
-        rows.append({"dataset": d, "algorithm": m, "metric": metric, "seed": int(seed), "value": cpu})
-    return pd.DataFrame(rows, columns=["dataset", "algorithm", "metric", "seed", "value"])
+def job_cpu_values(runs: pd.DataFrame, metric: str = "job_cpu_s") -> pd.DataFrame:
+    """The whole job's CPU seconds of each cell as tidy per-seed rows (dataset, algorithm, metric,
+    seed, value) for :class:`harness.paper_table.PaperTable`: the ``job_cpu_s`` column that each
+    cell stamps on its rows (:func:`harness.io.stamp_cell`: the job's own process CPU time,
+    imports included), one value per cell. Not Snakemake's ``benchmark:`` ``cpu_time``: that is a
+    psutil sample taken every few seconds and fell below the cell's own ``fit_cpu_s`` in 4 of
+    63 cells (issue 40). Raises ``ValueError`` naming the cells without the column's value
+    (rows written before the column existed: rerun them)."""
+    cells = ["dataset", "algorithm", "seed"]
+    if "job_cpu_s" not in runs:
+        raise ValueError("the runs have no job_cpu_s column: their cells predate it; rerun them")
+    per_cell = runs.groupby(cells, sort=False).job_cpu_s.first().reset_index()
+    lacking = per_cell[per_cell.job_cpu_s.isna()]
+    if len(lacking):
+        raise ValueError(
+            "cells without job_cpu_s (rerun them): "
+            + ", ".join("/".join(map(str, r)) for r in lacking[cells].itertuples(index=False))
+        )
+    return per_cell.rename(columns={"job_cpu_s": "value"}).assign(metric=metric)[
+        ["dataset", "algorithm", "metric", "seed", "value"]
+    ]
 
 
 TABLE1_METHODS = ("SVM-relative", "SVM-relative-RBF", "Binary", "TFIDF", "Eucl")

@@ -35,4 +35,42 @@ def test_no_other_learner_gives_an_empty_table_with_its_columns():
     from harness.performance import other_learners
 
     empty = other_learners({}, log=lambda *a: None)
-    assert empty.empty and {"learner", "s_per_10k_triplets", "settings"} <= set(empty.columns)
+    assert empty.empty and {"learner", "cpu_s_per_10k_triplets", "settings"} <= set(empty.columns)
+
+
+def test_the_per_step_blas_loops_are_the_np_outer_loops_and_our_engine():
+    """The performance table's two dense peers compute what our learners compute: the same
+    final W as the np.outer loop and as the engine's fit on the same order (up to rounding)."""
+    import numpy as np
+
+    from algorithms.oasis import OASIS
+    from algorithms.sdca import SDCA
+    from harness.performance import blas_oasis, blas_sdca, plain_oasis, plain_sdca, synthetic
+
+    X, t = synthetic(12, 60, 400, seed=3)
+    A, Z = X[t[:, 0]], X[t[:, 1]] - X[t[:, 2]]
+    oasis = OASIS(C=0.1, n_epochs=1, preprocessor=X, random_state=0).fit(t)
+    sdca = SDCA(lam=0.01, n_epochs=1, output="last", average_from=0.0, preprocessor=X,
+                random_state=0).fit(t)  # fmt: skip
+    for W_ours, blas, outer, par in [
+        (oasis.W_, blas_oasis, plain_oasis, 0.1),
+        (sdca.W_, blas_sdca, plain_sdca, 0.01),
+    ]:
+        order = (oasis if blas is blas_oasis else sdca).order_
+        W_blas, W_outer = blas(A, Z, order, par), outer(A, Z, order, par)
+        assert not np.allclose(W_blas, np.eye(12)) and not np.allclose(W_blas, 0)  # it learned
+        np.testing.assert_allclose(W_blas, W_outer, rtol=1e-10, atol=1e-12)
+        np.testing.assert_allclose(W_blas, W_ours, rtol=1e-9, atol=1e-11)
+
+
+def test_the_whole_fit_is_timed_beside_the_stream_in_cpu_time():
+    from harness.performance import run
+
+    df = run(dense_dims=(8,), sparse=((50, 5),), n_triplets=300, n_points=40, repeats=1,
+             log=lambda *a: None)  # fmt: skip
+    assert (df.fit_cpu_s >= df.ours_cpu_s).all()  # the stream is part of the fit, same clock
+    assert df.stream_share_of_fit.between(0, 1).all()
+    dense, sparse = df[df.input == "dense"], df[df.input == "sparse"]
+    assert dense.speedup_vs_blas_loop.notna().all() and dense.speedup_vs_np_outer_loop.notna().all()
+    assert set(sparse.reference) == {"C-style loop (numba)"}
+    assert (df.max_rel_diff < 1e-9).all()

@@ -573,3 +573,27 @@ def test_a_table_whose_notes_hold_non_ascii_text_compiles_with_pdflatex(tmp_path
     assert tex.isascii()
     (tmp_path / "nonascii.tex").write_text(tex)
     assert latex_failures(tmp_path) == []
+
+
+def test_the_runtime_table_reads_each_cells_own_job_cpu_time():
+    from harness.table_rows import job_cpu_values
+
+    runs = pd.DataFrame(
+        {
+            "dataset": ["a", "a", "a", "b"],
+            "algorithm": ["OASIS", "OASIS", "SDCA", "OASIS"],
+            "seed": [0, 0, 0, 1],
+            "metric": ["mAP", "fit_cpu_s", "mAP", "mAP"],
+            "job_cpu_s": [3.5, 3.5, 7.0, 2.0],
+        }
+    )
+    v = job_cpu_values(runs)
+    assert v.values.tolist() == [
+        ["a", "OASIS", "job_cpu_s", 0, 3.5],
+        ["a", "SDCA", "job_cpu_s", 0, 7.0],
+        ["b", "OASIS", "job_cpu_s", 1, 2.0],
+    ]
+    with pytest.raises(ValueError, match="a/SDCA/0"):
+        job_cpu_values(runs.assign(job_cpu_s=[3.5, 3.5, None, 2.0]))
+    with pytest.raises(ValueError, match="predate it"):
+        job_cpu_values(runs.drop(columns="job_cpu_s"))

@@ -363,20 +363,6 @@ def image_features_files():
     )
 
 
-def image_benchmarks():
-    from harness.config import available_datasets
-
-    if not IMAGES_ON:
-        return []
-    ok, _ = available_datasets(config, "images", ROUTE)
-    return expand(
-        f"{RESULTS}/images/benchmarks/{{d}}_seed{{s}}_{{m}}.tsv",
-        d=ok,
-        s=config["images"]["seeds"],
-        m=list(config["images"]["methods"]),
-    )
-
-
 # --- functions of table4.smk (SDCA Table 4); they read that file's settings when called ---
 
 

@@ -136,8 +136,7 @@ rule figure_oasis_2:
 
 rule table_oasis_2:
     input:
-        runs=f"{RESULTS}/images/all_runs.csv",
-        benchmarks=image_benchmarks(),
+        runs=f"{RESULTS}/images/all_runs.csv",  # fit_cpu_s and each job's own job_cpu_s
         features=f"{RESULTS}/tables/images_features.csv",
     output:
         csv=f"{RESULTS}/tables/oasis_table2.csv",

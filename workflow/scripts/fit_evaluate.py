@@ -7,16 +7,7 @@ from datasets.base import load_prepared
 from datasets.bovw import load_features
 from harness.config import ConfigError
 from harness.experiment import model_arrays, run_cell
-from harness.io import (
-    config_hash,
-    now,
-    package_versions,
-    peak_rss_mb,
-    save_csv,
-    save_npz,
-    start_log,
-)
-from harness.settings import settings_hash
+from harness.io import now, save_csv, save_npz, stamp_cell, start_log
 
 start_log(snakemake.log[0])
 wc = snakemake.wildcards
@@ -53,20 +44,11 @@ except (ValueError, np.linalg.LinAlgError) as err:
     print(f"FAILED: {type(err).__name__}: {err}")
     fail = {**base, "stage": "test", "checkpoint": "final", "metric": "failed", "value": 1.0}
     df = pd.DataFrame([{**fail, "params_label": "", "params": "{}", "error": str(err)}])
-    df["config_hash"] = config_hash(exp_cfg)
-    df["settings_hash"] = settings_hash(snakemake.params.settings)
-    df["versions"] = package_versions()
-    df["started_utc"] = started
-    df["peak_rss_mb"] = peak_rss_mb()
+    stamp_cell(df, exp_cfg, snakemake.params.settings, started)
     save_csv(snakemake.output.rows, df)
     save_npz(snakemake.output.model, params="{}", failed=str(err))
     raise SystemExit(0)
-df = pd.DataFrame(rows)
-df["config_hash"] = config_hash(exp_cfg)
-df["settings_hash"] = settings_hash(snakemake.params.settings)
-df["versions"] = package_versions()
-df["started_utc"] = started
-df["peak_rss_mb"] = peak_rss_mb()
+df = stamp_cell(pd.DataFrame(rows), exp_cfg, snakemake.params.settings, started)
 save_csv(snakemake.output.rows, df)
 params = df.loc[df.stage == "test", "params"].iloc[0]
 save_npz(snakemake.output.model, params=params, **model_arrays(model))

@@ -5,8 +5,7 @@
 import numpy as np
 
 from harness import human
-from harness.io import config_hash, now, package_versions, peak_rss_mb, save_csv, start_log
-from harness.settings import settings_hash
+from harness.io import now, save_csv, stamp_cell, start_log
 
 start_log(snakemake.log[0])
 cfg = snakemake.params.human
@@ -32,10 +31,6 @@ rows["seed"] = seed
 rows["folds_digest"] = record["digest"] if record else ""
 rows["route"] = snakemake.config["data"]["route"]
 rows["data_source"] = " | ".join(j.provenance)[:2000]
-rows["config_hash"] = config_hash(cfg)
-rows["settings_hash"] = settings_hash(snakemake.params.settings)  # harness.settings
-rows["versions"] = package_versions()
-rows["started_utc"] = started
-rows["peak_rss_mb"] = peak_rss_mb()
+stamp_cell(rows, cfg, snakemake.params.settings, started)  # provenance columns (harness.io)
 save_csv(snakemake.output.rows, rows)
 print(rows[["protocol", "fold", "scoring", "method", "features", "value", "fit_s"]].to_string())

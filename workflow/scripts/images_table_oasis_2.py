@@ -1,13 +1,14 @@
 """Rule table_oasis_2: CPU time to train each method on each image set, as the OASIS paper's
 runtime table (harness.paper_table): the final fit's own timer (``fit_cpu_s`` of the runs) and
-the whole job's CPU time (Snakemake's benchmark file); the feature extraction times beside."""
+the whole job's own process CPU time (``job_cpu_s``, stamped by each cell); the feature extraction
+times beside."""
 
 import pandas as pd
 
 from harness import captions
 from harness.config import available_datasets
 from harness.experiment import test_rows
-from harness.table_rows import benchmark_values
+from harness.table_rows import job_cpu_values
 from harness.io import start_log
 from harness.paper_table import Metric, PaperTable, seed_values, write_table
 from harness.tables import collect, read_result
@@ -19,9 +20,7 @@ ok, missing = available_datasets(config, "images", route)
 # the runs and feature summary that rule table_sdca_3 wrote, whole and as it wrote them (digest)
 runs = collect([snakemake.input.runs], "table_sdca_3", ["stage", "metric", "value", "seed"])
 values = pd.concat(
-    [seed_values(test_rows(runs), ["fit_cpu_s"]),
-     benchmark_values(snakemake.input.benchmarks)],  # fmt: skip
-    ignore_index=True,
+    [seed_values(test_rows(runs), ["fit_cpu_s"]), job_cpu_values(runs)], ignore_index=True
 )
 feat = (
     read_result(snakemake.input.features, "table_sdca_3", ["dataset", "descriptor_s_per_image"])

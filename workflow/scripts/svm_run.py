@@ -7,16 +7,7 @@ test items (unweighted and learned)."""
 import numpy as np
 
 from datasets.base import load_prepared
-from harness.io import (
-    config_hash,
-    now,
-    package_versions,
-    peak_rss_mb,
-    save_csv,
-    save_npz,
-    start_log,
-)
-from harness.settings import settings_hash
+from harness.io import now, save_csv, save_npz, stamp_cell, start_log
 from harness.svm_experiment import (
     NOTIONS,
     document_split,
@@ -92,11 +83,7 @@ rows["data_source"] = (
     if name in NOTIONS
     else "prepared"
 )
-rows["config_hash"] = config_hash(cfg)
-rows["settings_hash"] = settings_hash(snakemake.params.settings)  # harness.settings
-rows["versions"] = package_versions()
-rows["started_utc"] = started
-rows["peak_rss_mb"] = peak_rss_mb()
+stamp_cell(rows, cfg, snakemake.params.settings, started)  # provenance columns (harness.io)
 save_csv(snakemake.output.rows, rows)
 print(rows.drop(columns=["versions"]).to_string())
 if "model" in snakemake.output.keys():  # svm_run; a sweep cell (svm_sweep_run) keeps rows only
