@@ -163,3 +163,26 @@ def drop_previous(results) -> None:
     """After a successful run: drop the kept copies (outputs of jobs without input files that an
     earlier failed run left under ``.previous`` stay until put back or removed by hand)."""
     put_back(results, quiet=True)
+
+
+def without_rate_limiter_timers(workflow) -> bool:
+    """Drop Snakemake's job rate limiter from a local run's scheduler (``onstart``); True if done.
+
+    Measured in Snakemake 9.27 (``scheduling/job_scheduler.py``): with a rate limiter (the
+    default ``--max-jobs-per-timespan 100/1s``, which no profile setting can switch off), every
+    scheduler pass starts a ``threading.Timer`` that wakes the scheduler again one timespan later,
+    whose pass starts another: each finished job adds such a chain for the rest of the run (a
+    toy run of 200 jobs of 0.3 s on 2 cores: 200 threads at the end; the default run: 130-215
+    threads and 24% of the jobs' CPU spent scheduling by job 393 of 602, issue 40; upstream:
+    snakemake issue 2967). On one machine the limit serves no purpose (``--cores`` bounds the
+    jobs), so a local run drops it (the toy: 4 threads); a cluster run (``local_exec`` false:
+    e.g. workflow/profiles/slurm) keeps it, where it spaces ``sbatch`` calls. Uses a private
+    attribute (``JobScheduler.job_rate_limiter``): ``tests/test_keep.py`` checks that Snakemake
+    still has it."""
+    scheduler = getattr(workflow, "scheduler", None)
+    if not getattr(workflow, "local_exec", False) or scheduler is None:
+        return False
+    if not hasattr(scheduler, "job_rate_limiter"):
+        return False
+    scheduler.job_rate_limiter = None
+    return True

@@ -59,3 +59,23 @@ def test_recorded_settings_of_a_cell_csv(tmp_path):
     f.write_text("")
     assert recorded_settings(f) is None and not is_outdated(f, "sdef")  # refused by name later
     assert recorded_settings(tmp_path / "missing.csv") is None
+
+
+def test_a_local_runs_scheduler_has_no_rate_limiter_timers():
+    """Issue 40: Snakemake's job rate limiter starts a timer thread per scheduler pass; a local run
+    drops it (harness.keep.without_rate_limiter_timers), a cluster run keeps it. The private
+    attribute the hook sets must still exist in the pinned Snakemake."""
+    import inspect
+    from types import SimpleNamespace
+
+    from snakemake.scheduling import job_scheduler
+
+    from harness.keep import without_rate_limiter_timers
+
+    src = inspect.getsource(job_scheduler.JobScheduler)
+    assert "self.job_rate_limiter = (" in src and "if self.job_rate_limiter is not None" in src
+    local = SimpleNamespace(local_exec=True, scheduler=SimpleNamespace(job_rate_limiter=object()))
+    assert without_rate_limiter_timers(local) and local.scheduler.job_rate_limiter is None
+    limiter = object()
+    cluster = SimpleNamespace(local_exec=False, scheduler=SimpleNamespace(job_rate_limiter=limiter))
+    assert not without_rate_limiter_timers(cluster) and cluster.scheduler.job_rate_limiter is limiter

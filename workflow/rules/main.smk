@@ -61,9 +61,11 @@ include: "report.smk"
 # success.
 onstart:
     record_run_start()
-    from harness.keep import keep_previous
+    from harness.keep import keep_previous, without_rate_limiter_timers
 
     keep_previous(RESULTS, workflow.dag.needrun_jobs())
+    # a local run's scheduler without the rate limiter's timer threads (issue 40; harness/keep.py)
+    without_rate_limiter_timers(workflow)
 
 
 onsuccess:
