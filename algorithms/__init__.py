@@ -11,10 +11,14 @@ dotted path (``metric_learn.MLKR``, ``sklearn.neighbors.NeighborhoodComponentsAn
 :mod:`algorithms.external` wraps it. ``make_learner(name, **params)`` builds either and raises a
 clear error for an unknown name or hyperparameter.
 
-``from algorithms import OASIS`` works (a learner by its class name, loaded on first use), but the
-project's own modules import a learner from its module (``from algorithms.oasis import OASIS``):
-a job's code hash reads imports (:mod:`harness.settings`), and this package's ``__init__`` no
-longer imports the learners. The ``*_Supervised`` variants (``fit(X, y)``, as metric-learn's) are
+``from algorithms import OASIS`` works (a learner by its class name: only its own module is
+imported, found by reading the package's sources), but the project's own modules import a learner
+from its module (``from algorithms.oasis import OASIS``): a job's code hash reads imports
+(:mod:`harness.settings`), and this package's ``__init__`` imports no learner. :data:`ALGORITHMS`
+is built on first use (it imports every learner), so importing one learner stays cheap: no
+downloader, no Snakemake, no pandas (``tests/test_library.py`` lists what each import loads).
+The errors and input checks the learners raise and use (:class:`DataError`, the triplet / pair /
+chunklet conversions) live in :mod:`algorithms._checks`; :mod:`datasets` re-exports them. The ``*_Supervised`` variants (``fit(X, y)``, as metric-learn's) are
 in :mod:`algorithms.supervised`.
 """
 
@@ -50,8 +54,15 @@ def _discover() -> dict[str, type]:
     return found
 
 
-ALGORITHMS: dict[str, type] = _discover()
-"""Learner name (configs, tables) -> class, as found in this package's modules."""
+_FOUND: dict[str, type] | None = None
+
+
+def _algorithms() -> dict[str, type]:
+    """:data:`ALGORITHMS`, discovered on first use (every learner module imported once)."""
+    global _FOUND
+    if _FOUND is None:
+        _FOUND = _discover()
+    return _FOUND
 
 
 def learner_class(name: str) -> type:
@@ -60,12 +71,13 @@ def learner_class(name: str) -> type:
     ``KeyError`` naming the known learners."""
     from .external import external_learner, is_external
 
-    if name in ALGORITHMS:
-        return ALGORITHMS[name]
+    found = _algorithms()
+    if name in found:
+        return found[name]
     if is_external(name):
         return external_learner(name)
     raise KeyError(
-        f"unknown algorithm {name!r}; known algorithms: {sorted(ALGORITHMS)}, or the dotted "
+        f"unknown algorithm {name!r}; known algorithms: {sorted(found)}, or the dotted "
         "path of a scikit-learn-compatible metric learner (e.g. metric_learn.MLKR)"
     )
 
@@ -81,12 +93,43 @@ def make_learner(name: str, **params):
     return cls(**params)
 
 
+def _module_defining(attr: str) -> str | None:
+    """The learner module of this package whose source defines class ``attr`` at its top level
+    (read with :mod:`ast`, nothing imported), or None."""
+    import ast
+    from pathlib import Path
+
+    for info in sorted(pkgutil.iter_modules(__path__), key=lambda i: i.name):
+        if info.name.startswith("_") or info.name in NOT_LEARNER_MODULES:
+            continue
+        try:
+            tree = ast.parse((Path(__path__[0]) / f"{info.name}.py").read_text())
+        except OSError:
+            return None
+        if any(isinstance(n, ast.ClassDef) and n.name == attr for n in tree.body):
+            return info.name
+    return None
+
+
 def __getattr__(attr: str):
-    """``from algorithms import OASIS``: a learner by its class name."""
-    for cls in ALGORITHMS.values():
-        if cls.__name__ == attr:
-            return cls
+    """``ALGORITHMS`` (built on first use), ``DataError``, and ``from algorithms import SDCA``: a
+    learner by its class name, importing only its own module."""
+    if attr == "ALGORITHMS":
+        return _algorithms()
+    if attr == "DataError":
+        from ._checks import DataError
+
+        return DataError
+    if not attr.startswith("_"):
+        module = _module_defining(attr)
+        if module is not None:
+            cls = getattr(importlib.import_module(f"{__name__}.{module}"), attr, None)
+            if isinstance(cls, type) and isinstance(vars(cls).get("name"), str):
+                return cls
+        for cls in _algorithms().values():
+            if cls.__name__ == attr:
+                return cls
     raise AttributeError(f"module {__name__!r} has no attribute {attr!r}")
 
 
-__all__ = ["ALGORITHMS", "learner_class", "make_learner"]
+__all__ = ["ALGORITHMS", "DataError", "learner_class", "make_learner"]

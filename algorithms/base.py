@@ -54,9 +54,7 @@ from sklearn.utils.validation import check_array, check_is_fitted, validate_data
 from threadpoolctl import ThreadpoolController
 from tqdm.auto import tqdm
 
-from datasets.base import DataError
-from datasets.preprocess import check_labelled
-
+from ._checks import DataError, check_labelled
 from .kernels import as_float_array, dense_block_steps, jit, sparse_steps
 
 

@@ -17,8 +17,8 @@ from __future__ import annotations
 
 import numpy as np
 
+from ._checks import DataError
 from ._compat import metric_learn, quiet_metric_learn
-from datasets.base import DataError
 
 from .base import BaseLearner, MahalanobisMixin, PairClassifierMixin
 

@@ -27,8 +27,7 @@ import warnings
 
 from sklearn.base import TransformerMixin
 
-from datasets.preprocess import check_labelled
-
+from ._checks import check_labelled
 from ._compat import metric_learn, quiet_metric_learn
 from .base import BaseLearner, LabelledMixin, MahalanobisMixin
 

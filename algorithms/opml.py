@@ -33,8 +33,7 @@ import numpy as np
 
 from sklearn.base import TransformerMixin
 
-from datasets.base import DataError
-
+from ._checks import DataError
 from .base import BaseLearner, LabelledMixin, MahalanobisMixin, OnlineMixin, TraceRecorder
 
 

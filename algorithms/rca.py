@@ -31,9 +31,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from datasets.base import DataError
-from datasets.preprocess import check_features
-
+from ._checks import DataError, check_features
 from ._compat import metric_learn, quiet_metric_learn
 from .base import BaseLearner, MahalanobisMixin
 

@@ -49,11 +49,9 @@ from typing import Callable
 import numpy as np
 import pooch
 
+from algorithms._checks import DataError  # the learners' error (re-exported)
+
 ROUTES = ("embedded", "download")
-
-
-class DataError(ValueError):
-    """Raised for data that is missing, corrupt or unusable; the message names the problem."""
 
 
 class ChecksumError(DataError):
