@@ -1,25 +1,25 @@
-"""Learners: one module per method, sharing the base classes of :mod:`algorithms.base`.
+"""Learners: one module per method, sharing the base classes of :mod:`tripletbench.algorithms.base`.
 
 Learners are found, not registered: every module of this package (but ``base``, ``supervised``,
 ``external`` and private ``_*`` modules) is imported once, and each class defined there that
 declares its own ``name`` (its name in configs and tables, e.g. ``name = "ITML-online"``) is a
 learner. To add one, put a module here (copy ``algorithms/euclidean.py``, the smallest); the
-config schema's list of names is generated from what is found (:func:`harness.config.schema`).
+config schema's list of names is generated from what is found (:func:`tripletbench.harness.config.schema`).
 
 A config row may instead name a scikit-learn-compatible metric learner of another library by its
 dotted path (``metric_learn.MLKR``, ``sklearn.neighbors.NeighborhoodComponentsAnalysis``):
-:mod:`algorithms.external` wraps it. ``make_learner(name, **params)`` builds either and raises a
+:mod:`tripletbench.algorithms.external` wraps it. ``make_learner(name, **params)`` builds either and raises a
 clear error for an unknown name or hyperparameter.
 
 ``from algorithms import OASIS`` works (a learner by its class name: only its own module is
 imported, found by reading the package's sources), but the project's own modules import a learner
-from its module (``from algorithms.oasis import OASIS``): a job's code hash reads imports
-(:mod:`harness.settings`), and this package's ``__init__`` imports no learner. :data:`ALGORITHMS`
+from its module (``from tripletbench.algorithms.oasis import OASIS``): a job's code hash reads imports
+(:mod:`tripletbench.harness.settings`), and this package's ``__init__`` imports no learner. :data:`ALGORITHMS`
 is built on first use (it imports every learner), so importing one learner stays cheap: no
 downloader, no Snakemake, no pandas (``tests/test_library.py`` lists what each import loads).
 The errors and input checks the learners raise and use (:class:`DataError`, the triplet / pair /
-chunklet conversions) live in :mod:`algorithms._checks`; :mod:`datasets` re-exports them. The ``*_Supervised`` variants (``fit(X, y)``, as metric-learn's) are
-in :mod:`algorithms.supervised`.
+chunklet conversions) live in :mod:`tripletbench.algorithms._checks`; :mod:`datasets` re-exports them. The ``*_Supervised`` variants (``fit(X, y)``, as metric-learn's) are
+in :mod:`tripletbench.algorithms.supervised`.
 """
 
 from __future__ import annotations
@@ -67,7 +67,7 @@ def _algorithms() -> dict[str, type]:
 
 def learner_class(name: str) -> type:
     """The class of learner ``name``: a name of :data:`ALGORITHMS` or the dotted path of an
-    external learner (its wrapper, :func:`algorithms.external.external_learner`). Raises
+    external learner (its wrapper, :func:`tripletbench.algorithms.external.external_learner`). Raises
     ``KeyError`` naming the known learners."""
     from .external import external_learner, is_external
 

@@ -2,8 +2,8 @@
 
 Importing a learner imports this module, never :mod:`datasets` (whose package imports every
 dataset module and the downloader, pooch). :mod:`datasets` re-exports all of it where it used to
-live: ``datasets.base.DataError``, ``datasets.preprocess.check_features`` / ``check_labelled`` and
-``datasets.constraints.sample_class_triplets`` / ``triplets_to_pairs`` / ``triplets_to_chunklets``
+live: ``tripletbench.datasets.base.DataError``, ``tripletbench.datasets.preprocess.check_features`` / ``check_labelled`` and
+``tripletbench.datasets.constraints.sample_class_triplets`` / ``triplets_to_pairs`` / ``triplets_to_chunklets``
 are these objects, so existing callers and ``except DataError`` clauses keep working.
 """
 

@@ -20,7 +20,7 @@ refused when the workflow starts) plus the harness's ``constraints``, ``preproce
   ``random_state`` is passed where the class has one; our ``verbose`` is not passed (the class's
   own ``verbose``, where it has one, is a hyperparameter like the others).
 
-The fitted wrapper is a Mahalanobis learner (:class:`~algorithms.base.MahalanobisMixin`):
+The fitted wrapper is a Mahalanobis learner (:class:`~tripletbench.algorithms.base.MahalanobisMixin`):
 ``M_`` = the library model's ``get_mahalanobis_matrix()`` (metric-learn) or L^T L of its
 ``components_`` (scikit-learn's NCA), and ``components_`` / ``transform`` are the library
 model's own. Only linear metric learners (one of those two attributes) are accepted:
@@ -193,7 +193,7 @@ def external_learner(path: str) -> type:
             "__init__": __init__,
             "__module__": __name__,
             "__qualname__": f"external[{path}]",
-            "__doc__": f"{path} wrapped for the harness (:mod:`algorithms.external`).",
+            "__doc__": f"{path} wrapped for the harness (:mod:`tripletbench.algorithms.external`).",
             "_library_class": cls,
             "_library_params": library_params,
             "external_path": path,

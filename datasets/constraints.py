@@ -9,8 +9,8 @@ from __future__ import annotations
 
 import numpy as np
 
-# the learners' own checks and conversions (algorithms._checks), re-exported from here
-from algorithms._checks import (  # noqa: F401
+# the learners' own checks and conversions (tripletbench.algorithms._checks), re-exported from here
+from tripletbench.algorithms._checks import (  # noqa: F401
     DataError,
     sample_class_triplets,
     triplets_to_chunklets,
@@ -24,7 +24,7 @@ def protocol_triplets(
     """The class-based random triplets of a protocol split: for each part (``"train"`` for the
     final fit, ``"fit"`` for hyperparameter selection) ``n_triplets`` triplets of indices into
     ``split[part]``, drawn from the seed's stream ``constraints_<part>``
-    (:func:`datasets.preprocess.rng`) and checked (:func:`check_triplets`). Returns
+    (:func:`tripletbench.datasets.preprocess.rng`) and checked (:func:`check_triplets`). Returns
     {part: int64 (n_triplets, 3)}; errors as :func:`sample_class_triplets`."""
     from .preprocess import rng
 

@@ -9,8 +9,8 @@ from __future__ import annotations
 
 import numpy as np
 
-# the learners' own feature checks (algorithms._checks), re-exported from here
-from algorithms._checks import DataError, check_features, check_labelled  # noqa: F401
+# the learners' own feature checks (tripletbench.algorithms._checks), re-exported from here
+from tripletbench.algorithms._checks import DataError, check_features, check_labelled  # noqa: F401
 
 PURPOSES = {
     "split": 0,
@@ -18,7 +18,7 @@ PURPOSES = {
     "constraints_train": 2,
     "constraints_fit": 3,
     "learner": 4,
-    "queries": 5,  # the query part of a test set (datasets.imageclef_flickr.table4_split)
+    "queries": 5,  # the query part of a test set (tripletbench.datasets.imageclef_flickr.table4_split)
 }
 
 

@@ -48,7 +48,7 @@ def issue_mentions(out):
 
 def latex_failures(out, max_overfull_pt=5.0):
     """Compile every ``.tex`` under ``out`` with pdflatex, each ``\\input`` into a bare ``article``
-    with exactly the preamble its header comment names (harness.tables.LATEX_PREAMBLE); returns
+    with exactly the preamble its header comment names (tripletbench.harness.tables.LATEX_PREAMBLE); returns
     "name: why" for each that fails or overfills a line by more than ``max_overfull_pt``.
 
     Skips the calling test when pdflatex cannot be had and setup.sh said why

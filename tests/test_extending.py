@@ -182,7 +182,7 @@ def test_a_new_module_or_config_row_alone_reruns_only_its_cells(tmp_path):
 
 
 def test_project_modules_import_learners_from_their_modules():
-    """A job's code hash follows its imports (harness.settings) and the package ``algorithms``
+    """A job's code hash follows its imports (tripletbench.harness.settings) and the package ``algorithms``
     imports no learner: a learner class imported through the package would leave its code out of
     the hash. Only the registry functions come from the package."""
     import ast
@@ -196,7 +196,7 @@ def test_project_modules_import_learners_from_their_modules():
     bad = []
     for path in files:
         for node in ast.walk(ast.parse(path.read_text())):
-            if isinstance(node, ast.ImportFrom) and node.module == "algorithms" and not node.level:
+            if isinstance(node, ast.ImportFrom) and node.module == "tripletbench.algorithms" and not node.level:
                 bad += [
                     f"{path.relative_to(ROOT)}: {a.name}"
                     for a in node.names
@@ -223,8 +223,8 @@ def test_an_external_learner_is_its_library_model_through_the_harness(path, para
     """Two real classes of two libraries, fitted by the harness on the same triplets as every
     learner (labels kind: the points that occur in them): M, transform and the ranking scores are
     the library model's own."""
-    from datasets.constraints import sample_class_triplets
-    from harness.experiment import fit_learner, learner_seed
+    from tripletbench.datasets.constraints import sample_class_triplets
+    from tripletbench.harness.experiment import fit_learner, learner_seed
 
     X, y = iris()
     t = sample_class_triplets(y, 300, np.random.default_rng(0))
@@ -244,10 +244,10 @@ def test_an_external_pair_or_triplet_learner_gets_its_constraint_kind():
     """metric-learn's ITML learns from pairs (its ``_tuple_size`` 2): the harness gives it the
     same pairs as our ITML; a row's ``constraints`` must be one of the three kinds, and is only
     for an external learner."""
-    from algorithms import learner_class, make_learner
-    from datasets.constraints import sample_class_triplets, triplets_to_pairs
-    from harness.config import ConfigError, check_config
-    from harness.experiment import fit_learner
+    from tripletbench.algorithms import learner_class, make_learner
+    from tripletbench.datasets.constraints import sample_class_triplets, triplets_to_pairs
+    from tripletbench.harness.config import ConfigError, check_config
+    from tripletbench.harness.experiment import fit_learner
 
     assert learner_class("metric_learn.ITML").constraint_kind == "pairs"
     assert learner_class("metric_learn.SCML").constraint_kind == "triplets"
@@ -306,8 +306,8 @@ SMALL = {
 
 def fitted(name: str):
     """Learner ``name`` fitted by the harness on 200 class triplets of iris (small settings)."""
-    from datasets.constraints import sample_class_triplets
-    from harness.experiment import fit_learner
+    from tripletbench.datasets.constraints import sample_class_triplets
+    from tripletbench.harness.experiment import fit_learner
 
     X, y = iris()
     t = sample_class_triplets(y, 200, np.random.default_rng(2))
@@ -317,7 +317,7 @@ def fitted(name: str):
 def parity_cells(name: str) -> dict[str, str]:
     """The README table's cells of learner ``name``: "yes" / "–" per column, from a fitted
     instance (a bilinear learner's ``pair_distance`` raises AttributeError there)."""
-    from algorithms import ALGORITHMS, supervised
+    from tripletbench.algorithms import ALGORITHMS, supervised
 
     cls = ALGORITHMS[name]
     model = fitted(name)
@@ -335,7 +335,7 @@ def parity_cells(name: str) -> dict[str, str]:
 
 def parity_table() -> str:
     """The README's API table: one row per learner found in algorithms/."""
-    from algorithms import ALGORITHMS
+    from tripletbench.algorithms import ALGORITHMS
 
     head = ["learner", "metric-learn", "fit", *PARITY_COLUMNS]
     shown = ["learner", "metric-learn counterpart", "constraints"]
@@ -366,8 +366,8 @@ def test_components_and_transform_equal_metric_learns_for_the_same_metric(name):
     import metric_learn
     from metric_learn._util import components_from_metric
 
-    from datasets.constraints import sample_class_triplets
-    from harness.experiment import fit_learner
+    from tripletbench.datasets.constraints import sample_class_triplets
+    from tripletbench.harness.experiment import fit_learner
 
     X, y = iris()
     t = sample_class_triplets(y, 200, np.random.default_rng(2))
@@ -379,7 +379,7 @@ def test_components_and_transform_equal_metric_learns_for_the_same_metric(name):
         lib = metric_learn.LMNN(n_neighbors=3, max_iter=20, random_state=model.random_state)
         L = lib.fit(X[used], y[used]).components_
     elif name == "RCA":
-        from datasets.constraints import triplets_to_chunklets
+        from tripletbench.datasets.constraints import triplets_to_chunklets
 
         L = metric_learn.RCA().fit(X, triplets_to_chunklets(t, len(X))).components_
     else:
@@ -394,7 +394,7 @@ def test_components_and_transform_equal_metric_learns_for_the_same_metric(name):
         assert two.components_.shape == (2, 4) and two.transform(X).shape == (len(X), 2)
         np.testing.assert_allclose(two.M_, two.components_.T @ two.components_, atol=1e-12)
     if name == "ITML":
-        from datasets.constraints import triplets_to_pairs
+        from tripletbench.datasets.constraints import triplets_to_pairs
 
         cov, _ = fit_learner("ITML", {"max_iter": 20, "prior": "covariance"}, t, X, y, seed=0)
         pairs_i, labels = triplets_to_pairs(t, 2)

@@ -3,7 +3,7 @@
 import os
 from types import SimpleNamespace
 
-from harness.keep import drop_previous, is_outdated, keep_previous, put_back, recorded_settings
+from tripletbench.harness.keep import drop_previous, is_outdated, keep_previous, put_back, recorded_settings
 
 
 def _job(outputs, inputs=("in.csv",)):

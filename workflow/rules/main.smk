@@ -61,20 +61,20 @@ include: "report.smk"
 # success.
 onstart:
     record_run_start()
-    from harness.keep import keep_previous
+    from tripletbench.harness.keep import keep_previous
 
     keep_previous(RESULTS, workflow.dag.needrun_jobs())
 
 
 onsuccess:
     record_run_end("success")
-    from harness.keep import drop_previous
+    from tripletbench.harness.keep import drop_previous
 
     drop_previous(RESULTS)
 
 
 onerror:
     record_run_end("error")
-    from harness.keep import put_back
+    from tripletbench.harness.keep import put_back
 
     put_back(RESULTS)

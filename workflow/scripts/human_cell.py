@@ -1,12 +1,12 @@
 """Rule human_cell: one (set, method, seed) cell of the human-judgment table
-(harness.human.cell_rows): every fold of protocol (a), and for material the publisher's split
+(tripletbench.harness.human.cell_rows): every fold of protocol (a), and for material the publisher's split
 (d), on every feature set; tidy rows."""
 
 import numpy as np
 
-from harness import human
-from harness.io import config_hash, now, package_versions, peak_rss_mb, save_csv, start_log
-from harness.settings import settings_hash
+from tripletbench.harness import human
+from tripletbench.harness.io import config_hash, now, package_versions, peak_rss_mb, save_csv, start_log
+from tripletbench.harness.settings import settings_hash
 
 start_log(snakemake.log[0])
 cfg = snakemake.params.human
@@ -33,7 +33,7 @@ rows["folds_digest"] = record["digest"] if record else ""
 rows["route"] = snakemake.config["data"]["route"]
 rows["data_source"] = " | ".join(j.provenance)[:2000]
 rows["config_hash"] = config_hash(cfg)
-rows["settings_hash"] = settings_hash(snakemake.params.settings)  # harness.settings
+rows["settings_hash"] = settings_hash(snakemake.params.settings)  # tripletbench.harness.settings
 rows["versions"] = package_versions()
 rows["started_utc"] = started
 rows["peak_rss_mb"] = peak_rss_mb()

@@ -1,13 +1,13 @@
 """Rules svm_run and svm_sweep_run: one (notion, seed) cell of the Schultz & Joachims protocol
-(harness.svm_experiment.run_notion) under the ``svm`` settings the rule gives (``params.svm``:
-the config's block, or a sweep variant's: harness.svm_sweeps): tidy rows and, for svm_run, the
+(tripletbench.harness.svm_experiment.run_notion) under the ``svm`` settings the rule gives (``params.svm``:
+the config's block, or a sweep variant's: tripletbench.harness.svm_sweeps): tidy rows and, for svm_run, the
 learned weights and, for the MDS figure's notions and seed, the squared-distance matrices of the
 test items (unweighted and learned)."""
 
 import numpy as np
 
-from datasets.base import load_prepared
-from harness.io import (
+from tripletbench.datasets.base import load_prepared
+from tripletbench.harness.io import (
     config_hash,
     now,
     package_versions,
@@ -16,8 +16,8 @@ from harness.io import (
     save_npz,
     start_log,
 )
-from harness.settings import settings_hash
-from harness.svm_experiment import (
+from tripletbench.harness.settings import settings_hash
+from tripletbench.harness.svm_experiment import (
     NOTIONS,
     document_split,
     eligible_items,
@@ -93,7 +93,7 @@ rows["data_source"] = (
     else "prepared"
 )
 rows["config_hash"] = config_hash(cfg)
-rows["settings_hash"] = settings_hash(snakemake.params.settings)  # harness.settings
+rows["settings_hash"] = settings_hash(snakemake.params.settings)  # tripletbench.harness.settings
 rows["versions"] = package_versions()
 rows["started_utc"] = started
 rows["peak_rss_mb"] = peak_rss_mb()
