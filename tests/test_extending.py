@@ -10,6 +10,7 @@ from pathlib import Path
 import numpy as np
 import pytest
 import yaml
+from pipeline import checkout_env
 
 ROOT = Path(__file__).resolve().parents[1]
 MINIMAL = ROOT / "config/examples/minimal.yaml"
@@ -21,6 +22,7 @@ def planned_jobs(targets, configfile, *extra, cwd=ROOT) -> dict[str, int]:
     out = subprocess.run(
         cmd + ["--cores", "1", "--nolock", *extra],
         cwd=cwd,
+        env=checkout_env(cwd),
         capture_output=True,
         text=True,
         timeout=300,
@@ -113,9 +115,10 @@ def copy_checkout(dest: Path) -> Path:
     import shutil
 
     skip = shutil.ignore_patterns(
-        ".git", ".venv", ".snakemake", "data_cache", "results", "figures", "__pycache__"
+        ".git", ".venv", ".snakemake", "data_cache", "results", "figures", "__pycache__", "*.egg-info"
     )
     shutil.copytree(ROOT, dest, ignore=skip)
+    checkout_env(dest)  # the copy's own code, imported as tripletbench.* by its jobs
     return dest
 
 
@@ -144,7 +147,12 @@ def test_a_new_module_or_config_row_alone_reruns_only_its_cells(tmp_path):
     path = write_config(tmp_path, cfg)
     run = [sys.executable, "-m", "snakemake", "reproduce_all", "--configfile", str(path)]
     out = subprocess.run(
-        run + ["--cores", "2", "--nolock"], cwd=repo, capture_output=True, text=True, timeout=600
+        run + ["--cores", "2", "--nolock"],
+        cwd=repo,
+        env=checkout_env(repo),
+        capture_output=True,
+        text=True,
+        timeout=600,
     )
     assert out.returncode == 0, out.stderr[-3000:]
     assert planned_jobs(["reproduce_all"], path, cwd=repo) == {}
