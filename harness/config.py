@@ -177,6 +177,7 @@ def check_config(config: dict) -> None:
     for place, methods, datasets in method_blocks(config):
         for method, mcfg in methods.items():
             check_method(f"{place}.methods.{method}", algorithm_of(method, mcfg), mcfg)
+            _check_external(f"{place}.methods.{method}", algorithm_of(method, mcfg), mcfg)
             _check_pair_rule(f"{place}.methods.{method}", algorithm_of(method, mcfg), mcfg)
             _check_constraints(f"{place}.methods.{method}", algorithm_of(method, mcfg), mcfg)
         for exp, name in datasets:
@@ -286,6 +287,21 @@ def _check_constraints(place: str, algorithm: str, mcfg: dict) -> None:
             "by its dotted path (algorithm: metric_learn.MLKR)"
         )
     check_learner(f"{place}.constraints", algorithm, {"constraints": mcfg["constraints"]})
+
+
+def _check_external(place: str, algorithm: str, mcfg: dict) -> None:
+    """An external learner (a dotted path) must be of a kind the harness can evaluate
+    (:func:`tripletbench.algorithms.external.check_evaluable`: learns from labels, pairs or
+    triplets, and a trial fit gives a linear metric); refused when the workflow starts."""
+    from tripletbench.algorithms.external import check_evaluable, is_external
+
+    if not is_external(algorithm):
+        return
+    try:
+        check_evaluable(algorithm, mcfg.get("constraints"), mcfg.get("fixed") or {})
+    except (KeyError, TypeError, ValueError) as err:
+        msg = err.args[0] if isinstance(err, KeyError) and err.args else err
+        raise ConfigError(f"config {place}: {msg}") from None
 
 
 def _check_pair_rule(place: str, algorithm: str, mcfg: dict) -> None:
