@@ -408,3 +408,60 @@ def test_components_and_transform_equal_metric_learns_for_the_same_metric(name):
         pairs_i, labels = triplets_to_pairs(t, 2)
         ml = metric_learn.ITML(max_iter=20, prior="covariance").fit(X[pairs_i], labels)
         np.testing.assert_allclose(cov.M_, ml.get_mahalanobis_matrix(), atol=1e-10)
+
+
+FAKE_EMBEDDING = '''"""A stand-in for cblearn's ordinal embeddings: fit on triplets of indices, an embedding of
+the training items only (no metric on new points)."""
+import numpy as np
+from sklearn.base import BaseEstimator, TransformerMixin
+
+
+class SOE(BaseEstimator, TransformerMixin):
+    def __init__(self, n_components=2, random_state=None):
+        self.n_components = n_components
+        self.random_state = random_state
+
+    def fit(self, X, y=None):
+        X = np.asarray(X)
+        if X.ndim != 2 or X.shape[1] != 3 or not np.issubdtype(X.dtype, np.integer):
+            raise ValueError("Expected triplets of indices, shape (n, 3)")
+        self.embedding_ = np.zeros((X.max() + 1, self.n_components))
+        return self
+
+    def transform(self, X=None):
+        return self.embedding_
+'''
+
+
+@pytest.mark.parametrize(
+    "row, reason",
+    [
+        ({"algorithm": "metric_learn.LSML"}, "4-tuples \\(quadruplets\\)"),
+        ({"algorithm": "metric_learn.ITML", "constraints": "triplets"}, "learns from pairs, not"),
+        ({"algorithm": "fake_cblearn.SOE", "constraints": "triplets"}, "trial fit .* failed"),
+        ({"algorithm": "fake_cblearn.SOE"}, "trial fit .* failed"),
+        ({"algorithm": "sklearn.manifold.MDS"}, "not a linear metric learner"),
+    ],
+)
+def test_an_external_learner_the_harness_cannot_evaluate_is_refused_at_start_up(
+    tmp_path, monkeypatch, row, reason
+):
+    """Quadruplet learners (metric-learn's LSML), a kind the class's fit contradicts, embeddings of
+    the training items only (cblearn's, stood in for) and non-metric estimators are refused by the
+    config check, naming the row, before any job; the *_Supervised variant of a quadruplet learner
+    and metric-learn's pair and triplet learners pass."""
+    from tripletbench.algorithms.external import check_evaluable
+    from tripletbench.harness.config import ConfigError, check_config
+
+    (tmp_path / "fake_cblearn.py").write_text(FAKE_EMBEDDING)
+    monkeypatch.syspath_prepend(str(tmp_path))
+    cfg = yaml.safe_load(MINIMAL.read_text())
+    cfg["sdca_table2"]["methods"]["X"] = row
+    with pytest.raises(ConfigError, match=f"config sdca_table2.methods.X: .*{reason}"):
+        check_config(cfg)
+    assert check_evaluable("metric_learn.LSML_Supervised") == "labels"
+    assert check_evaluable("metric_learn.ITML_Supervised") == "labels"
+    assert check_evaluable("metric_learn.SCML") == "triplets"
+    assert check_evaluable("metric_learn.MMC") == "pairs"
+    cfg["sdca_table2"]["methods"]["X"] = {"algorithm": "metric_learn.MLKR", "fixed": {"max_iter": 5}}
+    check_config(cfg)
