@@ -198,7 +198,7 @@ import numpy as np
 import datasets as hf                      # Hugging Face datasets, beside tripletbench
 import metric_learn
 from sklearn.datasets import load_iris
-from sklearn.model_selection import GridSearchCV
+from sklearn.model_selection import GridSearchCV, StratifiedKFold
 from sklearn.neighbors import KNeighborsClassifier
 from sklearn.pipeline import Pipeline
 from sklearn.preprocessing import StandardScaler
@@ -224,7 +224,8 @@ theirs = Pipeline([("scale", StandardScaler()),
 a = GridSearchCV(ours, {"metric__lam": [0.01, 0.1]}, cv=3).fit(X, y)
 b = GridSearchCV(theirs, {"metric__gamma": [0.5, 1.0]}, cv=3).fit(X, y)
 c = GridSearchCV(RDML_Supervised(n_constraints=300, random_state=0), {"lam": [0.01, 0.1]},
-                 scoring=SCORERS, refit="mAP", cv=3).fit(StandardScaler().fit_transform(X), y)
+                 scoring=SCORERS, refit="mAP",
+                 cv=StratifiedKFold(3, shuffle=True, random_state=0)).fit(StandardScaler().fit_transform(X), y)
 print("ok", tripletbench.__version__, round(a.best_score_, 3), round(b.best_score_, 3),
       round(c.best_score_, 3))
 assert a.best_score_ > 0.8 and b.best_score_ > 0.8 and c.best_score_ > 0.5
