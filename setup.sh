@@ -59,11 +59,30 @@ if [ ! -f "$stamp" ] || [ "$(cat "$stamp")" != "$want" ] || ! check_env 2>/dev/n
   echo "$want" > "$stamp"
 fi
 
-# The checkout on the environment's path (a .pth file, not an install: `datasets` and `algorithms`
-# would shadow the packages of those names outside this environment): .venv/bin/python and
-# .venv/bin/snakemake import the project's packages from any working directory.
+# This checkout installed editable (setuptools' editable finder): the library and the pipeline are
+# one code, imported as tripletbench.algorithms, tripletbench.datasets, ... from any folder; no
+# top-level `datasets` or `algorithms` is installed (Hugging Face's `datasets` stays importable).
+# The .pth of earlier set-ups (the checkout on sys.path) is removed.
 site=$(.venv/bin/python -c 'import sysconfig; print(sysconfig.get_paths()["purelib"])')
-echo "$(pwd -P)" > "$site/tripletbench-checkout.pth"
+rm -f "$site/tripletbench-checkout.pth"
+here=$(pwd -P)
+installed_here() {
+  (cd / && "$here/.venv/bin/python" -c '
+import sys
+from pathlib import Path
+import tripletbench.algorithms, tripletbench.harness
+sys.exit(Path(tripletbench.algorithms.__file__).resolve().parents[1] != Path(sys.argv[1]))
+' "$here") 2>/dev/null
+}
+if ! installed_here || [ pyproject.toml -nt .venv/.tripletbench-installed ]; then
+  echo "[setup] installing this checkout editable (pip install -e . --no-deps)"
+  .venv/bin/python -m pip install --quiet --no-deps -e .
+  touch .venv/.tripletbench-installed
+fi
+if ! installed_here; then
+  echo "[setup] failed: 'import tripletbench.algorithms' from outside the checkout does not load $here" >&2
+  exit 1
+fi
 
 # The embedded data route runs `apt-get download`, which needs package lists (refreshed daily).
 if command -v apt-get >/dev/null; then

@@ -1,21 +1,25 @@
-"""Learners: one module per method, sharing the base classes of :mod:`algorithms.base`.
+"""Learners: one module per method, sharing the base classes of :mod:`tripletbench.algorithms.base`.
 
 Learners are found, not registered: every module of this package (but ``base``, ``supervised``,
 ``external`` and private ``_*`` modules) is imported once, and each class defined there that
 declares its own ``name`` (its name in configs and tables, e.g. ``name = "ITML-online"``) is a
 learner. To add one, put a module here (copy ``algorithms/euclidean.py``, the smallest); the
-config schema's list of names is generated from what is found (:func:`harness.config.schema`).
+config schema's list of names is generated from what is found (:func:`tripletbench.harness.config.schema`).
 
 A config row may instead name a scikit-learn-compatible metric learner of another library by its
 dotted path (``metric_learn.MLKR``, ``sklearn.neighbors.NeighborhoodComponentsAnalysis``):
-:mod:`algorithms.external` wraps it. ``make_learner(name, **params)`` builds either and raises a
+:mod:`tripletbench.algorithms.external` wraps it. ``make_learner(name, **params)`` builds either and raises a
 clear error for an unknown name or hyperparameter.
 
-``from algorithms import OASIS`` works (a learner by its class name, loaded on first use), but the
-project's own modules import a learner from its module (``from algorithms.oasis import OASIS``):
-a job's code hash reads imports (:mod:`harness.settings`), and this package's ``__init__`` no
-longer imports the learners. The ``*_Supervised`` variants (``fit(X, y)``, as metric-learn's) are
-in :mod:`algorithms.supervised`.
+``from algorithms import OASIS`` works (a learner by its class name: only its own module is
+imported, found by reading the package's sources), but the project's own modules import a learner
+from its module (``from tripletbench.algorithms.oasis import OASIS``): a job's code hash reads imports
+(:mod:`tripletbench.harness.settings`), and this package's ``__init__`` imports no learner. :data:`ALGORITHMS`
+is built on first use (it imports every learner), so importing one learner stays cheap: no
+downloader, no Snakemake, no pandas (``tests/test_library.py`` lists what each import loads).
+The errors and input checks the learners raise and use (:class:`DataError`, the triplet / pair /
+chunklet conversions) live in :mod:`tripletbench.algorithms._checks`; :mod:`datasets` re-exports them. The ``*_Supervised`` variants (``fit(X, y)``, as metric-learn's) are
+in :mod:`tripletbench.algorithms.supervised`.
 """
 
 from __future__ import annotations
@@ -50,22 +54,30 @@ def _discover() -> dict[str, type]:
     return found
 
 
-ALGORITHMS: dict[str, type] = _discover()
-"""Learner name (configs, tables) -> class, as found in this package's modules."""
+_FOUND: dict[str, type] | None = None
+
+
+def _algorithms() -> dict[str, type]:
+    """:data:`ALGORITHMS`, discovered on first use (every learner module imported once)."""
+    global _FOUND
+    if _FOUND is None:
+        _FOUND = _discover()
+    return _FOUND
 
 
 def learner_class(name: str) -> type:
     """The class of learner ``name``: a name of :data:`ALGORITHMS` or the dotted path of an
-    external learner (its wrapper, :func:`algorithms.external.external_learner`). Raises
+    external learner (its wrapper, :func:`tripletbench.algorithms.external.external_learner`). Raises
     ``KeyError`` naming the known learners."""
     from .external import external_learner, is_external
 
-    if name in ALGORITHMS:
-        return ALGORITHMS[name]
+    found = _algorithms()
+    if name in found:
+        return found[name]
     if is_external(name):
         return external_learner(name)
     raise KeyError(
-        f"unknown algorithm {name!r}; known algorithms: {sorted(ALGORITHMS)}, or the dotted "
+        f"unknown algorithm {name!r}; known algorithms: {sorted(found)}, or the dotted "
         "path of a scikit-learn-compatible metric learner (e.g. metric_learn.MLKR)"
     )
 
@@ -81,12 +93,43 @@ def make_learner(name: str, **params):
     return cls(**params)
 
 
+def _module_defining(attr: str) -> str | None:
+    """The learner module of this package whose source defines class ``attr`` at its top level
+    (read with :mod:`ast`, nothing imported), or None."""
+    import ast
+    from pathlib import Path
+
+    for info in sorted(pkgutil.iter_modules(__path__), key=lambda i: i.name):
+        if info.name.startswith("_") or info.name in NOT_LEARNER_MODULES:
+            continue
+        try:
+            tree = ast.parse((Path(__path__[0]) / f"{info.name}.py").read_text())
+        except OSError:
+            return None
+        if any(isinstance(n, ast.ClassDef) and n.name == attr for n in tree.body):
+            return info.name
+    return None
+
+
 def __getattr__(attr: str):
-    """``from algorithms import OASIS``: a learner by its class name."""
-    for cls in ALGORITHMS.values():
-        if cls.__name__ == attr:
-            return cls
+    """``ALGORITHMS`` (built on first use), ``DataError``, and ``from algorithms import SDCA``: a
+    learner by its class name, importing only its own module."""
+    if attr == "ALGORITHMS":
+        return _algorithms()
+    if attr == "DataError":
+        from ._checks import DataError
+
+        return DataError
+    if not attr.startswith("_"):
+        module = _module_defining(attr)
+        if module is not None:
+            cls = getattr(importlib.import_module(f"{__name__}.{module}"), attr, None)
+            if isinstance(cls, type) and isinstance(vars(cls).get("name"), str):
+                return cls
+        for cls in _algorithms().values():
+            if cls.__name__ == attr:
+                return cls
     raise AttributeError(f"module {__name__!r} has no attribute {attr!r}")
 
 
-__all__ = ["ALGORITHMS", "learner_class", "make_learner"]
+__all__ = ["ALGORITHMS", "DataError", "learner_class", "make_learner"]

@@ -26,11 +26,11 @@ API (compatible with metric-learn 0.7.0: README, "API against metric-learn 0.7";
   ``get_bilinear_matrix()`` (bilinear), ``similarity_matrix`` for ranking.
 * each learner says which constraints it learns from in ``constraint_kind``: "triplets",
   "pairs" (with +1/-1 labels), "chunklets" (RCA) or "labels" (LMNN, OPML, the
-  ``*_Supervised`` variants of :mod:`algorithms.supervised`).
+  ``*_Supervised`` variants of :mod:`tripletbench.algorithms.supervised`).
 
 Errors, shared by every learner: scoring an unfitted model raises scikit-learn's
 ``NotFittedError``; unusable data (NaN or inf, no constraint, every point the same vector) raises
-:class:`~datasets.base.DataError` naming the problem; a hyperparameter shared by several learners
+:class:`~tripletbench.datasets.base.DataError` naming the problem; a hyperparameter shared by several learners
 that is out of range (``block_size < 1``, negative ``n_epochs``, ``n_passes <= 0``, an unknown
 ``sampling``) or a string where a number belongs raises ``ValueError`` / ``TypeError`` naming the
 hyperparameter (:meth:`BaseLearner._check_common_params`, run at fit and by the config check).
@@ -54,9 +54,7 @@ from sklearn.utils.validation import check_array, check_is_fitted, validate_data
 from threadpoolctl import ThreadpoolController
 from tqdm.auto import tqdm
 
-from datasets.base import DataError
-from datasets.preprocess import check_labelled
-
+from ._checks import DataError, check_labelled
 from .kernels import as_float_array, dense_block_steps, jit, sparse_steps
 
 
@@ -258,7 +256,7 @@ returns a chance-level or degenerate model without a warning (measured on blobs 
 
 
 def check_feature_scale(X, scale_range, name: str = "features") -> None:
-    """Raise :class:`~datasets.base.DataError` naming ``name``, the largest absolute value of
+    """Raise :class:`~tripletbench.datasets.base.DataError` naming ``name``, the largest absolute value of
     ``X`` ((n, d) array or CSR matrix) and the remedy when that value lies outside
     ``scale_range`` = (low, high), i.e. when the features are so large or so small that the
     learner's float64 arithmetic would overflow or underflow. All-zero X passes (refused
@@ -276,7 +274,7 @@ def check_feature_scale(X, scale_range, name: str = "features") -> None:
         f"(it accepts {low:g} to {high:g}): its float64 arithmetic would "
         f"{'overflow' if side == 'large' else 'underflow'} and the fit would return a "
         "meaningless (chance-level) model. Standardise or scale the features first, e.g. to "
-        "[-1, 1] (datasets.preprocess.minmax_scale) or to unit variance"
+        "[-1, 1] (tripletbench.datasets.preprocess.minmax_scale) or to unit variance"
     )
 
 
@@ -612,7 +610,7 @@ class LabelledMixin:
     def _validate_labelled(self, X, y, min_classes=1, min_per_class=1, reset=True):
         """(X float64 (n, d), y (n,)): scikit-learn's ``validate_data`` (sets
         ``n_features_in_``, or with ``reset=False`` checks X against it; NaN/inf and zero rows are
-        left to :func:`~datasets.preprocess.check_labelled`, whose ``DataError`` names the rows),
+        left to :func:`~tripletbench.datasets.preprocess.check_labelled`, whose ``DataError`` names the rows),
         then ``check_labelled``."""
         X, y = validate_data(
             self, X, y, dtype=np.float64, ensure_all_finite=False, ensure_min_samples=0, reset=reset
@@ -976,7 +974,7 @@ def auto_block_size(d: int) -> int:
 
     A block of K steps costs 4 d^2 flops per step in two (K x d)(d x d) BLAS products, 2 K d in
     the block's Gram matrices, O(K) sequential work per step and a fixed Python cost per block;
-    BLAS reaches its rate only for K of some tens. Measured by ``harness.performance.block_sizes``
+    BLAS reaches its rate only for K of some tens. Measured by ``tripletbench.harness.performance.block_sizes``
     (CPU time, one BLAS thread, OASIS): K = 64 is within a few percent of the best K for d from 128
     to 784, and the Gram cost 2 K d grows relative to 4 d^2 as d falls, so K shrinks with d below
     that. The iterates do not depend on K (up to rounding)."""
@@ -1043,7 +1041,7 @@ def bilinear_stream(
     row indices into it (a_ij = points[A_j[i]]): the sparse loop then reads the points themselves.
     Step t sees constraint i = order[t-1]; its margin is m = sum_j w_j a_ij^T W_{t-1} z_ij, and
     ``c = rule(i, t, m, par, state)`` (a plain function, compiled by numba with the loop around
-    it: see :mod:`algorithms.kernels`) gives W_t = W_{t-1} + c sum_j w_j a_ij z_ij^T.
+    it: see :mod:`tripletbench.algorithms.kernels`) gives W_t = W_{t-1} + c sum_j w_j a_ij z_ij^T.
     (OASIS: one term (p, p+ - p-, 1); its symmetric variant two terms with weights 1/2.)
     ``par`` (p,) and ``state`` (n, k) float64 are the rule's scalars and per-constraint state
     (``state`` is updated in place; a 1-D state is one column).
@@ -1058,7 +1056,7 @@ def bilinear_stream(
     ``block_size``: an int K >= 1 or "auto" (:func:`auto_block_size` of d).
 
     Sparse (CSR) factors: each step reads and writes only the entries of W in
-    nnz(a_ij) x nnz(z_ij) (compiled loop, :func:`algorithms.kernels.sparse_steps`): cost
+    nnz(a_ij) x nnz(z_ij) (compiled loop, :func:`tripletbench.algorithms.kernels.sparse_steps`): cost
     O(sum_j nnz(a_ij) nnz(z_ij)) per step, independent of d; the same iterates as the dense path.
 
     The steps are run in segments that end at the recorder's checkpoints (so ``on_checkpoint``
@@ -1142,7 +1140,7 @@ def _rows(F, points):
 
 def _sparse_terms(terms, points, n):
     """((ptr, ind, val, a_rows, z_rows, weights), (zc, zv, ze, zr)) for
-    :func:`algorithms.kernels.sparse_steps`: one CSR matrix (sorted columns) holding ``points``
+    :func:`tripletbench.algorithms.kernels.sparse_steps`: one CSR matrix (sorted columns) holding ``points``
     (if given) and every factor given as a matrix, each term's rows in it, and the kernel's
     scratch for the merged z-rows."""
     blocks, a_rows, z_rows = [], [], []

@@ -15,16 +15,29 @@ refused when the workflow starts) plus the harness's ``constraints``, ``preproce
   (points and class labels, ``fit(X, y)``: MLKR, NCA, LMNN), "pairs" (``fit(pairs, y)``, pairs of
   points (n, 2, d), y in {+1, -1}: metric-learn's ITML, MMC, SDML) or "triplets"
   (``fit(triplets)``, (n, 3, d) anchor, positive, negative: metric-learn's SCML). Default: from
-  metric-learn's ``_tuple_size`` (2: pairs, 3: triplets), else "labels".
+  the class's ``fit`` (:func:`tuple_size`: 2 pairs, 3 triplets), else "labels".
 * the library class gets points, never indices: its own ``preprocessor`` stays unset;
   ``random_state`` is passed where the class has one; our ``verbose`` is not passed (the class's
   own ``verbose``, where it has one, is a hyperparameter like the others).
 
-The fitted wrapper is a Mahalanobis learner (:class:`~algorithms.base.MahalanobisMixin`):
+The fitted wrapper is a Mahalanobis learner (:class:`~tripletbench.algorithms.base.MahalanobisMixin`):
 ``M_`` = the library model's ``get_mahalanobis_matrix()`` (metric-learn) or L^T L of its
 ``components_`` (scikit-learn's NCA), and ``components_`` / ``transform`` are the library
 model's own. Only linear metric learners (one of those two attributes) are accepted:
 ``TypeError`` otherwise, as for a class that is not a scikit-learn estimator.
+
+:func:`check_evaluable` says, when the workflow starts (``tripletbench.harness.config.check_config``), whether
+a path is of a kind the harness can evaluate, so that no job fails late with a library error:
+
+* a scikit-learn estimator class (``fit``, ``get_params``);
+* learning from labels, pairs or triplets (:func:`tuple_size`): metric-learn's quadruplet learners
+  (LSML) are refused (their ``*_Supervised`` variant, ``fit(X, y)``, is accepted), as is a
+  ``constraints`` kind the class's ``fit`` contradicts (ITML given triplets);
+* a linear metric: a trial fit on a small synthetic problem (40 points in 4-d, 4 classes; its
+  constraints made as the harness makes them, with the row's ``fixed`` hyperparameters) must give
+  a finite (d, d) matrix through ``get_mahalanobis_matrix()`` or ``components_``. An embedding of
+  the training items only (cblearn's ordinal embeddings: ``fit`` takes triplets of indices, no
+  metric on new points) or any other failure is refused, naming the library's error.
 """
 
 from __future__ import annotations
@@ -60,10 +73,28 @@ def import_class(path: str) -> type:
     return cls
 
 
+def tuple_size(cls: type) -> int | None:
+    """The size of the tuples a library class's ``fit`` takes (2 pairs, 3 triplets, 4
+    quadruplets), None for ``fit(X, y)``: from the name of ``fit``'s first argument (metric-learn
+    names it ``pairs``, ``triplets``, ``quadruplets`` or, for its ``*_Supervised`` variants, which
+    inherit their base's ``_tuple_size``, ``X``), else metric-learn's ``_tuple_size``."""
+    try:
+        first = list(inspect.signature(cls.fit).parameters)[1]
+    except (TypeError, ValueError, IndexError):
+        first = None
+    named = {"pairs": 2, "triplets": 3, "quadruplets": 4}
+    if first in named:
+        return named[first]
+    if first == "X":
+        return None
+    size = getattr(cls, "_tuple_size", None)
+    return size if isinstance(size, int) else None
+
+
 def default_constraints(cls: type) -> str:
-    """The constraint kind a library class learns from: metric-learn's ``_tuple_size`` 2 ->
-    "pairs", 3 -> "triplets"; anything else -> "labels" (``fit(X, y)``)."""
-    return {2: "pairs", 3: "triplets"}.get(getattr(cls, "_tuple_size", None), "labels")
+    """The constraint kind a library class learns from (:func:`tuple_size`): 2 -> "pairs",
+    3 -> "triplets"; anything else -> "labels" (``fit(X, y)``)."""
+    return {2: "pairs", 3: "triplets"}.get(tuple_size(cls), "labels")
 
 
 def library_version(path: str) -> str:
@@ -193,9 +224,77 @@ def external_learner(path: str) -> type:
             "__init__": __init__,
             "__module__": __name__,
             "__qualname__": f"external[{path}]",
-            "__doc__": f"{path} wrapped for the harness (:mod:`algorithms.external`).",
+            "__doc__": f"{path} wrapped for the harness (:mod:`tripletbench.algorithms.external`).",
             "_library_class": cls,
             "_library_params": library_params,
             "external_path": path,
         },
     )
+
+
+TUPLE_KINDS = {2: "pairs", 3: "triplets"}
+
+
+@lru_cache(maxsize=None)
+def _trial_fit(path: str, kind: str, fixed: tuple) -> None:
+    rng = np.random.default_rng(0)
+    y = np.repeat(np.arange(4), 10)
+    X = rng.normal(size=(40, 4)) + 2.0 * np.eye(4)[y]
+    from ._checks import sample_class_triplets, triplets_to_pairs
+
+    t = sample_class_triplets(y, 60, rng)
+    wrapper = external_learner(path)(constraints=kind, **dict(fixed))
+    if "random_state" in wrapper._library_params or "random_state" in vars(wrapper):
+        wrapper.random_state = 0
+    if kind == "labels":
+        used = np.unique(t)
+        args = (X[used], y[used])
+    elif kind == "pairs":
+        pairs, labels = triplets_to_pairs(t, 2)
+        wrapper.preprocessor = X
+        args = (pairs, labels)
+    else:
+        wrapper.preprocessor = X
+        args = (t,)
+    import warnings
+
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        wrapper.fit(*args)
+    M = np.asarray(wrapper.M_, dtype=float)
+    if M.shape != (4, 4) or not np.isfinite(M).all():
+        raise TypeError(f"its metric is not a finite (d, d) matrix (shape {M.shape})")
+
+
+def check_evaluable(path: str, constraints: str | None = None, fixed: dict | None = None) -> str:
+    """The constraint kind of external learner ``path`` if the harness can evaluate it (module
+    docstring), else ``TypeError`` saying why (``KeyError`` when it cannot be imported,
+    ``ValueError`` for an unknown ``constraints``). ``fixed``: the row's fixed hyperparameters."""
+    cls = import_class(path)
+    kind = constraints or default_constraints(cls)
+    if kind not in CONSTRAINT_KINDS:
+        raise ValueError(f"{path}: constraints must be one of {CONSTRAINT_KINDS}, got {kind!r}")
+    size = tuple_size(cls)
+    if size is not None and size not in TUPLE_KINDS:
+        raise TypeError(
+            f"{path} learns from {size}-tuples"
+            + (" (quadruplets)" if size == 4 else "")
+            + "; the harness gives labels, pairs or triplets: use its *_Supervised variant "
+            "(fit(X, y)) if it has one"
+        )
+    if size is not None and TUPLE_KINDS[size] != kind:
+        raise TypeError(
+            f"{path} learns from {TUPLE_KINDS[size]}, not {kind}: set constraints: "
+            f"{TUPLE_KINDS[size]} or remove the key"
+        )
+    try:
+        _trial_fit(path, kind, tuple(sorted((fixed or {}).items(), key=str)))
+    except Exception as err:  # noqa: BLE001 -- any library error: the class cannot be evaluated
+        raise TypeError(
+            f"{path} is not a metric learner the harness can evaluate: a trial fit on 40 "
+            f"synthetic points ({kind}, as the harness gives them) failed: "
+            f"{type(err).__name__}: {err}. Accepted: scikit-learn-compatible linear metric "
+            "learners fitted on labels (fit(X, y)), pairs or triplets of points, with "
+            "get_mahalanobis_matrix() or components_ (metric-learn's, scikit-learn's NCA)"
+        ) from None
+    return kind

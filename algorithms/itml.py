@@ -3,12 +3,12 @@ Learning", ICML 2007, Algorithm 1: Bregman projections on LogDet with slack gamm
 
 We call ``metric_learn.ITML`` (0.7.0) with the identity prior (``prior``: metric-learn's options,
 "identity", "covariance", "random" or a matrix). Pairs come from the triplets as for
-LEGO (``datasets.constraints.triplets_to_pairs``); metric-learn sets the distance bounds u, l to
+LEGO (``tripletbench.datasets.constraints.triplets_to_pairs``); metric-learn sets the distance bounds u, l to
 the 5th and 95th percentiles of the pairs' distances (the ITML paper's choice, as we recall it; the
 paper was not at hand). The SDCA paper tunes an "eta in {0.01, 0.125, 0.5}" for
 ITML; batch ITML has no eta, and here that grid is read as its slack trade-off gamma: our reading,
 the "ITML" row of Table 2 marked "ours". The paper's wording (LEGO "similar to online ITML")
-points rather to online ITML, whose learning rate is an eta: :mod:`algorithms.itml_online`, the
+points rather to online ITML, whose learning rate is an eta: :mod:`tripletbench.algorithms.itml_online`, the
 row "ITML-online". ``max_iter`` bounds the passes over the constraints (metric-learn's default
 1000; each pass is a Python loop over the pairs: the default config lowers it and says so).
 """
@@ -17,15 +17,15 @@ from __future__ import annotations
 
 import numpy as np
 
+from ._checks import DataError
 from ._compat import metric_learn, quiet_metric_learn
-from datasets.base import DataError
 
 from .base import BaseLearner, MahalanobisMixin, PairClassifierMixin
 
 
 class ITML(PairClassifierMixin, MahalanobisMixin, BaseLearner):
     """ITML, a pair learner: ``fit(pairs, y)`` with y in {+1, -1}. Fitted: ``M_`` (d, d) PSD,
-    ``threshold_`` (see :class:`~algorithms.base.PairClassifierMixin`)."""
+    ``threshold_`` (see :class:`~tripletbench.algorithms.base.PairClassifierMixin`)."""
 
     name = "ITML"  # its name in configs and tables (algorithms: found by this)
 

@@ -1,5 +1,5 @@
 """Online ITML: the online metric learning algorithm of the ITML paper, beside metric-learn's batch
-ITML (:mod:`algorithms.itml`).
+ITML (:mod:`tripletbench.algorithms.itml`).
 
 Davis, Kulis, Jain, Sra, Dhillon, "Information-Theoretic Metric Learning", ICML 2007, section 4
 ("online metric learning", the paper's Algorithm 2). We have no copy of that paper: searches of
@@ -41,7 +41,7 @@ the rate is bounded, eta_t = min(eta_0, bound). Two bounds (``eta_bound``):
 The SDCA paper (Wu et al. 2014, "Comparison Algorithms" and setup) lists ITML, tunes an
 "eta" for ITML and LEGO over {0.01, 0.125, 0.5} and calls LEGO "similar to online ITML": the rate
 eta_0 here is that eta. Pairs, targets and the stream are those of LEGO (shared code,
-:class:`algorithms.lego.LogDetPairStream`): each triplet (a, p, n) gives the similar pair (a, p) and
+:class:`tripletbench.algorithms.lego.LogDetPairStream`): each triplet (a, p, n) gives the similar pair (a, p) and
 the dissimilar pair (a, n); targets are the 5th and 95th percentiles of the training pairs' squared
 distances (ITML's convention for its bounds u and l); the stream is seen in order, ``n_passes``
 times; a pair with z = 0 is skipped. Trace loss: (y_hat - y_t)^2, the paper's l_t.

@@ -1,4 +1,4 @@
-"""Compiled inner loops of the bilinear online engine (:func:`algorithms.base.bilinear_stream`).
+"""Compiled inner loops of the bilinear online engine (:func:`tripletbench.algorithms.base.bilinear_stream`).
 
 The engine's sequential work, step by step, is written here as plain Python functions and compiled
 by numba (``numba.njit``) on first use in a process; the plain functions run the same arithmetic
@@ -103,7 +103,7 @@ def sparse_steps(
     written once, in increasing column order, instead of once per term: the same products,
     fewer and more local memory accesses. This, not a better compiler, is what makes the loop
     faster than the plain per-term loop over p, p+, p- of the ``performance`` target
-    (:func:`harness.performance.reference_sparse_loop`).
+    (:func:`tripletbench.harness.performance.reference_sparse_loop`).
 
     W (d, d) float64 C-ordered. Per step: m = sum_g sum_p a_p sum_q W[p, q] z_gq over the stored
     entries, then c = rule(...), then W[p, q] += c a_p z_gq on the same entries (cost

@@ -1,5 +1,5 @@
 """LEGO: LogDet Exact Gradient Online metric learning, and the pair-stream machinery it shares with
-online ITML (:mod:`algorithms.itml_online`).
+online ITML (:mod:`tripletbench.algorithms.itml_online`).
 
 Jain, Kulis, Dhillon, Grauman, "Online Metric Learning and Fast Similarity Search", NIPS 2008,
 section 2 (the paper itself was not at hand; see below). For a pair (u, v) with target squared
@@ -19,7 +19,7 @@ c_t (LEGO: eta (y_bar - y_t), above) and its loss.
 
 Pairs and targets (the paper leaves them to the application): the harness turns each triplet (a, p,
 n) into the similar pair (a, p) and the dissimilar pair (a, n)
-(``datasets.constraints.triplets_to_pairs``). Targets follow ITML's convention: similar pairs aim
+(``tripletbench.datasets.constraints.triplets_to_pairs``). Targets follow ITML's convention: similar pairs aim
 at the 5th percentile and dissimilar pairs at the 95th percentile of the squared Euclidean
 distances of the training pairs (``target_quantiles``; with ``partial_fit``, of the first batch).
 The pairs are one online stream, seen in order, ``n_passes`` times.
@@ -39,7 +39,7 @@ mistake is y_hat on the wrong side of the midpoint of the two targets.
 Implementation: A z and the rank-one step use the upper triangle of A only, in place, by BLAS
 ``dsymv`` / ``dsyr`` (no d x d temporary; the lower triangle is mirrored at the end), with one BLAS
 thread; same iterates as ``A - coef * outer(Az, Az)`` to rounding (tested), ~6x faster at d = 784.
-Each pair's z is gathered from the points at its step (:class:`~algorithms.base.TupleRows`),
+Each pair's z is gathered from the points at its step (:class:`~tripletbench.algorithms.base.TupleRows`),
 and the targets' quantiles and the threshold's calibration score the pairs in chunks: memory
 O(chunk d) beyond the points, not the (n, d) differences (2.4 GB at 1M pairs and d = 297).
 """
@@ -71,7 +71,7 @@ class LogDetPairStream(PairClassifierMixin, MahalanobisMixin, OnlineMixin, BaseL
     Fitted: ``M_`` = A (d, d) float64 positive definite, ``targets_`` (2,) the target squared
     distances (similar, dissimilar), ``trace_``, ``n_steps_``, ``threshold_`` (calibrated on the
     pairs of the last ``fit`` / ``partial_fit`` call, see
-    :class:`~algorithms.base.PairClassifierMixin`).
+    :class:`~tripletbench.algorithms.base.PairClassifierMixin`).
     """
 
     constraint_kind = "pairs"

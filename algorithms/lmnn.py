@@ -14,7 +14,7 @@ metric-learn's learned L (not a factor of M), ``score_pairs`` as metric-learn 0.
 Errors (before metric-learn runs, so that its internal messages never reach the user):
 ``ValueError`` for an out-of-range hyperparameter (``n_neighbors`` an int >= 1,
 ``regularization`` (mu) in [0, 1], ``learn_rate`` > 0, ``max_iter`` an int >= 1, ``max_points``
-None or an int >= 2, ``n_components`` None or an int >= 1); :class:`~datasets.base.DataError` for
+None or an int >= 2, ``n_components`` None or an int >= 1); :class:`~tripletbench.datasets.base.DataError` for
 NaN/inf, no rows, a single class, or a class with fewer than n_neighbors + 1 points (each point
 needs n_neighbors other points of its class as target neighbours, eq. 14; with only n_neighbors,
 metric-learn would silently take the point itself as its own target neighbour).
@@ -27,8 +27,7 @@ import warnings
 
 from sklearn.base import TransformerMixin
 
-from datasets.preprocess import check_labelled
-
+from ._checks import check_labelled
 from ._compat import metric_learn, quiet_metric_learn
 from .base import BaseLearner, LabelledMixin, MahalanobisMixin
 
@@ -36,7 +35,7 @@ from .base import BaseLearner, LabelledMixin, MahalanobisMixin
 class LMNN(LabelledMixin, TransformerMixin, MahalanobisMixin, BaseLearner):
     """LMNN, a supervised learner: ``fit(X, y)`` (its own supervised variant, as in metric-learn).
     Fitted: ``M_`` (d, d) PSD, ``n_points_``, ``n_features_in_``. ``score(X, y)``: triplet
-    accuracy over all class triplets (:class:`~algorithms.base.LabelledMixin`)."""
+    accuracy over all class triplets (:class:`~tripletbench.algorithms.base.LabelledMixin`)."""
 
     name = "LMNN"  # its name in configs and tables (algorithms: found by this)
 

@@ -514,9 +514,9 @@ class OAHU(OnlineMixin, BaseLearner):
 
         ``deployment="layers"``: eq. 25, the arg max of :meth:`knn_class_scores` (equal scores:
         the first class in sorted label order). ``deployment="combined"``: majority vote of the
-        k nearest under sum_l alpha(l) D(l) (:func:`evaluation.classification.knn_predict`)."""
+        k nearest under sum_l alpha(l) D(l) (:func:`tripletbench.evaluation.classification.knn_predict`)."""
         if self.deployment == "combined":
-            from evaluation.classification import knn_predict
+            from tripletbench.evaluation.classification import knn_predict
 
             return knn_predict(self.similarity_matrix, X, X_ref, y_ref, k=k)
         classes, scores = self.knn_class_scores(X, X_ref, y_ref, k)

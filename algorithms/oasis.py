@@ -61,7 +61,7 @@ def oasis_step(i, t, m, par, state):
     """OASIS's passive-aggressive step size for triplet i with margin m (eq. 4's closed form):
     tau = min(C, l / ||V_i||_F^2) with l = max(0, 1 - m), 0 where l = 0 or V_i = 0 (our skip of
     the undefined 0/0). ``par`` = [C]; ``state[i, 0]`` = ||V_i||_F^2. Compiled by numba inside the
-    engine's loop (:mod:`algorithms.kernels`)."""
+    engine's loop (:mod:`tripletbench.algorithms.kernels`)."""
     loss = 1.0 - m
     if loss <= 0.0 or state[i, 0] == 0.0:
         return 0.0
@@ -88,8 +88,8 @@ class OASIS(BilinearMixin, BaseLearner):
     symmetrize : None | "step" | "end", projection of W onto symmetric matrices.
     psd : None | int t | "end", projection onto the PSD cone every t steps or once at the end.
     sampling : "uniform" (paper) | "permutation" | "sequential".
-    block_size : int >= 1 or "auto" (chosen by d: :func:`algorithms.base.auto_block_size`), steps
-        scored together by the exact blocked engine (:func:`algorithms.base.bilinear_stream`);
+    block_size : int >= 1 or "auto" (chosen by d: :func:`tripletbench.algorithms.base.auto_block_size`), steps
+        scored together by the exact blocked engine (:func:`tripletbench.algorithms.base.bilinear_stream`);
         the iterates do not depend on it.
     trace_loss : "hinge" (the loss OASIS minimizes) | "squared_hinge", the loss the trace's
         ``avg_cumulative_loss`` records.
@@ -98,7 +98,7 @@ class OASIS(BilinearMixin, BaseLearner):
         the loss of the step's triplet before its update), for the SDCA paper's Figure 1.
     checkpoint_callback : None or callable (t, W) -> dict, called at each trace checkpoint with
         the current matrix (evaluation along training); its values join the trace.
-    preprocessor, random_state, verbose : see :mod:`algorithms.base`. The preprocessor may be a
+    preprocessor, random_state, verbose : see :mod:`tripletbench.algorithms.base`. The preprocessor may be a
         scipy.sparse CSR matrix: each step then costs O(nnz(p) nnz(p+ - p-)), not O(d^2), and
         gives the same W as the dense input (compiled sparse loop of the engine).
 

@@ -23,7 +23,7 @@ classes appeared) and L carry over, so batches fitted one after the other give t
 ``fit`` on their concatenation without shuffling. A singular
 (I + gamma(a a^T - b b^T)) (possible only for gamma ||b||^2 >= 1) is skipped and counted.
 
-Errors: ``ValueError`` for gamma not > 0 or shuffle not a bool; :class:`~datasets.base.DataError`
+Errors: ``ValueError`` for gamma not > 0 or shuffle not a bool; :class:`~tripletbench.datasets.base.DataError`
 for NaN/inf, no rows, labels that do not match the rows, or a stream that forms no triplet.
 """
 
@@ -33,8 +33,7 @@ import numpy as np
 
 from sklearn.base import TransformerMixin
 
-from datasets.base import DataError
-
+from ._checks import DataError
 from .base import BaseLearner, LabelledMixin, MahalanobisMixin, OnlineMixin, TraceRecorder
 
 

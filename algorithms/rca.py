@@ -3,7 +3,7 @@ Metric from Equivalence Constraints", JMLR 6, 2005: M = inverse of the within-ch
 
 RCA learns from chunklets (groups known to share a class). The harness forms them as the connected
 components of the triplets' similar (anchor, positive) pairs
-(``datasets.constraints.triplets_to_chunklets``); samples in no similar pair are left out (-1).
+(``tripletbench.datasets.constraints.triplets_to_chunklets``); samples in no similar pair are left out (-1).
 RCA has no hyperparameter to tune (``n_components`` only reduces the dimension).
 
 Singular within-chunklet covariance (two cases, both handled before calling metric-learn, whose
@@ -21,7 +21,7 @@ inverse would be infinite):
 linear discriminant below the rank; None = the rank r). ``n_components_`` records the rows of L;
 ``components_`` / ``transform`` are metric-learn's learned L (times P), M = L^T L.
 
-Errors: :class:`~datasets.base.DataError` (a ``ValueError``) naming the problem for NaN/inf points,
+Errors: :class:`~tripletbench.datasets.base.DataError` (a ``ValueError``) naming the problem for NaN/inf points,
 no rows, chunk labels that are not one int per row, no chunklet, every feature constant on the
 points, or chunklets that are single repeated points (rank 0); never a silent drop of a feature
 that holds NaN, nor LAPACK's "SVD did not converge".
@@ -31,9 +31,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from datasets.base import DataError
-from datasets.preprocess import check_features
-
+from ._checks import DataError, check_features
 from ._compat import metric_learn, quiet_metric_learn
 from .base import BaseLearner, MahalanobisMixin
 

@@ -15,12 +15,12 @@ undefined. There we take Algorithm 1's own step, the exact projection onto the P
 clipped at 0). Where D lies in the range of A, A^{-1} is the pseudo-inverse on that range and the
 Theorem 6 step is used. (Taking a zero step instead would leave A = 0 on every similar pair.)
 
-Pairs come from the triplets as for LEGO (``datasets.constraints.triplets_to_pairs``), one pass
+Pairs come from the triplets as for LEGO (``tripletbench.datasets.constraints.triplets_to_pairs``), one pass
 in their order (``n_passes``). lambda: the paper's value could not be read here; the default 0.1
 is the value public implementations use, and the tables choose it on the validation split.
 
 Errors: ``ValueError`` for lam not > 0, n_passes not > 0 or range_tol < 0 (``_check_params``, also
-run by the config check); :class:`~datasets.base.DataError` for unusable pairs (NaN/inf, none,
+run by the config check); :class:`~tripletbench.datasets.base.DataError` for unusable pairs (NaN/inf, none,
 all one point).
 """
 
@@ -41,7 +41,7 @@ class RDML(PairClassifierMixin, MahalanobisMixin, OnlineMixin, BaseLearner):
     range_tol : float, relative residual below which D counts as in the range of A.
 
     Fitted: ``M_`` = A (d, d) PSD, ``threshold_`` (calibrated on the pairs of the last
-    ``fit`` / ``partial_fit`` call, see :class:`~algorithms.base.PairClassifierMixin`),
+    ``fit`` / ``partial_fit`` call, see :class:`~tripletbench.algorithms.base.PairClassifierMixin`),
     ``n_projections_`` (steps that needed the exact projection),
     ``trace_`` (loss: hinge max(0, -y (1 - ||x - x'||_A^2)); mistake: a violated pair).
     """

@@ -79,7 +79,7 @@ def sdca_step(i, t, m, par, state):
     ``state[i]`` = (alpha_i, 1/2 + ||X_i||_F^2 / (lambda n), running sum of alpha_i over the
     states T0..since-1, since): the running sum for the "average" output is brought up to date
     (lazily, O(1)) whenever alpha_i changes after T0. Compiled by numba inside the engine's loop
-    (:mod:`algorithms.kernels`)."""
+    (:mod:`tripletbench.algorithms.kernels`)."""
     ai = state[i, 0]
     delta = (1.0 - m - 0.5 * ai) / state[i, 1]
     if delta < -ai:
@@ -102,8 +102,8 @@ class SDCA(BilinearMixin, BaseLearner):
     output : "average" | "random" (Algorithm 1's two output options) | "last".
     average_from : float in [0, 1), T0 = floor(average_from * T) (the paper's remark: T = 2 T0).
     sampling : "uniform" (Algorithm 1) | "permutation" | "sequential".
-    block_size : int >= 1 or "auto" (chosen by d: :func:`algorithms.base.auto_block_size`), steps
-        scored together by the exact blocked engine (:func:`algorithms.base.bilinear_stream`);
+    block_size : int >= 1 or "auto" (chosen by d: :func:`tripletbench.algorithms.base.auto_block_size`), steps
+        scored together by the exact blocked engine (:func:`tripletbench.algorithms.base.bilinear_stream`);
         the iterates do not depend on it.
     trace_gap : bool, record the duality gap of the current iterate at each trace checkpoint
         (``trace_["duality_gap"]``). Off by default: each checkpoint costs one pass over all

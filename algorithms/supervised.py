@@ -5,19 +5,19 @@ algorithm file; here one generated class per learner, no copied code).
 ``fit(X, y)``:
 
 1. X (n, d) and y (n,) are checked (scikit-learn's ``validate_data``, then
-   :func:`datasets.preprocess.check_labelled`; sets ``n_features_in_``);
+   :func:`tripletbench.datasets.preprocess.check_labelled`; sets ``n_features_in_``);
 2. ``n_constraints`` class-based triplets are drawn from y by
-   :func:`datasets.constraints.sample_class_triplets` (anchor uniform over the samples whose class
+   :func:`tripletbench.datasets.constraints.sample_class_triplets` (anchor uniform over the samples whose class
    has two members, positive uniform in its class, negative uniform outside; independent draws
    with replacement), with a generator seeded from ``random_state`` (``[random_state, 1]`` for an
    int, so the draw is independent of the learner's own stream, which uses ``random_state``);
    ``n_constraints=None`` draws 20 * n_classes^2 (metric-learn's default for ITML_Supervised);
-3. they are given to the learner as the harness gives them (``harness.experiment.fit_learner``):
+3. they are given to the learner as the harness gives them (``tripletbench.harness.experiment.fit_learner``):
    triplets as they are; pair learners (ITML, LEGO, online ITML, RDML) get (a, p) as +1 and
-   (a, n) as -1 (:func:`~datasets.constraints.triplets_to_pairs`, so 2 n_constraints pairs, half
+   (a, n) as -1 (:func:`~tripletbench.datasets.constraints.triplets_to_pairs`, so 2 n_constraints pairs, half
    of each label, as metric-learn's n_constraints positive and n_constraints negative pairs);
    RCA gets the connected components of the similar pairs
-   (:func:`~datasets.constraints.triplets_to_chunklets`);
+   (:func:`~tripletbench.datasets.constraints.triplets_to_chunklets`);
 4. the learner's own ``fit`` runs on those constraints, with the points in place of indices
    (``preprocessor`` is not touched).
 
@@ -29,7 +29,7 @@ Like metric-learn's ``*_Supervised`` learners, a variant has no ``predict`` / ``
 ``AttributeError``. It keeps ``pair_score``, ``pair_distance`` (Mahalanobis), ``get_metric``,
 ``transform`` (Mahalanobis, SVM-relative, OAHU: a scikit-learn transformer with ``fit_transform``)
 and ``score(X, y)`` = triplet accuracy over all class triplets of (X, y)
-(:func:`~algorithms.base.class_triplet_accuracy`). Pair learners keep ``threshold_``, calibrated on
+(:func:`~tripletbench.algorithms.base.class_triplet_accuracy`). Pair learners keep ``threshold_``, calibrated on
 the sampled pairs, and ``calibrate_threshold``.
 """
 
@@ -40,8 +40,7 @@ import inspect
 import numpy as np
 from sklearn.base import TransformerMixin
 
-from datasets.constraints import sample_class_triplets, triplets_to_chunklets, triplets_to_pairs
-
+from ._checks import sample_class_triplets, triplets_to_chunklets, triplets_to_pairs
 from .base import BaseLearner, LabelledMixin, MahalanobisMixin
 from .comet import COMET, SparseCOMET
 from .euclidean import Euclidean
@@ -106,7 +105,7 @@ class SupervisedMixin(LabelledMixin):
         """Sample ``n_constraints`` class triplets from (X (n, d), y (n,)) and fit on them.
 
         Raises ``ValueError`` for an ``n_constraints`` that is not None or an int >= 1, and
-        :class:`~datasets.base.DataError` (a ``ValueError``) for X or y that cannot be used (see
+        :class:`~tripletbench.datasets.base.DataError` (a ``ValueError``) for X or y that cannot be used (see
         ``check_labelled``) or labels from which no triplet can be formed (one class, or no
         class with two samples); then whatever the learner's ``fit`` raises."""
         n = self.n_constraints
@@ -182,7 +181,7 @@ def supervised_variant(base: type) -> type:
     doc = (
         f"{base.__name__} fitted on labelled points: ``fit(X, y)`` samples ``n_constraints`` "
         f"class triplets (None: 20 * n_classes^2) and fits {base.__name__} on them as "
-        f"{base.constraint_kind} (see :mod:`algorithms.supervised`). Hyperparameters, fitted "
+        f"{base.constraint_kind} (see :mod:`tripletbench.algorithms.supervised`). Hyperparameters, fitted "
         f"attributes and the {kind} API: :class:`{base.__module__}.{base.__name__}`."
     )
     return type(

@@ -801,7 +801,7 @@ class SVMRelative(BaseLearner):
     "dcd" only: ``certificate_`` (dict: rel_gap, the relative duality gap; kkt_margin_residual;
     epochs, nnz_epochs, rounds, looks, stalls, newton_steps of :func:`solve_eq8_dual`).
 
-    Raises :class:`datasets.base.DataError` on bad input (zero triplets, NaN),
+    Raises :class:`tripletbench.datasets.base.DataError` on bad input (zero triplets, NaN),
     ``ValueError`` on bad hyperparameters, :class:`SolverError` if the solver fails.
     """
 

@@ -1,8 +1,8 @@
 """Datasets: one module per dataset (sources, hashes, parser), plus splits and constraints.
 
 Datasets are found, not registered: every module of this package that defines ``SPEC`` (a
-:class:`~datasets.base.DatasetSpec`) is a dataset, named by ``SPEC.name``; the config schema's
-list of names is generated from them (:func:`harness.config.schema`). To add one, put a module here:
+:class:`~tripletbench.datasets.base.DatasetSpec`) is a dataset, named by ``SPEC.name``; the config schema's
+list of names is generated from them (:func:`tripletbench.harness.config.schema`). To add one, put a module here:
 copy ``datasets/vehicle.py`` (both routes) or ``datasets/glass.py`` (embedded route only, no
 download route). ``get_dataset(name)`` returns a spec; ``DATASETS`` holds the feature tables.
 
@@ -26,13 +26,13 @@ every pinned file; an unpinned one is refused unless the run's command line says
 
 Data mirrors (``data.mirror``: a folder, ``file://`` or http(s) base URL holding
 ``<source>/<original name>``, e.g. ``libsvm/letter.scale``) serve every download route through
-the same pooch fetch and the same pins (:func:`datasets.base.fetch_download`); a file with no
+the same pooch fetch and the same pins (:func:`tripletbench.datasets.base.fetch_download`); a file with no
 publisher pin is accepted from a mirror only with the measured sha256 of the project mirror's copy
 that its module pins (``RemoteFile.mirror_hash``; extracted human-judgment members: the pinned
-sha256 of their listing, ``datasets.human_judgments.MIRROR_MEMBER_PINS``), and its provenance says
+sha256 of their listing, ``tripletbench.datasets.human_judgments.MIRROR_MEMBER_PINS``), and its provenance says
 so. A mirror's own ``SHA256SUMS`` never vouches for a file: another copy needs the command-line
 opt-in. Every fetch reads at most ``RemoteFile.cap`` bytes, with timeouts
-(:func:`datasets.base.bounded_downloader`).
+(:func:`tripletbench.datasets.base.bounded_downloader`).
 
 Hosts: https everywhere (WebKB: CMU's www.cs.cmu.edu serves its pages over https; the download
 itself is not testable from here, which has no route to it). Fashion-MNIST
@@ -55,7 +55,7 @@ NOT_DATASET_MODULES = frozenset(
 
 def _discover() -> dict[str, tuple[str, DatasetSpec]]:
     """name -> (module, spec) of every dataset module of this package: a module that defines
-    ``SPEC``, a :class:`~datasets.base.DatasetSpec`. Raises ``ImportError`` for two specs of one
+    ``SPEC``, a :class:`~tripletbench.datasets.base.DatasetSpec`. Raises ``ImportError`` for two specs of one
     name."""
     found: dict[str, tuple[str, DatasetSpec]] = {}
     for info in sorted(pkgutil.iter_modules(__path__), key=lambda i: i.name):

@@ -49,11 +49,9 @@ from typing import Callable
 import numpy as np
 import pooch
 
+from tripletbench.algorithms._checks import DataError  # the learners' error (re-exported)
+
 ROUTES = ("embedded", "download")
-
-
-class DataError(ValueError):
-    """Raised for data that is missing, corrupt or unusable; the message names the problem."""
 
 
 class ChecksumError(DataError):
@@ -195,9 +193,9 @@ class DatasetSpec:
     scale_embedded: bool = True
     scaling_embedded: str = ""  # how the embedded parser scales, where it does (for captions)
     scaling_download: str = ""  # how the publisher scaled the files, where they come scaled
-    title: str = ""  # the human name in tables and figures (default: harness.plots.DISPLAY_NAMES)
+    title: str = ""  # the human name in tables and figures (default: tripletbench.harness.plots.DISPLAY_NAMES)
     tabular: bool = True  # False: not a feature table (image archive, corpus, pairs files), not a
-    # name for the experiments' `datasets` lists (datasets.DATASETS leaves it out)
+    # name for the experiments' `datasets` lists (tripletbench.datasets.DATASETS leaves it out)
 
     def scaling(self, route: str) -> str:
         """How the features of ``route`` are scaled, in words (for captions and provenance)."""
@@ -364,18 +362,18 @@ def load_prepared(path, keys=None) -> dict:
 def quarantine_corrupt_prepared(folder) -> list[str]:
     """Check every prepared ``.npz`` in ``folder`` (:func:`check_prepared`,
     :func:`check_prepared_spec`) before a run. Hidden files (the temporaries a running job writes,
-    ``harness.io.atomic_path``) are never touched; a finished file appears by an atomic rename.
+    ``tripletbench.harness.io.atomic_path``) are never touched; a finished file appears by an atomic rename.
 
     A corrupt or truncated file, or one that does not hold its dataset, is renamed
     ``<file>.corrupt`` (the last such copy is kept for inspection; delete it at will) and its
     sidecar removed, so that the workflow rebuilds it; a sound file without a sidecar (written
     before sidecars existed) gets one. Returns one message per file moved aside."""
-    from harness.io import save_text
+    from tripletbench.harness.io import save_text
 
     messages = []
     for path in sorted(Path(folder).glob("*.npz")):
         if path.name.startswith("."):
-            continue  # a job's temporary file (harness.io.atomic_path), being written now
+            continue  # a job's temporary file (tripletbench.harness.io.atomic_path), being written now
         try:
             state = check_prepared(path)
             check_prepared_spec(path)
@@ -624,7 +622,7 @@ def fetch_download(
     bad file, so a previous good copy is never replaced by a bad one); :class:`DataError` for a
     mirror of an unsupported scheme.
     """
-    from harness.io import save_text
+    from tripletbench.harness.io import save_text
 
     if not spec.download:
         raise DataUnavailable(f"dataset {spec.name!r} has no download route")

@@ -25,7 +25,7 @@ codebook is fitted on at most ``max_descriptors`` training block descriptors (a 
 bound k-means' time; the subset's size is recorded.
 
 The same code runs on Fashion-MNIST's 28 x 28 grey images (the offline stand-in) and on Caltech-256
-photographs (``datasets.caltech256``).
+photographs (``tripletbench.datasets.caltech256``).
 """
 
 from __future__ import annotations
@@ -39,7 +39,7 @@ import scipy.sparse as sp
 
 from .base import DataError, load_prepared
 
-# Seed stream of the codebook's k-means, beside datasets.preprocess.PURPOSES (0-4 there).
+# Seed stream of the codebook's k-means, beside tripletbench.datasets.preprocess.PURPOSES (0-4 there).
 CODEBOOK_STREAM = 100
 
 
@@ -249,7 +249,7 @@ def save_features(path, X, y, **extra) -> None:
     A CSR matrix is stored as ``X_data``, ``X_indices``, ``X_indptr``, ``X_shape``; a dense one as
     ``X``. Read back with :func:`load_features`.
     """
-    from harness.io import save_npz
+    from tripletbench.harness.io import save_npz
 
     if sp.issparse(X):
         X = sp.csr_matrix(X)
@@ -286,7 +286,7 @@ def feature_summary(paths) -> "pd.DataFrame":
 
 def load_features(npz):
     """The feature matrix of a loaded .npz (``np.load`` result, the dict of
-    :func:`datasets.base.load_prepared`, or a path, read through ``load_prepared``, which refuses
+    :func:`tripletbench.datasets.base.load_prepared`, or a path, read through ``load_prepared``, which refuses
     a corrupt file with ``DataError``): a CSR matrix if it was saved sparse by
     :func:`save_features`, else the dense ``X`` array."""
     if isinstance(npz, (str, os.PathLike)):

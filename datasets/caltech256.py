@@ -19,7 +19,7 @@ longer side before the descriptors are computed (bounds the cost; config value).
 
 Image sets (the ``{dataset}`` names of the ``images`` experiment):
 
-* ``caltech256_<k>``: k Caltech-256 classes, bag-of-visual-words features (``datasets.bovw``);
+* ``caltech256_<k>``: k Caltech-256 classes, bag-of-visual-words features (``tripletbench.datasets.bovw``);
 * ``fashion_mnist_pixels``: the offline stand-in, raw pixels in [0, 1] (784 features);
 * ``fashion_mnist_bovw``: the stand-in through the same bag-of-words pipeline on the 28 x 28 images.
 """
@@ -58,7 +58,7 @@ IMAGE_SUFFIXES = (".jpg", ".jpeg", ".png")
 
 
 def _not_tabular(paths):
-    raise DataError("caltech256 is an image collection: use datasets.caltech256, not load()")
+    raise DataError("caltech256 is an image collection: use tripletbench.datasets.caltech256, not load()")
 
 
 SPEC = DatasetSpec(
@@ -86,7 +86,7 @@ class ImageSet:
 
     def has_route(self, route: str, mirror: str | None = None) -> bool:
         """Fashion-MNIST has the embedded and the download route; Caltech-256 only download;
-        with a data ``mirror``, as :meth:`datasets.base.DatasetSpec.has_route`."""
+        with a data ``mirror``, as :meth:`tripletbench.datasets.base.DatasetSpec.has_route`."""
         spec = SPEC if self.source == "caltech256" else fashion_mnist.SPEC
         return spec.has_route(route, mirror)
 
@@ -163,9 +163,9 @@ def fetch_images(
     The extracted folder ``{cache_dir}/download/caltech256/extracted`` is reused when it exists
     (it only ever appears complete: :func:`safe_extract` renames it into place at the end).
     ``spec`` is :data:`SPEC` (tests pass a copy pointing at a loopback server); ``mirror``, a
-    data mirror (:func:`datasets.base.fetch_download`).
+    data mirror (:func:`tripletbench.datasets.base.fetch_download`).
     Returns the folder holding the class folders. Raises :class:`DataUnavailable` without
-    network, :class:`~datasets.base.ChecksumError` for a corrupt download.
+    network, :class:`~tripletbench.datasets.base.ChecksumError` for a corrupt download.
     """
     dest = Path(cache_dir) / "download" / "caltech256" / "extracted"
     if not dest.is_dir():
@@ -230,7 +230,7 @@ def select_split(
 
     ``y``: (n,) class codes of the usable images. Returns ``{"selected": int64 indices into y,
     sorted; "train", "test", "fit", "val": int64 indices into the selected rows}``, from the
-    ``split`` and ``validation_split`` streams of ``datasets.preprocess.rng``. A class with fewer
+    ``split`` and ``validation_split`` streams of ``tripletbench.datasets.preprocess.rng``. A class with fewer
     than ``n_train + n_test`` images raises :class:`DataError`.
     """
     from .preprocess import rng, split_per_class
@@ -285,7 +285,7 @@ def image_features(
     its class code. ``cfg``: the ``images`` config block (``n_train_per_class``,
     ``n_test_per_class``, ``fit_fraction``, ``bovw[<source>]``). Pixels: each selected image
     flattened (for Fashion-MNIST, the 784 values in [0, 1]). Bag of words: block descriptors of
-    every selected image, codebook and idf from the training images (``datasets.bovw``).
+    every selected image, codebook and idf from the training images (``tripletbench.datasets.bovw``).
 
     Returns ``(X, y_selected, selected, split, info)``: X (n_sel, d) dense or CSR; ``selected``
     indices into the collection; ``split`` with train/test/fit/val indices into the rows of X;

@@ -95,7 +95,7 @@ def make_spec(url: str = URL, known_hash: str | None = KNOWN_HASH) -> DatasetSpe
         description="60 cars (Kleindessner & von Luxburg 2017): most-central-of-three answers",
         paper_shape=(N_ITEMS, 0, len(CLASSES)),
         download=(RemoteFile(url, known_hash, ARCHIVE, source=SOURCE),),
-        parse_download=not_tabular("cars60", "datasets.cars60.load_judgments"),
+        parse_download=not_tabular("cars60", "tripletbench.datasets.cars60.load_judgments"),
         scale_download=False,
         title="60 cars",
         tabular=False,
@@ -256,7 +256,7 @@ def load_store(
     allow_unpinned: bool = False,
     spec: DatasetSpec = SPEC,
 ) -> tuple[MemberStore, tuple[str, ...]]:
-    """The archive's members and their provenance (:func:`datasets.human_judgments.
+    """The archive's members and their provenance (:func:`tripletbench.datasets.human_judgments.
     fetch_either`: the authors' archive, a mirror's copy of it, or its extracted members)."""
     return fetch_either(
         spec, TOP, _wanted, (SURVEY,), Path(cache_dir), mirror=mirror, allow_unpinned=allow_unpinned

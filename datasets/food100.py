@@ -15,7 +15,7 @@ Sources:
   verified by the same pin), or its members extracted under ``food/food100-dataset/``, each
   verified by the sha256 the mirror's ``SHA256SUMS`` lists (the archive's pin cannot be checked on
   extracted members; the provenance says which verification was used,
-  :func:`datasets.human_judgments.fetch_members`).
+  :func:`tripletbench.datasets.human_judgments.fetch_members`).
 
 Members read (the archive's top folder ``food100-dataset/``): ``images/<id>.jpg`` (the 100
 items), ``raw-json/*.json`` (the raw crowd answers), ``all-triplets.csv`` (the publisher's
@@ -77,7 +77,7 @@ def make_spec(url: str = URL, known_hash: str | None = KNOWN_HASH) -> DatasetSpe
         description="Food-100 (Wilber et al. 2014): crowd grid answers over 100 dish photos",
         paper_shape=(N_ITEMS, 0, 0),
         download=(RemoteFile(url, known_hash, ARCHIVE, source=SOURCE),),
-        parse_download=not_tabular("food100", "datasets.food100.load_judgments"),
+        parse_download=not_tabular("food100", "tripletbench.datasets.food100.load_judgments"),
         scale_download=False,
         title="Food-100",
         tabular=False,
@@ -227,7 +227,7 @@ def load_store(
 ) -> tuple[MemberStore, tuple[str, ...]]:
     """The archive's members and their provenance: the publisher's archive (pinned, through
     pooch), or a mirror's copy of it, or a mirror's extracted members verified by its
-    ``SHA256SUMS`` (:func:`datasets.human_judgments.fetch_either`)."""
+    ``SHA256SUMS`` (:func:`tripletbench.datasets.human_judgments.fetch_either`)."""
     return fetch_either(
         spec,
         TOP,

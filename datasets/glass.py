@@ -6,7 +6,7 @@ dataset with an embedded route only.
 Embedded route: Debian ``r-cran-mlbench``, ``Glass.rda`` (data frame ``Glass``: the nine features,
 class column ``Type`` with values 1, 2, 3, 5, 6, 7), scaled here to [-1, 1] as svm-scale does.
 Download route: none here. (The LIBSVM site serves ``glass.scale``; to route it, add a
-:class:`~datasets.base.RemoteFile` with its URL and a pinned hash, as ``datasets/vehicle.py``.)
+:class:`~tripletbench.datasets.base.RemoteFile` with its URL and a pinned hash, as ``datasets/vehicle.py``.)
 
 To add a dataset, copy this module (or ``vehicle.py`` for both routes): ``SPEC.name`` is its name
 in configs; nothing else needs editing (``datasets`` finds it, the config schema lists it).

@@ -8,10 +8,10 @@ Feature sets (:data:`FEATURE_SETS`; :func:`item_features` picks one by name):
 
 * ``"global"``: the project's 297-dimensional global image descriptor (colour histogram and
   moments, edge directions, Gabor texture, LBP; Wu et al., AAAI 2014, parts and lengths; our
-  parameters), computed by :func:`datasets.global_descriptor.descriptor_from_bytes` on the image
+  parameters), computed by :func:`tripletbench.datasets.global_descriptor.descriptor_from_bytes` on the image
   file's bytes exactly as for the MIRFLICKR / ImageCLEF images (Pillow decodes, converts to RGB,
   shrinks the longer side to at most ``max_side`` = 256 pixels). Every choice is stated in
-  :mod:`datasets.global_descriptor`; nothing is re-implemented here.
+  :mod:`tripletbench.datasets.global_descriptor`; nothing is re-implemented here.
 * ``"hog"``: histograms of oriented gradients (Dalal & Triggs, "Histograms of oriented gradients
   for human detection", CVPR 2005) by ``skimage.feature.hog`` on a fixed-size grey image. Choices
   and their sources:
@@ -85,7 +85,7 @@ INGREDIENTS_MEMBER = "ingredients.json"
 CAPTIONS = {
     "global": (
         "global: the project's 297-d global descriptor (colour 81, edge directions 37, Gabor "
-        "120, LBP 59; datasets.global_descriptor) on images shrunk to {max_side} px"
+        "120, LBP 59; tripletbench.datasets.global_descriptor) on images shrunk to {max_side} px"
     ),
     "hog": (
         "HOG: skimage.feature.hog on the grey image resized to {size} x {size} px (bicubic, "
@@ -155,7 +155,7 @@ def _item_error(judgments: Judgments, i: int, err: Exception) -> DataError:
 def global_features(
     judgments: Judgments, max_side: int | None = DEFAULT_MAX_SIDE
 ) -> np.ndarray:
-    """(n_items, 297) float64: :func:`datasets.global_descriptor.descriptor_from_bytes` of each
+    """(n_items, 297) float64: :func:`tripletbench.datasets.global_descriptor.descriptor_from_bytes` of each
     item's image file (module docstring). Raises :class:`DataError` naming the item whose image
     cannot be decoded."""
     from .global_descriptor import descriptor_from_bytes

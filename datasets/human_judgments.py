@@ -1,5 +1,5 @@
-"""Human similarity judgments: the shared parts of :mod:`datasets.food100`,
-:mod:`datasets.cars60` and :mod:`datasets.material_similarity` (no dataset of its own).
+"""Human similarity judgments: the shared parts of :mod:`tripletbench.datasets.food100`,
+:mod:`tripletbench.datasets.cars60` and :mod:`tripletbench.datasets.material_similarity` (no dataset of its own).
 
 These collections are relative comparisons made by people, not derived from class labels: the
 motivation Schultz & Joachims (2003) give for learning from relative comparisons. Their items are
@@ -15,7 +15,7 @@ What is shared:
   (nothing is extracted; a member is looked up by name, so a hostile member name cannot escape a
   folder) or from a folder of verified extracted members.
 * two ways to get the members: the publisher's archive through
-  :func:`datasets.base.fetch_download` (pooch, the archive's pin; :func:`fetch_archive`), or a
+  :func:`tripletbench.datasets.base.fetch_download` (pooch, the archive's pin; :func:`fetch_archive`), or a
   data mirror that holds the archive's members extracted under ``<mirror>/<source>/<top>/``
   (:func:`fetch_members`), each member verified by the sha256 the mirror's ``SHA256SUMS`` lists:
   a pin of the whole archive cannot be checked on its extracted members, so the provenance says
@@ -208,7 +208,7 @@ def fetch_members(
     """
     import pooch
 
-    from harness.io import save_text
+    from tripletbench.harness.io import save_text
 
     kind, base = mirror_location(mirror)
     folder = folder.strip("/")
@@ -556,7 +556,7 @@ def item_index(ids, items: np.ndarray, what: str) -> np.ndarray:
 
 
 def not_tabular(name: str, loader: str):
-    """A ``parse_download`` that refuses :func:`datasets.base.load` (not a feature table)."""
+    """A ``parse_download`` that refuses :func:`tripletbench.datasets.base.load` (not a feature table)."""
 
     def _refuse(paths):
         raise DataError(

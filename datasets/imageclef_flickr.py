@@ -2,7 +2,7 @@
 
 The paper (Wu et al., AAAI 2014, section "Evaluation on the Large-scale Dataset") uses "the
 public dataset ImageCLEF as the ground-truth and extra one-million images crawled from Flickr as
-the background", 297-d global descriptors (:mod:`datasets.global_descriptor`), 500K training
+the background", 297-d global descriptors (:mod:`tripletbench.datasets.global_descriptor`), 500K training
 triplets, a 60/40 train/test split, 20% of the training set for validation and 10% of the test set
 as queries. It names neither the ImageCLEF collection nor the crawl. **Our route, not the
 paper's**: the public collections closest to that description,
@@ -74,7 +74,7 @@ def background_archive(shard: int) -> str:
 
 def _not_tabular(paths):
     raise DataError(
-        "imageclef_flickr is an image collection: use datasets.imageclef_flickr "
+        "imageclef_flickr is an image collection: use tripletbench.datasets.imageclef_flickr "
         "(ground_truth_items, zip_descriptors), not load()"
     )
 
@@ -277,7 +277,7 @@ def table4_split(
     ``train_fraction`` train vs test (stream "split"), ``fit_fraction`` fit vs validation inside
     train (stream "validation_split"), ``query_fraction`` of the test items as queries (stream
     "queries"); each side keeps at least one item per class
-    (:func:`datasets.preprocess.split_per_class`). Returns int64 index arrays into ``y``:
+    (:func:`tripletbench.datasets.preprocess.split_per_class`). Returns int64 index arrays into ``y``:
     ``train``, ``test``, ``fit``, ``val``, ``query`` and ``database`` (the test items that are not
     queries, plus every background item). Raises :class:`DataError` for a class with fewer than
     three items (train, query and database each need one) or no ground truth.

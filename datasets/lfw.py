@@ -58,7 +58,7 @@ MIN_KEPT = 0.9  # a view keeping fewer of its pairs means the files do not match
 
 
 def _unused_parser(paths):  # the spec is used for fetching only; load_lfw parses
-    raise NotImplementedError("use datasets.lfw.load_lfw")
+    raise NotImplementedError("use tripletbench.datasets.lfw.load_lfw")
 
 
 SPEC = DatasetSpec(
@@ -131,8 +131,8 @@ def load_lfw(cache_dir, allow_unpinned: bool = False, mirror: str | None = None)
 
     Returns {"X": (n, 73), "y": (n,) int identity codes, "names": (k,), "view1": dict,
     "view2": dict, "dropped": int}; each view is {"pairs": (m, 2) rows of X, "same": (m,) bool,
-    "fold": (m,) int}. Raises :class:`~datasets.base.DataUnavailable` offline or without the
-    unpinned-download permission, :class:`~datasets.base.ChecksumError` on a bad pairs file,
+    "fold": (m,) int}. Raises :class:`~tripletbench.datasets.base.DataUnavailable` offline or without the
+    unpinned-download permission, :class:`~tripletbench.datasets.base.ChecksumError` on a bad pairs file,
     :class:`DataError` when a view keeps fewer than ``MIN_KEPT`` of its pairs."""
     paths = fetch_download(SPEC, Path(cache_dir), allow_unpinned=allow_unpinned, mirror=mirror)
     return assemble(*paths)

@@ -111,7 +111,7 @@ N_ITEMS = 100
 PUBLISHED_COUNTS = {"train": (22_801, 92_892), "test": (3_000, 11_800)}
 """Questions and answers per split (cblearn's description of the dataset; the real files)."""
 
-_REFUSE = not_tabular("material_similarity", "datasets.material_similarity.load_judgments")
+_REFUSE = not_tabular("material_similarity", "tripletbench.datasets.material_similarity.load_judgments")
 
 
 def make_spec(raw: str = RAW, archive_url: str = f"{REPO}/archive/{COMMIT}.zip") -> DatasetSpec:

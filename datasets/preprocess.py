@@ -9,7 +9,8 @@ from __future__ import annotations
 
 import numpy as np
 
-from .base import DataError
+# the learners' own feature checks (tripletbench.algorithms._checks), re-exported from here
+from tripletbench.algorithms._checks import DataError, check_features, check_labelled  # noqa: F401
 
 PURPOSES = {
     "split": 0,
@@ -17,7 +18,7 @@ PURPOSES = {
     "constraints_train": 2,
     "constraints_fit": 3,
     "learner": 4,
-    "queries": 5,  # the query part of a test set (datasets.imageclef_flickr.table4_split)
+    "queries": 5,  # the query part of a test set (tripletbench.datasets.imageclef_flickr.table4_split)
 }
 
 
@@ -26,59 +27,6 @@ def rng(seed: int, purpose: str) -> np.random.Generator:
     if purpose not in PURPOSES:
         raise KeyError(f"unknown seed purpose {purpose!r}; known: {sorted(PURPOSES)}")
     return np.random.default_rng([int(seed), PURPOSES[purpose]])
-
-
-def check_features(X: np.ndarray, name: str = "data") -> np.ndarray:
-    """Return ``X`` if it is a finite 2-D float array; raise :class:`DataError` naming the problem."""
-    X = np.asarray(X)
-    if X.ndim != 2:
-        raise DataError(
-            f"{name}: features must be 2-D (n_samples, n_features), got shape {X.shape}"
-        )
-    bad = ~np.isfinite(X)
-    if bad.any():
-        rows, cols = np.nonzero(bad)
-        raise DataError(
-            f"{name}: {bad.sum()} NaN/inf feature values in {len(np.unique(rows))} rows "
-            f"(first at row {rows[0]}, column {cols[0]}); clean or impute them first"
-        )
-    return X
-
-
-def check_labelled(
-    X, y, name: str = "data", min_classes: int = 1, min_per_class: int = 1
-) -> tuple[np.ndarray, np.ndarray]:
-    """``(X, y)`` checked for a learner that takes labelled points (LMNN, OPML).
-
-    ``X``: (n, d) finite floats (:func:`check_features`), n >= 1; ``y``: (n,) one label per row.
-    Raises :class:`DataError` naming the problem: no rows, a label count that differs from the
-    row count, every row the same vector, fewer than ``min_classes`` classes, or a class with
-    fewer than ``min_per_class`` rows (naming the class and its count). Returns X as float64 and
-    y as an array."""
-    X = check_features(np.asarray(X, dtype=np.float64), name)
-    y = np.asarray(y)
-    if X.shape[0] == 0:
-        raise DataError(f"{name}: zero rows (no labelled points to learn from)")
-    if y.shape != (X.shape[0],):
-        raise DataError(f"{name}: {X.shape[0]} rows but labels of shape {y.shape}")
-    if X.shape[0] > 1 and not np.any(X != X[0]):
-        raise DataError(
-            f"{name}: every row is the same vector (e.g. all zero); no distance to learn from"
-        )
-    classes, counts = np.unique(y, return_counts=True)
-    if len(classes) < min_classes:
-        raise DataError(
-            f"{name}: {len(classes)} class(es) {classes.tolist()}; at least {min_classes} needed"
-        )
-    small = counts < min_per_class
-    if small.any():
-        c = int(np.argmin(counts))
-        raise DataError(
-            f"{name}: class {classes.tolist()[c]!r} has {counts[c]} row(s) ({small.sum()} "
-            f"class(es) have fewer than {min_per_class}); at least {min_per_class} per class are "
-            "needed"
-        )
-    return X, y
 
 
 def minmax_scale(

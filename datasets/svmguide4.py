@@ -10,7 +10,7 @@ those are the ``.scale`` versions (each feature to [-1, 1] by LIBSVM), but the s
 on the real files (5 seeds, Table 2's protocol): the Euclidean mAP is 0.201 unscaled and 0.281
 scaled to [-1, 1] on all rows (the paper: 0.2088); column 8, which carries almost no class
 information, makes up 96% of the unscaled squared distances. The [-1, 1] reading, which this
-route used before, is the dataset ``svmguide4_scaled`` (:mod:`datasets.svmguide4_scaled`), so
+route used before, is the dataset ``svmguide4_scaled`` (:mod:`tripletbench.datasets.svmguide4_scaled`), so
 that a table can show both.
 
 No copy ships in Debian or PyPI, so offline the table says "needs download". No hash is

@@ -2,7 +2,7 @@
 
 A :class:`TextCorpus` holds raw document texts (str) and named label columns (one str per
 document, e.g. "topic", "university"); features (binary bag of words, TFIDF) are computed by the
-protocol (:mod:`harness.svm_experiment`), with the vocabulary of all the documents (no labels).
+protocol (:mod:`tripletbench.harness.svm_experiment`), with the vocabulary of all the documents (no labels).
 """
 
 from __future__ import annotations

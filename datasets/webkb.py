@@ -3,10 +3,10 @@
 Download route only (no packaged copy exists): ``webkb-data.gtar.gz`` from the CMU WebKB page,
 fetched by pooch. CMU publishes no hash and no byte-identical copy of CMU's archive was found, so
 from CMU the file is taken only under the ``allow_unpinned_downloads`` opt-in of
-:mod:`datasets.base` (its sha256 then recorded). The project's data mirror holds the same pages
+:mod:`tripletbench.datasets.base` (its sha256 then recorded). The project's data mirror holds the same pages
 repacked in another archive, pinned here by its sha256 as measured on 2026-11-26
 (:data:`MIRROR_HASH`: no publisher hash exists) and accepted from a mirror only with that hash
-(:func:`datasets.base.fetch_download`; the log and every row made from it say so). A mirror's own
+(:func:`tripletbench.datasets.base.fetch_download`; the log and every row made from it say so). A mirror's own
 ``SHA256SUMS`` cannot vouch for another archive (issue 37, rule 5): that needs the opt-in.
 
 Layout of the archive: ``webkb/<topic>/<university>/<page file>`` with topics course,
@@ -30,7 +30,7 @@ header, the tags or their attributes count. The readings, from the least to the 
 * ``whole_page``: the page file as served, every byte (header, tag names, attributes, text).
 
 Which reading a table uses is a setting of the protocol (``svm.text_features.reading``), chosen by
-a measured rule, not by the paper's text (:mod:`harness.svm_experiment`). The paper used the pages
+a measured rule, not by the paper's text (:mod:`tripletbench.harness.svm_experiment`). The paper used the pages
 of the topics faculty, student, course and project (its 4,183 pages); pages whose text is empty
 under the reading are dropped (counted in ``note``; none on the real archive under any reading).
 
@@ -44,9 +44,9 @@ Labels (one str per page):
   :func:`university_domain` (our rule: the last two labels of the host, or three where the
   second-level label is a generic one such as "ac" or "edu" under a two-letter country code).
   Section 5 of the paper says the University Distance used "webpages from seven universities"
-  without naming them; which seven is decided by the protocol (:mod:`harness.svm_experiment`),
+  without naming them; which seven is decided by the protocol (:mod:`tripletbench.harness.svm_experiment`),
   not here. No label merges faculty and student: the Topic+FacultyStudent notion is the topic
-  rule plus an extra rule on the topic column (:mod:`harness.svm_experiment`).
+  rule plus an extra rule on the topic column (:mod:`tripletbench.harness.svm_experiment`).
 """
 
 from __future__ import annotations
@@ -212,7 +212,7 @@ def parse_archive(path: Path, topics=TOPICS, reading: str = "visible_text") -> T
     under ``reading`` (:func:`page_text`). The corpus' ``collection_counts["university"]`` counts
     each university's pages in every class of the archive (other, department and staff
     included): the tie-break of the University notion's seven largest universities
-    (:func:`harness.svm_experiment.eligible_items`). Raises :class:`DataError` for an unsafe
+    (:func:`tripletbench.harness.svm_experiment.eligible_items`). Raises :class:`DataError` for an unsafe
     member name, an unknown university folder or no page of ``topics``; ``ValueError`` for an
     unknown reading."""
     if reading not in PAGE_READINGS:
@@ -279,7 +279,7 @@ def load_corpus(
 ):
     """Download (once, pooch; from ``mirror`` when given) and parse under the page ``reading``
     (:data:`PAGE_READINGS`). The corpus' ``files`` map the archive's name to its provenance line
-    (sha256, source, how it was verified). Raises :class:`datasets.base.DataUnavailable` offline,
+    (sha256, source, how it was verified). Raises :class:`tripletbench.datasets.base.DataUnavailable` offline,
     or when the file has no hash to check (no pin, no mirror listing) and ``allow_unpinned`` is
     False."""
     paths = fetch_download(spec, Path(cache_dir), allow_unpinned=allow_unpinned, mirror=mirror)

@@ -31,7 +31,7 @@ def knn_predict(
     """kNN labels of ``X_test`` (n_test, d) from ``X_train`` (n_train, d), ``y_train`` (n_train,).
 
     ``score_fn(A, B)`` returns the (len(A), len(B)) similarity matrix, taken in C-ordered
-    batches of ``batch_size`` test points (default: :func:`evaluation.retrieval.query_batch`'s
+    batches of ``batch_size`` test points (default: :func:`tripletbench.evaluation.retrieval.query_batch`'s
     memory budget). Returns an array (n_test,)
     of labels from ``y_train``. Raises ``ValueError`` for k < 1, k > n_train or non-finite scores.
     """
@@ -95,7 +95,7 @@ def paired_ttest(ours, reference, alpha: float = 0.05, higher_is_better: bool = 
 
     Raises ``ValueError`` for values of different shapes or a NaN or infinite value (a run
     without a number is not a pair; the caller drops it, as
-    :func:`harness.paper_table.summarize` does, or fixes its input).
+    :func:`tripletbench.harness.paper_table.summarize` does, or fixes its input).
     """
     a, b = np.asarray(ours, float), np.asarray(reference, float)
     if a.ndim != 1 or a.shape != b.shape:

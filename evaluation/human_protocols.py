@@ -3,7 +3,7 @@ method is scored on (the same folds for every method; each protocol records its 
 digest of its index arrays) and triplet accuracy with ties counted as half.
 
 Conventions. Triplets are int (n, 3) rows ``(i, j, k)`` of item indices: "i is closer to j than
-to k" (:class:`datasets.human_judgments.Judgments`). A **question** is an anchor with an
+to k" (:class:`tripletbench.datasets.human_judgments.Judgments`). A **question** is an anchor with an
 unordered pair, ``(i, {j, k})``: the two orientations of a question, and the repeats of one
 answer, share a question id (:func:`question_ids`).
 
@@ -43,7 +43,7 @@ d) :func:`publisher_split` (material appearance similarity): the publisher's own
 Scoring (:func:`triplet_accuracy` and the functions over it): a row is right when
 d(i, j) < d(i, k) and **a tie d(i, j) = d(i, k) counts as half** (a distance that cannot tell
 j from k is scored at chance, 0.5, as a coin flip would be on average; the number of ties is
-reported). This differs on purpose from :mod:`evaluation.triplets` (the class-derived
+reported). This differs on purpose from :mod:`tripletbench.evaluation.triplets` (the class-derived
 experiments count ties as wrong, as the learners' ``score`` does); on human sets the same rule
 scores the chance row, the ordinal embeddings and the feature methods. With ``weights`` (the
 answer counts) the accuracy is the weighted share: the share of individual answers the distance

@@ -1,13 +1,13 @@
 """scikit-learn scorers for model selection on labelled points: ``GridSearchCV(estimator,
 param_grid, scoring=...)`` with a learner fitted on (X, y) (LMNN, OPML, the ``*_Supervised``
-variants of :mod:`algorithms.supervised`).
+variants of :mod:`tripletbench.algorithms.supervised`).
 
 A scorer is a callable ``scorer(estimator, X, y) -> float`` (higher = better), the form
 scikit-learn accepts for ``scoring=`` (alone or in a dict, for several metrics at once); it reads
 the fitted estimator's ``similarity_matrix`` (every learner of :mod:`algorithms` has one) and does
 not change the estimator. The held-out fold is its own database, leave-one-out: each row of X
 queries the other rows, relevance = same label (``exclude_self``), with the definitions of
-:mod:`evaluation.retrieval`:
+:mod:`tripletbench.evaluation.retrieval`:
 
 * :func:`map_scorer`: mAP over the full ranking (queries without a relevant item left out);
 * :func:`precision_at_k_scorer` (k): precision@k, the mean over all queries;
@@ -15,7 +15,7 @@ queries the other rows, relevance = same label (``exclude_self``), with the defi
 * :func:`map_at_r_scorer`, :func:`r_precision_scorer`: MAP@R and R-precision as
   pytorch-metric-learning defines them;
 * :func:`triplet_accuracy_scorer`: triplet accuracy over all class triplets of the fold
-  (:func:`algorithms.base.class_triplet_accuracy`); with ``y=None`` (a learner fitted and scored
+  (:func:`tripletbench.algorithms.base.class_triplet_accuracy`); with ``y=None`` (a learner fitted and scored
   on triplets) the estimator's own ``score(triplets)``.
 
 ``SCORERS`` names one of each for ``scoring=`` dicts. A scorer raises ``ValueError`` where the
@@ -28,7 +28,7 @@ from __future__ import annotations
 import numpy as np
 from sklearn.utils.validation import check_array
 
-from algorithms.base import class_triplet_accuracy
+from tripletbench.algorithms.base import class_triplet_accuracy
 
 from .retrieval import map_at_r, mean_average_precision, recall_at_k, retrieval_scores
 
@@ -70,7 +70,7 @@ def precision_at_k_scorer(k: int):
 
 
 def recall_at_k_scorer(k: int):
-    """A scorer: leave-one-out Recall@K (:func:`evaluation.retrieval.recall_at_k`)."""
+    """A scorer: leave-one-out Recall@K (:func:`tripletbench.evaluation.retrieval.recall_at_k`)."""
 
     def scorer(estimator, X, y) -> float:
         X, y = _points(X, y)

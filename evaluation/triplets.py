@@ -3,7 +3,7 @@
 Definition (Schultz & Joachims 2003, Table 1: "percentage of test constraints satisfied"): a
 triplet (a, p, n) of (anchor, positive, negative) is satisfied when d(a, p) < d(a, n), strictly.
 **Ties count as failures** (d(a, p) = d(a, n) is not a satisfied comparison), as in the learners'
-``score`` (``algorithms.base.BaseLearner.score``: decision value > 0). With binary features and a
+``score`` (``tripletbench.algorithms.base.BaseLearner.score``: decision value > 0). With binary features and a
 learned weight of zero on every word two documents differ in, ties do occur; they are counted
 (``n_ties``) so that a reader sees how many.
 

@@ -3,13 +3,13 @@ sentences, computed from the config and the runs so that no number in a caption 
 
 A setting the paper states too (a split, a number of triplets or runs, a grid, k, a size, C) is
 named with ours and the paper's side by side: the paper's values live in
-:data:`harness.paper_settings.PAPER_SETTINGS` (with the section of the paper each comes from), and
-:func:`harness.paper_settings.vs_paper` words "ours (the paper: X)" / "(as the paper)" / "(the
+:data:`tripletbench.harness.paper_settings.PAPER_SETTINGS` (with the section of the paper each comes from), and
+:func:`tripletbench.harness.paper_settings.vs_paper` words "ours (the paper: X)" / "(as the paper)" / "(the
 paper states none)"; a config value is never labelled as the paper's. :func:`difference_note`
 says, beside a table's ours - paper comparison, which of our settings differ from the paper's.
 
-Each function returns caption lines (the Markdown subset of :func:`harness.tables.latex_notes`)
-for :class:`harness.paper_table.PaperTable`; how to read a cell (ranks, bold, marks) is said
+Each function returns caption lines (the Markdown subset of :func:`tripletbench.harness.tables.latex_notes`)
+for :class:`tripletbench.harness.paper_table.PaperTable`; how to read a cell (ranks, bold, marks) is said
 once by the builder. The settings provenance per row is added by the builder too.
 """
 
@@ -54,7 +54,7 @@ def _runs(artifact: str, seeds) -> str:
 
 def sdca_table2_settings(config: dict) -> list[tuple]:
     """Our settings of SDCA's Table 2 that the paper states, as (key, ours, caption words) for
-    :func:`harness.paper_settings.comparison_note`."""
+    :func:`tripletbench.harness.paper_settings.comparison_note`."""
     cfg = config["sdca_table2"]
     tf, ff, n = cfg["train_fraction"], cfg["fit_fraction"], cfg["n_triplets"]
     out = [
@@ -149,7 +149,7 @@ def difference_note(artifact: str, config: dict) -> str:
 
 def sdca_table2(config: dict, runs: pd.DataFrame, missing, other_file) -> list[str]:
     """Caption of the SDCA paper's Table 2 (rule table_sdca_2)."""
-    from datasets import get_dataset
+    from tripletbench.datasets import get_dataset
 
     from .config import missing_reason
     from .tables import reconstructed_notes
@@ -291,7 +291,7 @@ def sdca_table4(config: dict, missing) -> list[str]:
         (
             "Descriptor: the paper's four parts and lengths (colour histogram and moments 81, "
             "edge direction histogram 37, Gabor 120, LBP 59); every parameter inside them is ours "
-            f"(datasets.global_descriptor), on images shrunk to {cfg['max_side']} px."
+            f"(tripletbench.datasets.global_descriptor), on images shrunk to {cfg['max_side']} px."
         ),
         (
             "Protocol: per class "
@@ -314,7 +314,7 @@ def sdca_table4(config: dict, missing) -> list[str]:
 
 def sdca_table3(config: dict, feat: pd.DataFrame, failed: pd.DataFrame, missing) -> list[str]:
     """Caption of the SDCA paper's Table 3 on Caltech-256 and its offline stand-in."""
-    from datasets.caltech256 import image_set
+    from tripletbench.datasets.caltech256 import image_set
 
     cfg, route = config["images"], config["data"]["route"]
     datasets, art = cfg["sdca_table3_datasets"], "sdca_table3"
@@ -582,7 +582,7 @@ def svm_table1(
 ) -> list[str]:
     """Caption of Schultz & Joachims (2003), Table 1 (rule table_svm_1); ``readings``: the
     page-reading sweep's table (rule table_svm_readings) when the config has one, else None;
-    ``servers``: :func:`harness.table_rows.server_headers` of the University notion's
+    ``servers``: :func:`tripletbench.harness.table_rows.server_headers` of the University notion's
     universities when WebKB ran, else None."""
     from .svm_experiment import NOTIONS, text_feature_words
 
@@ -792,7 +792,7 @@ def paper_ranking(values: pd.DataFrame, paper: pd.DataFrame, focus: str, tol: fl
     """Whether our numbers reproduce the paper's ranking of its own methods, in caption words.
 
     ``values``: tidy per-seed rows (dataset, algorithm, metric, seed, value) of one metric;
-    ``paper``: :func:`harness.paper_table.paper_for_rows` (only the rows named after the paper's
+    ``paper``: :func:`tripletbench.harness.paper_table.paper_for_rows` (only the rows named after the paper's
     method itself count, one per method); ``focus``: the method whose rank is followed (the
     paper's own, e.g. "SDCA"); ``tol``: the distance from the paper's number that counts as
     reproduced. Higher is better. Returns [] when no dataset has two such methods with numbers."""
@@ -839,7 +839,7 @@ def paper_ranking(values: pd.DataFrame, paper: pd.DataFrame, focus: str, tol: fl
 def svm_far_cells(runs: pd.DataFrame, paper: pd.DataFrame, n_max: int, tol: float = 0.03) -> list:
     """Caption lines for the cells of Schultz & Joachims' Table 1 more than ``tol`` (3 points)
     from the paper: what our runs measured around them. ``runs``: the svm cells' rows;
-    ``paper``: :func:`harness.tables.paper_frame` of Table 1 (dataset = notion, method, value).
+    ``paper``: :func:`tripletbench.harness.tables.paper_frame` of Table 1 (dataset = notion, method, value).
     For SVM-relative, our mean at each size of the learning curve and the size whose mean is
     nearest the paper's (Table 1 states no size; the table shows the largest, ``n_max``); for a
     static baseline, every preprocessing variant's mean (the table shows the best)."""
@@ -880,7 +880,7 @@ def svm_far_cells(runs: pd.DataFrame, paper: pd.DataFrame, n_max: int, tol: floa
 
 
 def human_table(config: dict, cfg: dict, missing, runs: pd.DataFrame) -> list[str]:
-    """Caption of the human-judgment table (issue 38, :mod:`harness.human`): protocol, features,
+    """Caption of the human-judgment table (issue 38, :mod:`tripletbench.harness.human`): protocol, features,
     scoring, the reference rows, the learners' settings and that no paper number is shown."""
     route = config["data"]["route"]
     seeds = ", ".join(str(s) for s in cfg["seeds"])
@@ -940,7 +940,7 @@ def human_table(config: dict, cfg: dict, missing, runs: pd.DataFrame) -> list[st
             else []
         ),
         (
-            "Features (datasets.human_features): "
+            "Features (tripletbench.datasets.human_features): "
             + ", ".join(
                 {
                     "global": "global = the project's 297-d global image descriptor",
@@ -962,7 +962,7 @@ def human_table(config: dict, cfg: dict, missing, runs: pd.DataFrame) -> list[st
             "Reference rows: chance = a distance that ties every pair (0.5 exactly under "
             "ties-as-half, the expectation of a coin flip); ceiling (material only) = the share "
             "of the test answers that agree with their question's majority answer, ties half "
-            "(evaluation.human_protocols.human_ceiling): the best any distance can score against "
+            "(tripletbench.evaluation.human_protocols.human_ceiling): the best any distance can score against "
             "the answers. Food-100 and the cars have about one answer per question, so no "
             "ceiling is shown for them."
         ),

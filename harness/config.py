@@ -7,9 +7,9 @@ import itertools
 import os
 from pathlib import Path
 
-from algorithms import make_learner
-from datasets import get_dataset
-from datasets.base import DataError
+from tripletbench.algorithms import make_learner
+from tripletbench.datasets import get_dataset
+from tripletbench.datasets.base import DataError
 
 from .experiment import algorithm_of, constraint_kind_of
 
@@ -34,7 +34,7 @@ def method_blocks(config: dict):
         ]
         yield f"oahu.{name}", block["methods"], [("oahu", n) for n in names]
     human = config.get("human") or {}
-    if human.get("methods"):  # its sets are not feature tables (harness.human.SETS)
+    if human.get("methods"):  # its sets are not feature tables (tripletbench.harness.human.SETS)
         yield "human", human["methods"], []
 
 
@@ -44,12 +44,12 @@ SCHEMA = Path(__file__).resolve().parents[1] / "workflow/schemas/config.schema.y
 def schema() -> dict:
     """The config's JSON schema: ``workflow/schemas/config.schema.yaml`` with its name lists
     filled in from what is found (one source of truth): ``definitions.dataset`` from
-    :data:`datasets.DATASETS`, the learner names of ``definitions.algorithm`` from
-    :data:`algorithms.ALGORITHMS`."""
+    :data:`tripletbench.datasets.DATASETS`, the learner names of ``definitions.algorithm`` from
+    :data:`tripletbench.algorithms.ALGORITHMS`."""
     import yaml
 
-    from algorithms import ALGORITHMS
-    from datasets import DATASETS
+    from tripletbench.algorithms import ALGORITHMS
+    from tripletbench.datasets import DATASETS
 
     out = yaml.safe_load(SCHEMA.read_text())
     out["definitions"]["dataset"]["enum"] = sorted(DATASETS)
@@ -107,7 +107,7 @@ in ``workflow/rules``); a config runs exactly the blocks it gives."""
 
 def _check_human(block: dict) -> None:
     """The human-judgment rows learn from triplets or the pairs of triplets only (the sets have
-    no class labels, :mod:`harness.human`)."""
+    no class labels, :mod:`tripletbench.harness.human`)."""
     for method, mcfg in (block.get("methods") or {}).items():
         kind = constraint_kind_of(method, mcfg)
         if kind not in ("triplets", "pairs"):
@@ -147,7 +147,7 @@ def check_config(config: dict) -> None:
 
     * every grid point of every method of every experiment (``sdca_table2``, ``images``,
       ``oahu.*``) is built and checked by the learner (its ``_check_params``, which starts with the
-      checks shared by all learners, :meth:`algorithms.base.BaseLearner._check_common_params`);
+      checks shared by all learners, :meth:`tripletbench.algorithms.base.BaseLearner._check_common_params`);
     * the learner settings outside ``methods`` blocks: ``figures.scaling_lmnn`` (LMNN),
       ``figures.oasis_C`` and ``figures.oasis_variants`` (OASIS), ``figures.sdca_lam`` (SDCA);
     * ``svm.mds.notion``, ``svm.mds.notion_c``, ``svm.figure2.notions``: text notions or datasets;
@@ -160,15 +160,15 @@ def check_config(config: dict) -> None:
     * ``pairs_per_triplet`` only on a pair learner (:func:`_check_pair_rule`);
     * the ``images`` sizes its protocol needs (:func:`_check_images`: two fit images per class,
       ``precision_at_k`` within the ranked database);
-    * every dataset name is looked up (an unknown one raises :class:`~datasets.base.DataError`);
+    * every dataset name is looked up (an unknown one raises :class:`~tripletbench.datasets.base.DataError`);
       ``figures.dataset`` (a dataset or an image set) must also be buildable on ``data.route``.
     """
     check_integers(config)
     _check_folders(config)
     mirror = (config.get("data") or {}).get("mirror")
     if mirror:
-        from datasets.base import DataError as _DataError
-        from datasets.base import mirror_location
+        from tripletbench.datasets.base import DataError as _DataError
+        from tripletbench.datasets.base import mirror_location
 
         try:
             mirror_location(mirror)
@@ -177,6 +177,7 @@ def check_config(config: dict) -> None:
     for place, methods, datasets in method_blocks(config):
         for method, mcfg in methods.items():
             check_method(f"{place}.methods.{method}", algorithm_of(method, mcfg), mcfg)
+            _check_external(f"{place}.methods.{method}", algorithm_of(method, mcfg), mcfg)
             _check_pair_rule(f"{place}.methods.{method}", algorithm_of(method, mcfg), mcfg)
             _check_constraints(f"{place}.methods.{method}", algorithm_of(method, mcfg), mcfg)
         for exp, name in datasets:
@@ -277,7 +278,7 @@ def _check_constraints(place: str, algorithm: str, mcfg: dict) -> None:
     is checked by the wrapper; on one of our learners, whose kind is fixed, it is refused."""
     if "constraints" not in mcfg:
         return
-    from algorithms.external import is_external
+    from tripletbench.algorithms.external import is_external
 
     if not is_external(algorithm):
         raise ConfigError(
@@ -286,6 +287,21 @@ def _check_constraints(place: str, algorithm: str, mcfg: dict) -> None:
             "by its dotted path (algorithm: metric_learn.MLKR)"
         )
     check_learner(f"{place}.constraints", algorithm, {"constraints": mcfg["constraints"]})
+
+
+def _check_external(place: str, algorithm: str, mcfg: dict) -> None:
+    """An external learner (a dotted path) must be of a kind the harness can evaluate
+    (:func:`tripletbench.algorithms.external.check_evaluable`: learns from labels, pairs or
+    triplets, and a trial fit gives a linear metric); refused when the workflow starts."""
+    from tripletbench.algorithms.external import check_evaluable, is_external
+
+    if not is_external(algorithm):
+        return
+    try:
+        check_evaluable(algorithm, mcfg.get("constraints"), mcfg.get("fixed") or {})
+    except (KeyError, TypeError, ValueError) as err:
+        msg = err.args[0] if isinstance(err, KeyError) and err.args else err
+        raise ConfigError(f"config {place}: {msg}") from None
 
 
 def _check_pair_rule(place: str, algorithm: str, mcfg: dict) -> None:
@@ -461,7 +477,7 @@ def check_duplicate_keys(configfiles) -> None:
 
 PATH_KEYS = ("results_dir", "figures_dir", "data.cache_dir", "sdca_table2.compare_with")
 """Config keys whose value is a path that the workflow uses as written (Snakemake expands neither
-``~`` nor ``$VAR``). ``data.mirror`` is not among them: :func:`datasets.base.mirror_location`
+``~`` nor ``$VAR``). ``data.mirror`` is not among them: :func:`tripletbench.datasets.base.mirror_location`
 expands a leading ``~`` of a mirror folder, and a folder that does not exist is refused."""
 FOLDER_KEYS = ("results_dir", "figures_dir", "data.cache_dir")
 """The path keys that name an output or cache folder (not empty, not the filesystem root)."""
@@ -609,12 +625,12 @@ def _check_token_pattern(pattern) -> None:
 def _check_images(images: dict) -> None:
     """Sizes of the ``images`` block that its protocol cannot use (the schema checks each value
     alone): the fit part of a class (``round(fit_fraction * n_train_per_class)``, at least one
-    and one fewer than the class's training images, :func:`datasets.preprocess.split_per_class`)
+    and one fewer than the class's training images, :func:`tripletbench.datasets.preprocess.split_per_class`)
     must hold two images, or no triplet has a positive; ``precision_at_k`` must not exceed the
     database that the test queries rank (``n_train_per_class`` x the classes of the smallest
     image set)."""
-    from datasets.caltech256 import image_set
-    from datasets.fashion_mnist import SPEC as FASHION
+    from tripletbench.datasets.caltech256 import image_set
+    from tripletbench.datasets.fashion_mnist import SPEC as FASHION
 
     if not images:
         return
@@ -663,7 +679,7 @@ def _setting(config: dict, path: str):
 
 
 def _part(n: int, fraction: float) -> int:
-    """The first part of a class of ``n`` items in :func:`datasets.preprocess.split_per_class`:
+    """The first part of a class of ``n`` items in :func:`tripletbench.datasets.preprocess.split_per_class`:
     ``round(fraction * n)`` kept between 1 and ``n - 1``."""
     return min(max(int(round(fraction * n)), 1), n - 1)
 
@@ -677,15 +693,15 @@ CALTECH256_SMALLEST_CLASS = 80
 
 def split_sizes(config: dict, name: str, fraction: float = 0.7) -> tuple[int, int, str]:
     """(training items, test items, how they were counted) of the per-class ``fraction`` split
-    (:func:`datasets.preprocess.make_split`, the convergence figures' split) of dataset or image
+    (:func:`tripletbench.datasets.preprocess.make_split`, the convergence figures' split) of dataset or image
     set ``name``. An image set holds ``images.n_train_per_class + n_test_per_class`` images of
     each of its classes: exact. A dataset's class sizes are not known before its data is read,
-    only its size and classes (:attr:`~datasets.base.DatasetSpec.paper_shape`): each class
+    only its size and classes (:attr:`~tripletbench.datasets.base.DatasetSpec.paper_shape`): each class
     rounds once (at most half an item), so the counts are the sizes the split is certain to
-    hold. Raises :class:`~datasets.base.DataError` for an unknown name."""
+    hold. Raises :class:`~tripletbench.datasets.base.DataError` for an unknown name."""
     import math
 
-    from datasets.caltech256 import image_set, is_image_set_name
+    from tripletbench.datasets.caltech256 import image_set, is_image_set_name
 
     if is_image_set_name(name):
         iset = image_set(name)
@@ -730,7 +746,7 @@ def _check_sizes(config: dict) -> None:
       items per class, its features within :data:`MAX_FEATURE_BYTES`;
     * ``svm``: at least one notion or dataset.
     """
-    from datasets.caltech256 import image_set, is_image_set_name
+    from tripletbench.datasets.caltech256 import image_set, is_image_set_name
 
     def sized(name):
         try:
@@ -920,13 +936,13 @@ def _check_sizes(config: dict) -> None:
 def _dataset(experiment: str, name: str):
     """The dataset spec of ``name`` (an image set for the ``images`` experiment, the image
     collection of ``sdca_table4``); raises
-    :class:`~datasets.base.DataError` for an unknown name."""
+    :class:`~tripletbench.datasets.base.DataError` for an unknown name."""
     if experiment == "images":
-        from datasets.caltech256 import image_set
+        from tripletbench.datasets.caltech256 import image_set
 
         return image_set(name)
     if experiment == "sdca_table4":  # an image collection, not a feature table
-        from datasets.imageclef_flickr import SPEC
+        from tripletbench.datasets.imageclef_flickr import SPEC
 
         if name != SPEC.name:
             raise DataError(f"unknown Table 4 collection {name!r}; expected {SPEC.name!r}")
@@ -937,7 +953,7 @@ def _dataset(experiment: str, name: str):
 def _figures_dataset(name: str, route: str | None) -> None:
     """Check ``figures.dataset``: a dataset or an image set (its per-seed image features) that
     the run's route can build; raises :class:`ConfigError` naming the key."""
-    from datasets.caltech256 import is_image_set_name
+    from tripletbench.datasets.caltech256 import is_image_set_name
 
     try:
         spec = _dataset("images" if is_image_set_name(name) else "figures", name)

@@ -17,12 +17,12 @@ from __future__ import annotations
 
 import numpy as np
 
-from algorithms.base import checkpoints
-from algorithms.oasis import OASIS, project_psd, symmetric_part
-from algorithms.sdca import SDCA
-from datasets.constraints import sample_class_triplets
-from datasets.preprocess import make_split, rng
-from evaluation.retrieval import mean_average_precision
+from tripletbench.algorithms.base import checkpoints
+from tripletbench.algorithms.oasis import OASIS, project_psd, symmetric_part
+from tripletbench.algorithms.sdca import SDCA
+from tripletbench.datasets.constraints import sample_class_triplets
+from tripletbench.datasets.preprocess import make_split, rng
+from tripletbench.evaluation.retrieval import mean_average_precision
 
 from .experiment import learner_seed
 
@@ -129,7 +129,7 @@ def oasis_variants(
 
 SCALING_LEARNERS = ("OASIS", "SDCA", "LMNN")
 """The learners :func:`scaling` times (built by name: the rule scaling_times adds their code to
-its settings, :func:`harness.settings.block_settings`)."""
+its settings, :func:`tripletbench.harness.settings.block_settings`)."""
 
 
 def scaling(*args, **kwargs) -> list[dict]:

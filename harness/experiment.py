@@ -12,7 +12,7 @@ Sparse features (scipy CSR, the bag-of-visual-words sets of the ``images`` exper
 bilinear learners (OASIS, SDCA, COMET) take the CSR matrix as it is; the Mahalanobis learners
 (Eucl, RCA, ITML, LEGO, LMNN, ...) need dense input and get a dense copy of the *training* rows
 only (``fit_learner``). Evaluation never densifies: bilinear scores are sparse x dense products and
-Mahalanobis scores use ``evaluation.retrieval.sparse_mahalanobis_similarity``.
+Mahalanobis scores use ``tripletbench.evaluation.retrieval.sparse_mahalanobis_similarity``.
 """
 
 from __future__ import annotations
@@ -25,9 +25,9 @@ import numpy as np
 import pandas as pd
 import scipy.sparse as sp
 
-from algorithms import make_learner
-from datasets.constraints import triplets_to_chunklets, triplets_to_pairs
-from evaluation.retrieval import (
+from tripletbench.algorithms import make_learner
+from tripletbench.datasets.constraints import triplets_to_chunklets, triplets_to_pairs
+from tripletbench.evaluation.retrieval import (
     mean_average_precision,
     retrieval_scores,
     sparse_mahalanobis_similarity,
@@ -42,8 +42,8 @@ def algorithm_of(method: str, method_cfg: dict) -> str:
 
 def constraint_kind_of(method: str, method_cfg: dict) -> str:
     """The constraint kind a row's learner gets ("triplets", "pairs", "chunklets", "labels"):
-    the row's ``constraints`` (external learners, :mod:`algorithms.external`), else its class's."""
-    from algorithms import learner_class
+    the row's ``constraints`` (external learners, :mod:`tripletbench.algorithms.external`), else its class's."""
+    from tripletbench.algorithms import learner_class
 
     return (
         method_cfg.get("constraints")
@@ -54,7 +54,7 @@ def constraint_kind_of(method: str, method_cfg: dict) -> str:
 def param_grid(method_cfg: dict) -> list[dict]:
     """All hyperparameter combinations of a method's config: ``fixed`` merged with each point of
     the Cartesian product of ``grid`` (in the config's order), plus the row's ``constraints``
-    where it gives one (an external learner's constraint kind, :mod:`algorithms.external`)."""
+    where it gives one (an external learner's constraint kind, :mod:`tripletbench.algorithms.external`)."""
     grid = method_cfg.get("grid", {}) or {}
     fixed = dict(method_cfg.get("fixed", {}) or {})
     if method_cfg.get("constraints"):
@@ -85,7 +85,7 @@ def params_for_label(method_cfg: dict, label: str) -> dict:
 
 
 def learner_seed(seed: int) -> int:
-    from datasets.preprocess import rng
+    from tripletbench.datasets.preprocess import rng
 
     return int(rng(seed, "learner").integers(2**31 - 1))
 
@@ -103,25 +103,25 @@ def fit_learner(
     """Fit learner ``name`` on index ``triplets`` into ``X`` (labels ``y`` only for LMNN).
 
     ``verbose``: a progress bar with the estimated time left (tqdm) for the learners on the
-    shared online loops (``algorithms.base.BilinearMixin``, ``OnlineMixin``); None = on inside a
-    rule job, into its log (:func:`harness.io.job_progress`). Library learners (metric-learn,
+    shared online loops (``tripletbench.algorithms.base.BilinearMixin``, ``OnlineMixin``); None = on inside a
+    rule job, into its log (:func:`tripletbench.harness.io.job_progress`). Library learners (metric-learn,
     cvxpy) keep their own output off.
 
     A pair learner gets ``pairs_per_triplet`` pairs per triplet
-    (:func:`datasets.constraints.triplets_to_pairs`; 2: (a, p) similar and (a, n) dissimilar).
+    (:func:`tripletbench.datasets.constraints.triplets_to_pairs`; 2: (a, p) similar and (a, n) dissimilar).
 
     Returns ``(model, timing)`` with timing = {"fit_wall_s", "fit_cpu_s"}; conversion of the
     constraints is not timed.
     """
-    from algorithms import learner_class
-    from algorithms.base import BilinearMixin, OnlineMixin
+    from tripletbench.algorithms import learner_class
+    from tripletbench.algorithms.base import BilinearMixin, OnlineMixin
 
     from .io import job_progress
 
     cls = learner_class(name)
     shared_loop = issubclass(cls, (BilinearMixin, OnlineMixin))
     progress = (job_progress() if verbose is None else verbose) and shared_loop
-    # an external learner (algorithms.external, not imported here: a cell's code hash covers the
+    # an external learner (tripletbench.algorithms.external, not imported here: a cell's code hash covers the
     # modules this one imports) keeps its library's own verbose, a hyperparameter like the others
     verbose_arg = {} if hasattr(cls, "external_path") else {"verbose": progress}
     model = make_learner(
@@ -262,7 +262,7 @@ def run_cell(
     test_query, test_db = ("query", "database") if own else ("test", "train")
     n_db = len(split[test_db])  # the test stage's database
     if ks and max(ks) > n_db:
-        from .config import ConfigError  # harness.config imports this module
+        from .config import ConfigError  # tripletbench.harness.config imports this module
 
         raise ConfigError(
             f"config {base.get('table', '<experiment>')}.precision_at_k: {max(ks)} exceeds the "

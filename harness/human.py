@@ -2,19 +2,19 @@
 run, their item features, and one cell's tidy rows (rules ``human_fetch``, ``human_features``,
 ``human_cell`` and ``table_human``, ``workflow/rules/human.smk``).
 
-Everything about the data is in :mod:`datasets.food100`, :mod:`datasets.cars60`,
-:mod:`datasets.material_similarity` (parsing), :mod:`datasets.human_features` (features) and
-:mod:`evaluation.human_protocols` (folds, scoring with ties as half, the human ceiling); the
-learners are fitted by :func:`harness.experiment.fit_learner`, as every other experiment fits
+Everything about the data is in :mod:`tripletbench.datasets.food100`, :mod:`tripletbench.datasets.cars60`,
+:mod:`tripletbench.datasets.material_similarity` (parsing), :mod:`tripletbench.datasets.human_features` (features) and
+:mod:`tripletbench.evaluation.human_protocols` (folds, scoring with ties as half, the human ceiling); the
+learners are fitted by :func:`tripletbench.harness.experiment.fit_learner`, as every other experiment fits
 them. This module only puts them together:
 
 * protocol **(a)** (``"triplets"``): k-fold over the answers
-  (:func:`evaluation.human_protocols.triplet_folds`, ``human.n_splits`` folds, one seed per
+  (:func:`tripletbench.evaluation.human_protocols.triplet_folds`, ``human.n_splits`` folds, one seed per
   ``human.seeds`` entry), grouped by question where ``human.grouped`` (every answer to one
   question ``(i, {j, k})`` in one fold). A learner is trained on **one triplet per training
   answer** (a material row with answer count c is repeated c times), at most
   ``human.max_train_triplets`` of them (the first of one seeded permutation,
-  :func:`evaluation.human_protocols.learning_curve`); every method is scored on the same whole
+  :func:`tripletbench.evaluation.human_protocols.learning_curve`); every method is scored on the same whole
   test fold, each answer counting once (material: rows weighted by their counts);
 * protocol **(d)** (``"publisher"``, material only): the publisher's training questions
   (Lagunas et al. 2019), one triplet per answer as above, scored on the test questions against
@@ -23,7 +23,7 @@ them. This module only puts them together:
 
 Reference rows: ``chance`` (a distance that ties every pair: 0.5 exactly under ties-as-half,
 the expected accuracy of a coin flip) and, on material, ``ceiling``
-(:func:`evaluation.human_protocols.human_ceiling` of the test answers: the share of answers
+(:func:`tripletbench.evaluation.human_protocols.human_ceiling` of the test answers: the share of answers
 that agree with their question's majority, ties half; the best any distance can score against
 the answers). On Food-100 and the cars a question is mostly asked once, so their "ceiling"
 would be 1 and is not shown.
@@ -51,7 +51,7 @@ def module(name: str):
     """The dataset module of set ``name`` (:data:`SETS`)."""
     import importlib
 
-    return importlib.import_module(f"datasets.{SETS[name]}")
+    return importlib.import_module(f"tripletbench.datasets.{SETS[name]}")
 
 
 def available(name: str, route: str, mirror: str | None) -> bool:
@@ -62,7 +62,7 @@ def available(name: str, route: str, mirror: str | None) -> bool:
         return False
     if not mirror:
         return True
-    from datasets.base import DataUnavailable, mirror_location
+    from tripletbench.datasets.base import DataUnavailable, mirror_location
 
     try:
         kind, base = mirror_location(mirror)
@@ -79,7 +79,7 @@ def available(name: str, route: str, mirror: str | None) -> bool:
 
 
 def load(name: str, cache_dir, mirror: str | None, allow_unpinned: bool = False):
-    """Set ``name``'s :class:`datasets.human_judgments.Judgments` (fetched once by pooch)."""
+    """Set ``name``'s :class:`tripletbench.datasets.human_judgments.Judgments` (fetched once by pooch)."""
     return module(name).load_judgments(Path(cache_dir), mirror=mirror, allow_unpinned=allow_unpinned)
 
 
@@ -104,9 +104,9 @@ def answers(triplets: np.ndarray, counts: np.ndarray | None) -> np.ndarray:
 
 def training_triplets(triplets, counts, rows, max_n, seed) -> np.ndarray:
     """The training answers of ``rows`` (:func:`answers`), at most ``max_n`` (``None``: all) of
-    them: the first of one seeded permutation (:func:`evaluation.human_protocols.learning_curve`,
+    them: the first of one seeded permutation (:func:`tripletbench.evaluation.human_protocols.learning_curve`,
     nested over sizes)."""
-    from evaluation.human_protocols import learning_curve
+    from tripletbench.evaluation.human_protocols import learning_curve
 
     t = answers(triplets[rows], None if counts is None else counts[rows])
     if max_n is None or len(t) <= max_n:
@@ -118,8 +118,8 @@ def splits(judgments, cfg: dict, seed: int):
     """``[(protocol, fold, train_triplets, tests)]`` of one set and seed: ``tests`` maps a
     scoring (``"answers"``, ``"majority"``) to ``(triplets, weights)``. Protocol (a) for every
     set, (d) for material where ``cfg["protocols"]`` asks for it. Also returns the record of the
-    (a) folds (:meth:`evaluation.human_protocols.Protocol.record`)."""
-    from evaluation.human_protocols import publisher_split, question_ids, triplet_folds
+    (a) folds (:meth:`tripletbench.evaluation.human_protocols.Protocol.record`)."""
+    from tripletbench.evaluation.human_protocols import publisher_split, question_ids, triplet_folds
 
     t, c = judgments.triplets, judgments.counts
     out, record = [], None
@@ -148,8 +148,8 @@ def splits(judgments, cfg: dict, seed: int):
 def item_scores(model_or_X, X) -> tuple[np.ndarray, bool]:
     """``(S, similarity)``: an (n_items, n_items) table of every pair's score, computed once per
     model: for the Euclidean distance (pass ``X`` itself) the squared distances summed pair by
-    pair (exactly what :func:`evaluation.human_protocols.embedding_accuracy` compares); for a
-    fitted learner its ranking score (:func:`harness.experiment.score_function`: ``x^T W y`` for
+    pair (exactly what :func:`tripletbench.evaluation.human_protocols.embedding_accuracy` compares); for a
+    fitted learner its ranking score (:func:`tripletbench.harness.experiment.score_function`: ``x^T W y`` for
     a bilinear learner, ``-d_M^2`` for a Mahalanobis one, the order of its ``pair_score``)."""
     from .experiment import score_function
 
@@ -162,10 +162,10 @@ def item_scores(model_or_X, X) -> tuple[np.ndarray, bool]:
 
 def _accuracy(scores, triplets, weights):
     """Triplet accuracy (ties half) of a table from :func:`item_scores`, looked up per test
-    triplet (:func:`evaluation.human_protocols.distance_accuracy`): one (n_items, n_items)
+    triplet (:func:`tripletbench.evaluation.human_protocols.distance_accuracy`): one (n_items, n_items)
     table instead of one feature difference per test triplet (Food-100: 125,000 test rows per
     fold)."""
-    from evaluation.human_protocols import distance_accuracy
+    from tripletbench.evaluation.human_protocols import distance_accuracy
 
     S, similarity = scores
     return distance_accuracy(lambda i, j: S[i, j], triplets, weights, similarity=similarity)
@@ -179,8 +179,8 @@ def cell_rows(
     (``triplet_accuracy``), value, n_test, n_ties, n_train, fit_s. ``features``: feature set ->
     (n_items, d) array (already normalised); ``folds``: :func:`splits`'s list (computed here
     when None). ``method``: :data:`EUCLIDEAN` (with the chance and ceiling rows) or a row of ``cfg["methods"]`` (its learner fitted by
-    :func:`harness.experiment.fit_learner` with the row's ``fixed`` settings)."""
-    from evaluation.human_protocols import human_ceiling, triplet_accuracy
+    :func:`tripletbench.harness.experiment.fit_learner` with the row's ``fixed`` settings)."""
+    from tripletbench.evaluation.human_protocols import human_ceiling, triplet_accuracy
 
     from .experiment import algorithm_of, fit_learner
 

@@ -139,7 +139,7 @@ def check_digest(path, data: bytes, remedy: str) -> None:
             f"{path}: no {side.name} beside it, so nothing says that its job wrote it as it is "
             "now (a result written before results carried a digest, or a file made or edited "
             f"by hand or by another tool). {remedy} Only for a file that you know its job "
-            "wrote, before digests existed: python -m harness.io adopt "
+            "wrote, before digests existed: python -m tripletbench.harness.io adopt "
             f"{path}"
         ) from None
     except (OSError, UnicodeDecodeError) as err:
@@ -241,7 +241,7 @@ def job_cpu_s() -> float:
 def stamp_cell(rows, block_cfg, settings, started: str):
     """Add the provenance columns every cell writes to its rows (a DataFrame, in place; returned):
     ``config_hash`` of the config block, ``settings_hash`` of the rule's settings param
-    (:func:`harness.settings.settings_hash`), the package ``versions``, ``started_utc``,
+    (:func:`tripletbench.harness.settings.settings_hash`), the package ``versions``, ``started_utc``,
     ``peak_rss_mb`` and ``job_cpu_s`` (:func:`job_cpu_s`) when the rows are stamped."""
     from .settings import settings_hash
 
@@ -295,7 +295,7 @@ class _Tee:
                 self.log.flush()
             except (OSError, ValueError) as err:  # ValueError: the log is already closed
                 self.log_error = err
-                self.console.write(f"\n[harness.io] the log file can no longer be written: {err}\n")
+                self.console.write(f"\n[tripletbench.harness.io] the log file can no longer be written: {err}\n")
         return len(s)
 
     def flush(self):
@@ -316,7 +316,7 @@ _IN_JOB = False
 def job_progress() -> bool:
     """True inside a rule job (after :func:`start_log`): the learners on the shared online loops
     then report progress and the estimated time left into the job's log (tqdm, through
-    ``algorithms.base.TraceRecorder``)."""
+    ``tripletbench.algorithms.base.TraceRecorder``)."""
     return _IN_JOB
 
 
@@ -353,11 +353,11 @@ def start_log(path) -> None:
 
 
 def main(argv=None) -> int:
-    """``python -m harness.io adopt PATH...``: :func:`adopt` (see there when to use it)."""
+    """``python -m tripletbench.harness.io adopt PATH...``: :func:`adopt` (see there when to use it)."""
     import argparse
 
     ap = argparse.ArgumentParser(
-        prog="python -m harness.io",
+        prog="python -m tripletbench.harness.io",
         description="Vouch for result CSVs written before results carried a digest: write "
         "<file>.sha256 for each file under PATH that has none. Only for files that you know "
         "their job wrote and nobody edited; otherwise rerun the job.",

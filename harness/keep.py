@@ -1,7 +1,7 @@
 """Results that hold without Snakemake's memory, and old results that survive a failed rerun.
 
 Rule 1 (:func:`recorded_settings`, :func:`force_if_outdated`): a cell's CSV records the
-``settings_hash`` it was made under (``harness.settings``). Snakemake's params trigger compares a
+``settings_hash`` it was made under (``tripletbench.harness.settings``). Snakemake's params trigger compares a
 job's params with those it recorded in ``.snakemake/metadata``; once that record is lost (``rm -rf
 .snakemake``, ``--cleanup-metadata``, a results folder copied to another checkout) a changed
 setting plans nothing. The workflow therefore also compares, for every cell job in the DAG of a
@@ -13,7 +13,7 @@ Rule 4 (:func:`keep_previous`, :func:`put_back`): Snakemake deletes a job's outp
 starts, so a rerun that fails or is killed used to leave neither the old nor the new file. At the
 start of a run (``onstart``) every existing output of the jobs about to run is hard-linked (a copy
 across file systems) under ``{results}/.previous/``; our writes replace a file by a new one
-(``harness.io.atomic_path``), so the link keeps the old bytes. On error (``onerror``), and at the
+(``tripletbench.harness.io.atomic_path``), so the link keeps the old bytes. On error (``onerror``), and at the
 start of the next run after a kill, every output that is missing is put back from there, with its
 modification time set to 1970 so that Snakemake reruns its job (the failed job's metadata is gone);
 on success the copies are dropped. An output of a job with no input files (the timing tables
@@ -36,7 +36,7 @@ MANIFEST = "manifest.json"
 
 def recorded_settings(path) -> set[str] | None:
     """The ``settings_hash`` values recorded in result CSV ``path``; None when the file is absent,
-    unreadable or has no such column (a table refuses such a file by name, harness.io)."""
+    unreadable or has no such column (a table refuses such a file by name, tripletbench.harness.io)."""
     try:
         with open(path, newline="") as fh:
             rows = csv.reader(fh)
@@ -110,7 +110,7 @@ def keep_previous(results, jobs) -> list[str]:
                 {"path": os.path.abspath(path), "backup": str(backup), "in_place": bool(job.input)}
             )
     if entries:
-        from harness.io import save_text
+        from tripletbench.harness.io import save_text
 
         save_text(store / MANIFEST, json.dumps(entries, indent=1))
     return [e["path"] for e in entries]
@@ -148,7 +148,7 @@ def put_back(results, quiet=False) -> list[str]:
         print("the previous version of these outputs is back (their jobs will rerun):\n  "
               + "\n  ".join(restored), file=sys.stderr)
     if left:
-        from harness.io import save_text
+        from tripletbench.harness.io import save_text
 
         save_text(manifest, json.dumps(left, indent=1))
         print("the previous version of these outputs (of jobs without input files, which "

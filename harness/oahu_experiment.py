@@ -13,7 +13,7 @@
 * Retrieval (Figure 7): Recall@K of test queries against the test set itself (query excluded),
   the deep-metric-learning protocol the paper follows.
 
-All learners are built by :func:`harness.experiment.fit_learner` (constraint conversion per
+All learners are built by :func:`tripletbench.harness.experiment.fit_learner` (constraint conversion per
 ``constraint_kind``); a pair learner gets one pair per triplet of the stream by default
 (:func:`pairs_per_triplet`), so every learner sees the paper's count of constraints. Baselines
 rank neighbours by their ``similarity_matrix`` (bilinear: highest x^T W y; Mahalanobis: smallest
@@ -21,7 +21,7 @@ d_M). OAHU deploys by its own rules (section 3.6): kNN by
 ``knn_classify`` (eqs. 23-25), retrieval by ``retrieve`` (eq. 27), verification by
 ``verification_distance`` (eq. 26); with ``deployment="combined"`` those use one distance
 sum_l alpha_l D_l instead (a variant, not the paper's). Seeds draw from
-``datasets.preprocess.rng(seed, purpose)``.
+``tripletbench.datasets.preprocess.rng(seed, purpose)``.
 """
 
 from __future__ import annotations
@@ -31,10 +31,10 @@ import time
 
 import numpy as np
 
-from datasets.constraints import seeds_plus_closure
-from datasets.preprocess import rng, split_per_class
-from evaluation.classification import error_rate, knn_predict, macro_f1
-from evaluation.retrieval import recall_at_k
+from tripletbench.datasets.constraints import seeds_plus_closure
+from tripletbench.datasets.preprocess import rng, split_per_class
+from tripletbench.evaluation.classification import error_rate, knn_predict, macro_f1
+from tripletbench.evaluation.retrieval import recall_at_k
 
 from .experiment import algorithm_of, constraint_kind_of, fit_learner, grid_labels, params_for_label
 
@@ -79,9 +79,9 @@ def dev_test_split(
     the development set) or "stratified" (ours: 1:1 within each class). Returns int64 index
     arrays into ``y``: ``dev``, ``test``, and inside dev ``fit`` / ``val`` (80/20 per class) for
     choosing hyperparameters (tau). Raises ``ValueError`` for an
-    unknown ``split`` and :class:`~datasets.base.DataError` for a class with fewer than two
+    unknown ``split`` and :class:`~tripletbench.datasets.base.DataError` for a class with fewer than two
     development samples (no triplet, no validation part)."""
-    from datasets.base import DataError
+    from tripletbench.datasets.base import DataError
 
     if split not in SPLITS:
         raise ValueError(f"split must be one of {SPLITS}, got {split!r}")
@@ -105,7 +105,7 @@ def dev_test_split(
 
 
 def constraint_stream(y_part: np.ndarray, n_seeds: int, n_closure: int, seed: int, purpose: str):
-    """Seeds + transitive closure (``datasets.constraints.seeds_plus_closure``) on one part."""
+    """Seeds + transitive closure (``tripletbench.datasets.constraints.seeds_plus_closure``) on one part."""
     return seeds_plus_closure(y_part, n_seeds, n_closure, rng(seed, purpose))
 
 
@@ -113,7 +113,7 @@ def pairs_per_triplet(mcfg: dict) -> int:
     """Pairs a pair learner (LEGO, RDML) gets per triplet of the stream: the method's
     ``pairs_per_triplet``, default 1. The OAHU paper (section 4.3.2) gives every learner 5,000 seed
     + 5,000 closure constraints, "pairwise or triplet", so a pair learner gets as many pairs as
-    the stream has triplets (half similar, :func:`datasets.constraints.triplets_to_pairs`); 2 (both
+    the stream has triplets (half similar, :func:`tripletbench.datasets.constraints.triplets_to_pairs`); 2 (both
     pairs of every triplet, twice the constraints) is our former rule."""
     return int(mcfg.get("pairs_per_triplet", 1))
 
@@ -177,7 +177,7 @@ def heldout_triplet_stats(model, X, y_test_part, test_idx, seed: int, n: int = 5
     ``test_triplet_accuracy``, the fraction ``model`` orders correctly (``model.score``:
     s(a, p) > s(a, n)), and, for a model with ``pair_distance`` (OAHU: sum_l alpha_l D_l),
     ``test_mean_d_pos`` / ``test_mean_d_neg``, the mean distance of the (a, p) and (a, n) pairs."""
-    from datasets.constraints import sample_class_triplets
+    from tripletbench.datasets.constraints import sample_class_triplets
 
     child = rng(seed, "constraints_train").bit_generator.seed_seq.spawn(1)[0]
     tri = sample_class_triplets(y_test_part, n, np.random.default_rng(child))
@@ -373,7 +373,7 @@ def verification_rows(
     ``data``: {"X", "y", "train" (indices allowed in constraints), "pairs" (m, 2), "same" (m,),
     "fold" (m,)}, optionally "banned" (pairs never allowed in a constraint; default "pairs").
     Returns (auc rows, roc-curve rows)."""
-    from evaluation.verification import fold_roc
+    from tripletbench.evaluation.verification import fold_roc
 
     X, y, train = data["X"], data["y"], data["train"]
     banned = {frozenset(p) for p in data.get("banned", data["pairs"]).tolist()}

@@ -14,7 +14,7 @@ config row's fixed values, else the learner's defaults (the paper's values; a te
 equal).
 
 No project imports here: the table and figure scripts import this module, and its code hash
-(:mod:`harness.settings`) should cover this file alone.
+(:mod:`tripletbench.harness.settings`) should cover this file alone.
 """
 
 from __future__ import annotations
@@ -257,7 +257,7 @@ def comparison_note(artifact: str, settings, against: str = "the paper's numbers
 
 
 def paper_method(name: str, mcfg) -> str | None:
-    """The paper's method a config row implements, as :func:`harness.tables.paper_values_for_rows`
+    """The paper's method a config row implements, as :func:`tripletbench.harness.tables.paper_values_for_rows`
     reads it (ITML-online -> ITML, SDCA-random -> SDCA); None for a row not in the paper."""
     protocol = ((mcfg or {}).get("notes") or {}).get("protocol")
     if protocol == "not-in-paper":

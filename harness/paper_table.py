@@ -7,17 +7,17 @@ Statistics, chosen once for the whole project:
   (or runs) of one (dataset, method, metric); ``diff`` = ours - paper;
 * within a dataset: the cell's rank among the rows with a number (1 = best, ties share their
   average rank, ``scipy.stats.rankdata``), the best mean in bold, and a paired t-test over the
-  shared seeds against the best row (``evaluation.classification.paired_ttest``, 0.05): a row
+  shared seeds against the best row (``tripletbench.evaluation.classification.paired_ttest``, 0.05): a row
   not significantly different from the best is marked "≈" (no mark over fewer than two shared
   seeds with a number: outcome "n/a"; a row behind the best by the same amount on every seed
   is a loss, p = 0, never "≈"); optionally the same test against a reference method (the OAHU
   paper's marks);
 * across datasets: average ranks, the Friedman test and the Nemenyi post-hoc test
-  (:func:`harness.tables.rank_comparison`, scipy and scikit-posthocs) and a critical-difference
-  diagram (:func:`harness.plots.cd_diagram`), for the metrics a table ranks.
+  (:func:`tripletbench.harness.tables.rank_comparison`, scipy and scikit-posthocs) and a critical-difference
+  diagram (:func:`tripletbench.harness.plots.cd_diagram`), for the metrics a table ranks.
 
 A rule script gathers its rows (:func:`seed_values`), the paper's numbers
-(:func:`harness.tables.paper_frame`) and its caption, and calls :func:`write_table` once.
+(:func:`tripletbench.harness.tables.paper_frame`) and its caption, and calls :func:`write_table` once.
 """
 
 from __future__ import annotations
@@ -78,7 +78,7 @@ class PaperTable:
     ``status``: why a cell has no number, keyed by dataset or by (dataset, algorithm)
     (default "missing").
     ``methods_cfg``: the config's methods block (row provenance: ``notes.protocol``,
-    :func:`harness.tables.settings_table`); rows show "[protocol]" after their name.
+    :func:`tripletbench.harness.tables.settings_table`); rows show "[protocol]" after their name.
     ``caption``: the caption lines (Markdown subset: paragraphs, ``* `` bullets, ``**bold**``).
     ``info``: extra columns per cell, keyed by dataset and algorithm (and metric where it has
     that column); a ``mark`` column is appended to the cell text.
@@ -90,7 +90,7 @@ class PaperTable:
     ``sections``: extra Markdown blocks after the table: (heading, frame), a list of lines, or a
     function of the summary (:func:`summarize`) returning either.
     ``diff_note``: a sentence printed under the "ours - paper" heading, e.g. which of our
-    settings differ from the paper's (:func:`harness.paper_settings.comparison_note`).
+    settings differ from the paper's (:func:`tripletbench.harness.paper_settings.comparison_note`).
     ``seeds``: the seeds every cell should average (the config's list, which the caption
     names); default: every seed that ``values`` holds for the metric. A cell whose seeds with a
     finite value are not exactly these shows the ones it averages ("[seeds 0, 1]").
@@ -125,10 +125,10 @@ def seed_values(runs: pd.DataFrame, metrics, seed_col: str = "seed") -> pd.DataF
 
 
 def paper_for_rows(ref: pd.DataFrame, methods_cfg: dict | None = None) -> pd.DataFrame:
-    """The paper's numbers (a :func:`harness.tables.paper_frame`) keyed to our rows: columns
+    """The paper's numbers (a :func:`tripletbench.harness.tables.paper_frame`) keyed to our rows: columns
     dataset, algorithm, metric, paper, paper_std, paper_method. With ``methods_cfg`` (a config
     methods block) a row named after a paper method up to its first "-" carries that method's
-    number (:func:`harness.tables.paper_values_for_rows`: ITML-online -> ITML); without it a
+    number (:func:`tripletbench.harness.tables.paper_values_for_rows`: ITML-online -> ITML); without it a
     row carries the number of the method of its own name."""
     from .tables import paper_values_for_rows
 
@@ -259,11 +259,11 @@ def _expected_seeds(t: PaperTable, values: pd.DataFrame, metric: str) -> list[st
 
 
 def _paired(ours: pd.Series, ref: pd.Series, higher: bool) -> tuple[float, str]:
-    """(p, outcome) of the paired t-test (``evaluation.classification.paired_ttest``, which
+    """(p, outcome) of the paired t-test (``tripletbench.evaluation.classification.paired_ttest``, which
     decides the degenerate cases: a constant gap is a win or loss with p = 0, no gap a tie with
     p = 1) over the seeds where both series have a number (a seed with NaN on either side is
     not a pair and is dropped); (NaN, "n/a") with fewer than two such seeds."""
-    from evaluation.classification import paired_ttest
+    from tripletbench.evaluation.classification import paired_ttest
 
     common = ours.index.intersection(ref.index)
     both = pd.concat([ours[common], ref[common]], axis=1).dropna()
@@ -365,7 +365,7 @@ def write_table(t: PaperTable, csv, md, tex, cd=None, cd_md=None) -> pd.DataFram
     settings provenance per row, one table per metric with the paper's column beside ours and
     the best cell in bold, ours - paper, ``t.sections``, the ranks over datasets) and LaTeX (one
     float per metric and one of the average ranks, the caption as notes below:
-    :func:`harness.tables.latex_tables`). With ``cd`` and ``cd_md`` the first ranked metric's
+    :func:`tripletbench.harness.tables.latex_tables`). With ``cd`` and ``cd_md`` the first ranked metric's
     critical-difference diagram (PNG) and its caption (Markdown). Returns the summary."""
     from .plots import cd_diagram
 
@@ -462,7 +462,7 @@ def _legend(t: PaperTable) -> list[str]:
 
 def _styled(frame: pd.DataFrame, bold: pd.DataFrame):
     """``frame`` with the ``bold`` cells in bold, as a pandas Styler for
-    :func:`harness.tables.latex_tabular` (``\\bfseries`` through ``convert_css``)."""
+    :func:`tripletbench.harness.tables.latex_tabular` (``\\bfseries`` through ``convert_css``)."""
     return frame.style.apply(
         lambda col: ["font-weight: bold" if b else "" for b in bold[col.name]], axis=0
     )

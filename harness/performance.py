@@ -8,7 +8,7 @@ d = 1,000 with 30 and 70 non-zeros per row, the OASIS paper's Caltech-256 vocabu
 d = 10,000 with 70, its web-scale vocabulary) it measures:
 
 * triplets per CPU second of our learner's online steps (``stream_cpu_seconds_``: the engine
-  :func:`algorithms.base.bilinear_stream`, blocked BLAS products for dense input, the compiled
+  :func:`tripletbench.algorithms.base.bilinear_stream`, blocked BLAS products for dense input, the compiled
   non-zero loop for CSR input), and beside it the whole ``fit()`` (input checks, the order of
   draws, SDCA's duality-gap certificate passes after the stream, the output), as a user meets
   it: ``fit_cpu_s`` and ``stream_share_of_fit``;
@@ -20,7 +20,7 @@ d = 10,000 with 70, its web-scale vocabulary) it measures:
   - sparse: a C-style loop over the non-zeros in the style of the authors' C core, compiled here
     by numba (:func:`reference_sparse_loop`; benchmark only), on the same triplets in the same
     order. Ours differs in one respect, its algorithm: it merges p+ and p- into one sorted
-    sparse vector before it sweeps W (:func:`algorithms.kernels.sparse_steps`), where the
+    sparse vector before it sweeps W (:func:`tripletbench.algorithms.kernels.sparse_steps`), where the
     reference sweeps each row of W twice, once for p+ and once for p-;
 * two one-step-at-a-time peers on dense rows, named for what they are, and the speed-up over
   each: an ``np.outer`` loop (:func:`plain_oasis`, :func:`plain_sdca`: NumPy matrix-vector
@@ -47,8 +47,8 @@ import pandas as pd
 import scipy.sparse as sp
 from threadpoolctl import threadpool_info, threadpool_limits
 
-from algorithms.oasis import OASIS
-from algorithms.sdca import SDCA
+from tripletbench.algorithms.oasis import OASIS
+from tripletbench.algorithms.sdca import SDCA
 
 
 def single_threaded(fn):
@@ -83,7 +83,7 @@ def plain_oasis(P, D, order, C):
 
 
 def plain_sdca(A, Z, order, lam):
-    """SDCA one coordinate at a time on dense vectors (last iterate; see algorithms.sdca), an
+    """SDCA one coordinate at a time on dense vectors (last iterate; see tripletbench.algorithms.sdca), an
     ``np.outer`` loop like :func:`plain_oasis`."""
     n = len(A)
     M, alpha = np.zeros((A.shape[1],) * 2), np.zeros(n)
@@ -311,7 +311,7 @@ def run(
     log=print,
 ) -> pd.DataFrame:
     """The performance table (one row per learner and input); see the module docstring."""
-    from algorithms.base import auto_block_size
+    from tripletbench.algorithms.base import auto_block_size
 
     rate = gemm_flops_per_s()
     log(f"matrix multiply: {rate / 1e9:.1f} GFLOP/s of CPU ({blas_threads()} BLAS thread(s))")
@@ -455,7 +455,7 @@ def other_learners(
     -> fixed hyperparameters, e.g. the default config's), on synthetic labelled points (Gaussian
     classes), each given the same triplets through the harness's conversions; one BLAS thread,
     like :func:`run` (CPU time, so that other processes on the machine do not move it)."""
-    from datasets.constraints import sample_class_triplets
+    from tripletbench.datasets.constraints import sample_class_triplets
 
     from .experiment import algorithm_of, fit_learner
 

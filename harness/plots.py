@@ -79,7 +79,7 @@ def display_name(name: str) -> str:
         return f"Caltech-256, {m.group(1)} classes"
     if name in DISPLAY_NAMES:
         return DISPLAY_NAMES[name]
-    from datasets import ALL_SPECS
+    from tripletbench.datasets import ALL_SPECS
 
     spec = ALL_SPECS.get(name)
     return spec.title if spec is not None and spec.title else name
@@ -225,7 +225,7 @@ def one_seed_na(summary: pd.DataFrame) -> pd.DataFrame:
 
 def load_words(rows: pd.DataFrame) -> str:
     """How loaded the machine was while ``rows`` (timing rows with ``load_1min`` and ``n_cpus``,
-    :func:`harness.curves.scaling`) were measured, in words for a caption; says so where the rows
+    :func:`tripletbench.harness.curves.scaling`) were measured, in words for a caption; says so where the rows
     predate the load record."""
     if "load_1min" not in rows or rows["load_1min"].isna().all():
         return "machine load not recorded"
@@ -279,12 +279,12 @@ def scaling(rows: pd.DataFrame, out_png, out_pdf, out_md, caption: str) -> pd.Da
 
 
 def cd_diagram(comparison: dict, path, title: str) -> None:
-    """Critical-difference diagram (Demšar 2006) of :func:`harness.tables.rank_comparison`'s
+    """Critical-difference diagram (Demšar 2006) of :func:`tripletbench.harness.tables.rank_comparison`'s
     result, drawn by ``scikit_posthocs.critical_difference_diagram`` (average ranks on the axis;
     methods joined by a bar do not differ by the Nemenyi test at 0.05), saved to ``path``
     (atomically). With no test (too few datasets or methods) the figure says so; every method
     tied on every dataset draws one bar over all (Nemenyi p = 1, decided by
-    :func:`harness.tables.friedman_nemenyi`). Raises ``ValueError`` for a NaN p-value (bars
+    :func:`tripletbench.harness.tables.friedman_nemenyi`). Raises ``ValueError`` for a NaN p-value (bars
     would be drawn from it)."""
     p = comparison["p_nemenyi"]
     if not p.empty and p.isna().to_numpy().any():

@@ -57,7 +57,7 @@ def check_files(table_csv, expected_csv) -> tuple[int, list[str]]:
 
 
 def main(argv=None) -> int:
-    """``python -m harness.regression TABLE.csv EXPECTED.csv``: check TABLE's numbers against the
+    """``python -m tripletbench.harness.regression TABLE.csv EXPECTED.csv``: check TABLE's numbers against the
     stored ones (exit status 1 naming every number that moved); with ``--update``, store TABLE's
     numbers as the new expected values instead (after an intended change of results)."""
     import argparse
@@ -65,7 +65,7 @@ def main(argv=None) -> int:
     from .io import save_csv
 
     ap = argparse.ArgumentParser(
-        prog="python -m harness.regression",
+        prog="python -m tripletbench.harness.regression",
         description="Check a table's numbers against stored values (default), or store them "
         "(--update).",
     )

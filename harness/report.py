@@ -20,7 +20,7 @@ from pathlib import Path
 
 import pandas as pd
 
-from harness.io import read_csv_named, save_csv, save_text
+from tripletbench.harness.io import read_csv_named, save_csv, save_text
 
 
 @dataclass(frozen=True)
@@ -179,7 +179,7 @@ def md_to_html(md: str) -> str:
     for lines in md_blocks(md):
         if _is_pipe_table(lines):
             try:
-                # a table builder's best cell is **bold** (harness.paper_table): bold here too
+                # a table builder's best cell is **bold** (tripletbench.harness.paper_table): bold here too
                 out.append(_bold(parse_pipe_table(lines).to_html(index=False, escape=True)))
             except ValueError:
                 out.append("<pre>" + html.escape("\n".join(lines)) + "</pre>")
@@ -312,7 +312,7 @@ def write_pages(tables: dict, figures: dict, paper_results, out_dir) -> None:
     """Write the report's pages into ``out_dir``: ``{table}.html`` and
     ``captions/{name}.rst`` for every table of ``tables`` (name -> (csv path, md path)),
     ``captions/{name}.rst`` for every figure of ``figures`` (name -> md path), and
-    ``paper_vs_ours.{csv,html}`` with its caption. Every write is atomic (harness.io).
+    ``paper_vs_ours.{csv,html}`` with its caption. Every write is atomic (tripletbench.harness.io).
 
     Raises KeyError for a name not in :data:`ITEMS`."""
     out_dir = Path(out_dir)

@@ -13,8 +13,9 @@ and the keys of :data:`CELL_EXCLUDE` (what the cell's wildcards already say, or 
 figure or table reads), so that adding a dataset, seed or method reruns nothing that exists.
 
 Code hashes cover the transitive closure of the project modules a job imports (the packages
-``algorithms``, ``datasets``, ``evaluation`` and ``harness``; imports read with :mod:`ast`, so
-nothing is imported), less the plumbing that cannot change a number (:data:`PLUMBING`). A cell's
+``tripletbench.algorithms``, ``.datasets``, ``.evaluation`` and ``.harness``, folders at the top of
+the checkout; imports read with :mod:`ast`, so nothing is imported; each file hashed under its path
+in the checkout, e.g. ``algorithms/lego.py``), less the plumbing that cannot change a number (:data:`PLUMBING`). A cell's
 closure leaves out the learner registry (``algorithms/__init__.py`` imports every learner) and adds
 its own learner's closure instead, so editing LEGO reruns LEGO's cells only.
 """
@@ -29,11 +30,21 @@ from functools import lru_cache
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parents[1]
+NAMESPACE = "tripletbench"
 PACKAGES = ("algorithms", "datasets", "evaluation", "harness")
-PLUMBING = frozenset({"harness.io", "harness.config", "harness.settings"})
+PACKAGE_DIRS = {
+    NAMESPACE: Path("src") / NAMESPACE,
+    **{f"{NAMESPACE}.{p}": Path(p) for p in PACKAGES},
+}
+"""Dotted package -> its folder in the checkout (``pyproject.toml``'s ``package-dir``): the
+packages are installed as ``tripletbench.algorithms`` ... but stay at the top of the checkout, so
+a hashed file is named by its path in the checkout (``algorithms/lego.py``)."""
+PLUMBING = frozenset(
+    {"tripletbench.harness.io", "tripletbench.harness.config", "tripletbench.harness.settings"}
+)
 """Modules left out of code hashes: writing files, config checks and these settings (they cannot
-change a number). The table and plot modules (``harness.tables``: mean, spread, differences;
-``harness.plots``) are not plumbing: a table or figure rule's code hash covers them."""
+change a number). The table and plot modules (``tripletbench.harness.tables``: mean, spread, differences;
+``tripletbench.harness.plots``) are not plumbing: a table or figure rule's code hash covers them."""
 CELL_EXCLUDE = {
     "oahu.figure4": ("dataset", "n_constraints"),  # the cell's {dataset} and {n} wildcards
     "oahu.figure5": ("stand_in", "use_lfw"),  # they choose the cell's {dataset} wildcard
@@ -54,10 +65,16 @@ def config_block(config: dict, block: str) -> dict:
 
 
 def _module_path(name: str) -> Path | None:
-    """The source file of project module ``name`` (a package's ``__init__.py``), or None."""
-    if name.split(".")[0] not in PACKAGES:
+    """The source file of project module ``name`` (a dotted name under ``tripletbench``; a
+    package's ``__init__.py``), or None."""
+    parts = name.split(".")
+    for n in (2, 1):
+        folder = PACKAGE_DIRS.get(".".join(parts[:n]))
+        if folder is not None and len(parts) >= n:
+            path = ROOT / folder / Path(*parts[n:]) if parts[n:] else ROOT / folder
+            break
+    else:
         return None
-    path = ROOT / Path(*name.split("."))
     if (path / "__init__.py").exists():
         return path / "__init__.py"
     if path.with_suffix(".py").exists():
@@ -132,12 +149,12 @@ def learner_code_hash(algorithm: str) -> str:
     """Code hash of learner ``algorithm``: its module's closure (a learner module of
     :mod:`algorithms`, found by its name; not the package's ``__init__`` or other learners, so
     adding or editing one learner reruns its cells only). For an external learner (a dotted
-    path): the wrapper's closure and the library's version (:mod:`algorithms.external`)."""
-    from algorithms import learner_class
-    from algorithms.external import is_external, library_version
+    path): the wrapper's closure and the library's version (:mod:`tripletbench.algorithms.external`)."""
+    from tripletbench.algorithms import learner_class
+    from tripletbench.algorithms.external import is_external, library_version
 
     if is_external(algorithm):
-        return code_hash(["algorithms.external"]) + ":" + library_version(algorithm)
+        return code_hash(["tripletbench.algorithms.external"]) + ":" + library_version(algorithm)
     return code_hash([learner_class(algorithm).__module__])
 
 
@@ -167,7 +184,7 @@ def cell_settings(config: dict, experiment: str, method: str, script: str) -> di
             "method": {k: v for k, v in mcfg.items() if k != "notes"},
             "experiment": {k: v for k, v in exp.items() if k not in skip},
             "route": config["data"]["route"],
-            "code": code_hash(script=script, exclude={"algorithms"})
+            "code": code_hash(script=script, exclude={"tripletbench.algorithms"})
             + "+"
             + learner_code_hash(algorithm_of(method, mcfg)),
         }
@@ -237,7 +254,7 @@ def block_settings(config: dict, block: str, keys, script: str, learners=()) -> 
     """Settings of a job driven by one config block (curves, scaling, figures, tables): the values
     of ``keys`` in the block (a name or dotted path; missing keys as None; ``keys=None``: the whole
     block), the route, and ``script``'s code. ``learners``: the learners the job builds by name
-    (``harness.experiment.fit_learner``), whose code its imports do not reach (the package
+    (``tripletbench.harness.experiment.fit_learner``), whose code its imports do not reach (the package
     ``algorithms`` finds its learners at run time): their :func:`learner_code_hash` is added."""
     cfg = config_block(config, block)
     out = {
@@ -275,8 +292,8 @@ def images_features_settings(config: dict, dataset: str) -> dict:
     ``"fashion_mnist_bovw"``): the ``images`` block's selection sizes, the bag-of-words settings
     of its source (bag-of-words sets only), the Caltech-256 image sizes (Caltech sets only), the
     route, and the code of ``workflow/scripts/images_features.py``. Raises
-    :class:`datasets.base.DataError` for an unknown image set."""
-    from datasets.caltech256 import image_set
+    :class:`tripletbench.datasets.base.DataError` for an unknown image set."""
+    from tripletbench.datasets.caltech256 import image_set
 
     iset = image_set(dataset)
     cfg = config_block(config, "images")

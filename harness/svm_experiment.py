@@ -8,13 +8,13 @@ What the paper states (section 5) and how it is done here, per (notion, seed):
    removal" (the paper's 63,949 features on WebKB). Ours: the tokens of :data:`TOKEN_PATTERN`
    (every run of letters, digits or underscore); the paper does not say how it tokenised. Three
    settings the paper does not state, ``svm.text_features`` (:func:`static_features`): what of a
-   WebKB page file becomes words (``reading``, :data:`datasets.webkb.PAGE_READINGS`: the visible
+   WebKB page file becomes words (``reading``, :data:`tripletbench.datasets.webkb.PAGE_READINGS`: the visible
    text, plus the MIME header, plus the tags' attributes, or the whole file as served), whether
    tokens are lower-cased (``lowercase``), and each document vector's scale (``scale``,
    :data:`VECTOR_SCALES`: binary as is, or unit Euclidean length; the Binary baseline gets the
    same scale). The default was chosen by a measured rule, not by the paper's text: the
    combination whose learned and Binary cells are closest to the paper's Table 1
-   (:mod:`harness.svm_sweeps`). The vocabulary (and TFIDF's idf) is built on **all** documents of
+   (:mod:`tripletbench.harness.svm_sweeps`). The vocabulary (and TFIDF's idf) is built on **all** documents of
    the corpus, as the paper's feature count is a count over the collection (label-free; our
    reading).
 3. **Triplets** (i, j, k) = (anchor, positive, negative): "we first randomly selected three
@@ -53,7 +53,7 @@ What the paper states (section 5) and how it is done here, per (notion, seed):
 7. **Score**: the fraction of P_test satisfied, d(i, j) < d(i, k) strictly (ties fail), Table 1.
 
 Random streams: ``np.random.default_rng([seed, STREAMS[purpose]])``, separate from
-:data:`datasets.preprocess.PURPOSES` (which this protocol does not share).
+:data:`tripletbench.datasets.preprocess.PURPOSES` (which this protocol does not share).
 """
 
 from __future__ import annotations
@@ -66,10 +66,10 @@ import numpy as np
 import pandas as pd
 import scipy.sparse as sp
 
-from algorithms.svm_relative import SVMRelative
-from datasets.base import DataError
-from datasets.constraints import sample_class_triplets
-from evaluation.triplets import static_triplet_accuracy
+from tripletbench.algorithms.svm_relative import SVMRelative
+from tripletbench.datasets.base import DataError
+from tripletbench.datasets.constraints import sample_class_triplets
+from tripletbench.evaluation.triplets import static_triplet_accuracy
 
 TOKEN_PATTERN = r"(?u)\b\w+\b"  # every run of letters/digits/underscore, single characters kept
 STREAMS = {"split": 100, "train_triplets": 101, "test_triplets": 102, "mds": 103, "gamma": 104}
@@ -121,7 +121,7 @@ NOTIONS = {
         ),
     )
 }
-TEXT_NOTIONS = NOTIONS  # the text notions by name (harness.config checks names against it)
+TEXT_NOTIONS = NOTIONS  # the text notions by name (tripletbench.harness.config checks names against it)
 
 
 def class_notion(dataset: str) -> Notion:
@@ -143,13 +143,13 @@ def method_applies(notion: str, method: str) -> bool:
 def notion_available(notion: str, route: str, mirror: str | None = None) -> bool:
     """Whether ``notion`` can run on ``route``: a WebKB notion needs the download route (and,
     with a folder ``mirror``, the archive in it); the Reuters stand-ins ship embedded; a
-    class-labelled set as :meth:`datasets.base.DatasetSpec.has_route`."""
-    from datasets import get_dataset
+    class-labelled set as :meth:`tripletbench.datasets.base.DatasetSpec.has_route`."""
+    from tripletbench.datasets import get_dataset
 
     if notion in NOTIONS:
         if NOTIONS[notion].corpus != "webkb":
             return True
-        from datasets.webkb import SPEC as WEBKB
+        from tripletbench.datasets.webkb import SPEC as WEBKB
 
         return route == "download" and WEBKB.has_route(route, mirror)
     return get_dataset(notion).has_route(route, mirror)
@@ -367,7 +367,7 @@ def static_features(
 def text_feature_words(tf: dict, corpus: str) -> str:
     """How a document of ``corpus`` ("webkb" or another text corpus) becomes the learner's vector
     under the text features ``tf`` ({reading, lowercase, scale}), in words for captions."""
-    from datasets.webkb import PAGE_READINGS
+    from tripletbench.datasets.webkb import PAGE_READINGS
 
     what = PAGE_READINGS[tf["reading"]] if corpus == "webkb" else "the document's text"
     case = "lower-cased" if tf["lowercase"] else "case kept"
@@ -382,7 +382,7 @@ def features_name(corpus: str, tf: dict) -> str:
 
 
 def corpus_features(corpus, token_pattern: str, tf: dict) -> dict:
-    """Everything a cell needs of a text corpus (:class:`datasets.text.TextCorpus`), as arrays
+    """Everything a cell needs of a text corpus (:class:`tripletbench.datasets.text.TextCorpus`), as arrays
     for one ``.npz`` (rule svm_features): per preprocessing variant p of :data:`PREPROCESSING`
     the CSR parts of the binary and TFIDF matrices of :func:`static_features` (keys
     ``{p}__{binary|tfidf}__{data|indices|indptr|shape}``) and the vocabulary size
@@ -444,12 +444,12 @@ def read_corpus_features(path) -> dict:
 def load_text_corpus(name: str, cache_dir, tf: dict, allow_unpinned=False, mirror=None):
     """The text corpus ``name`` ("webkb": downloaded, parsed under ``tf["reading"]``;
     "reuters": the embedded stand-in, plain text, which has no page reading). Raises what the
-    corpus loaders raise (:class:`datasets.base.DataUnavailable` when WebKB cannot be had)."""
+    corpus loaders raise (:class:`tripletbench.datasets.base.DataUnavailable` when WebKB cannot be had)."""
     if name == "reuters":
-        from datasets.reuters import load_corpus
+        from tripletbench.datasets.reuters import load_corpus
 
         return load_corpus(cache_dir)
-    from datasets.webkb import load_corpus
+    from tripletbench.datasets.webkb import load_corpus
 
     return load_corpus(
         cache_dir, allow_unpinned=allow_unpinned, mirror=mirror, reading=tf["reading"]
@@ -553,7 +553,7 @@ def run_notion(
 
     Returns (rows DataFrame, linear model, {"train", "test"} index arrays). Raises
     :class:`DataError` when a part has too few rule triplets,
-    :class:`algorithms.svm_relative.SolverError` when a solve fails."""
+    :class:`tripletbench.algorithms.svm_relative.SolverError` when a solve fails."""
     train, test = (np.asarray(p) for p in split)
     sizes = sorted({int(n) for n in n_train_triplets})
     n_kernel = int(kernel["n_train_triplets"]) if kernel else 0

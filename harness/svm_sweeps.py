@@ -8,8 +8,8 @@ Table 1 (``workflow/scripts/svm_run.py``), with the settings of the ``svm`` bloc
 overrides:
 
 * ``readings`` (``svm.readings``; target ``table_svm_readings``): every combination of a page
-  reading (:data:`datasets.webkb.PAGE_READINGS`), lower-casing and a vector scale
-  (:data:`harness.svm_experiment.VECTOR_SCALES`) on the three WebKB notions, at one training
+  reading (:data:`tripletbench.datasets.webkb.PAGE_READINGS`), lower-casing and a vector scale
+  (:data:`tripletbench.harness.svm_experiment.VECTOR_SCALES`) on the three WebKB notions, at one training
   size per scale (``n_train_triplets``: {scale: size}; a bound: eq. 8 on unscaled binary
   vectors of whole pages took 973 s to solve at 200,000 triplets against 16 s on unit-length
   ones, measured on one Topic cell), no kernel row. The table ranks the combinations by

@@ -2,8 +2,8 @@
 
 Not results: the features are random, so the mAP values say nothing about any method. What this
 measures is the time and peak memory of each stage of the code path that Table 4's cells run
-(:func:`datasets.imageclef_flickr.table4_split`, :func:`datasets.constraints.sample_class_triplets`,
-:func:`harness.experiment.run_cell`: validation grid, refit, exact full-ranking mAP of the queries
+(:func:`tripletbench.datasets.imageclef_flickr.table4_split`, :func:`tripletbench.datasets.constraints.sample_class_triplets`,
+:func:`tripletbench.harness.experiment.run_cell`: validation grid, refit, exact full-ranking mAP of the queries
 over the whole database, streamed in query batches) at the paper's sizes: 500K training triplets,
 a database of about one million items, 297-d (Wu et al., AAAI 2014, section "Evaluation on the
 Large-scale Dataset").
@@ -107,9 +107,9 @@ def run(cfg: dict, table4: dict, log=print) -> tuple[pd.DataFrame, dict]:
     ``peak_rss_mb``, ...; a method's row also has its fits' and evaluations' seconds and the
     synthetic mAP) and the sizes the protocol gave (queries, database, triplets, query batch).
     """
-    from datasets.constraints import protocol_triplets
-    from datasets.imageclef_flickr import table4_split
-    from evaluation.retrieval import query_batch
+    from tripletbench.datasets.constraints import protocol_triplets
+    from tripletbench.datasets.imageclef_flickr import table4_split
+    from tripletbench.evaluation.retrieval import query_batch
 
     from .experiment import run_cell
 

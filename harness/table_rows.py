@@ -1,9 +1,9 @@
 """The rows behind the paper tables, per paper: which runs make a cell, extra columns and the
-Markdown sections a table adds (used by the table rule scripts with :mod:`harness.paper_table`).
+Markdown sections a table adds (used by the table rule scripts with :mod:`tripletbench.harness.paper_table`).
 
-Kept apart from the modules the fitting cells import (harness.experiment, svm_experiment,
+Kept apart from the modules the fitting cells import (tripletbench.harness.experiment, svm_experiment,
 oahu_experiment), so that an edit here reruns the tables that use it and no cell (a cell's code
-hash covers the modules its script imports: harness.settings)."""
+hash covers the modules its script imports: tripletbench.harness.settings)."""
 
 from __future__ import annotations
 
@@ -49,8 +49,8 @@ def route_comparison(runs: pd.DataFrame, route: str, other_csv, metric: str = "m
 
 def job_cpu_values(runs: pd.DataFrame, metric: str = "job_cpu_s") -> pd.DataFrame:
     """The whole job's CPU seconds of each cell as tidy per-seed rows (dataset, algorithm, metric,
-    seed, value) for :class:`harness.paper_table.PaperTable`: the ``job_cpu_s`` column that each
-    cell stamps on its rows (:func:`harness.io.stamp_cell`: the job's own process CPU time,
+    seed, value) for :class:`tripletbench.harness.paper_table.PaperTable`: the ``job_cpu_s`` column that each
+    cell stamps on its rows (:func:`tripletbench.harness.io.stamp_cell`: the job's own process CPU time,
     imports included), one value per cell. Not Snakemake's ``benchmark:`` ``cpu_time``: that is a
     psutil sample taken every few seconds and fell below the cell's own ``fit_cpu_s`` in 4 of
     63 cells (issue 40). Raises ``ValueError`` naming the cells without the column's value
@@ -129,7 +129,7 @@ def table1_cells(runs: pd.DataFrame, config: dict) -> dict:
 
 def table1_notes(config: dict, methods: list[str]) -> dict:
     """The svm block's ``notes`` (settings provenance per row) as a methods block for
-    :func:`harness.tables.settings_table`, the training sizes of the "ours" settings taken from
+    :func:`tripletbench.harness.tables.settings_table`, the training sizes of the "ours" settings taken from
     the config (so that an overlay, e.g. up to 200,000 triplets, cannot leave a stale size)."""
     cfg = config["svm"]
     n_max = max(cfg["n_train_triplets"])
@@ -149,7 +149,7 @@ def table1_notes(config: dict, methods: list[str]) -> dict:
 
 
 def win_tie_loss_lines(summary: pd.DataFrame) -> list[str]:
-    """Table 3's win/tie/loss counts from a :func:`harness.paper_table.summarize` with reference
+    """Table 3's win/tie/loss counts from a :func:`tripletbench.harness.paper_table.summarize` with reference
     OAHU: the paper's (OAHU against each method, error rate, over datasets), then ours (each
     method against OAHU, error rate and macro F1), as Markdown lines."""
     from .tables import win_tie_loss
@@ -176,7 +176,7 @@ READING_NOTIONS = {
 
 def readings_markdown(table: pd.DataFrame, paper: pd.DataFrame, cfg: dict, full: bool) -> list:
     """Markdown lines of the page-reading sweep (rule table_svm_readings: ``table`` is
-    :func:`harness.svm_sweeps.summarise_readings` with a ``default`` column; ``paper``: Table 1's
+    :func:`tripletbench.harness.svm_sweeps.summarise_readings` with a ``default`` column; ``paper``: Table 1's
     paper rows with columns notion, method, value; ``cfg``: the ``svm`` block). ``full``: the
     table's own page (heading, caption, every column, the paper's row); else the compact
     version for Table 1's notes (learned and Binary cells, vocabulary, distance)."""
@@ -293,7 +293,7 @@ def server_headers(archive, universities) -> dict:
     import tarfile
     from pathlib import PurePosixPath
 
-    from datasets.webkb import TOPICS, page_university
+    from tripletbench.datasets.webkb import TOPICS, page_university
 
     want = set(universities)
     servers = {u: collections.Counter() for u in want}

@@ -1,6 +1,6 @@
 """The pieces of the papers' tables: the paper's numbers (config/paper_results.csv), ranks and
 the comparison over datasets (Friedman, Nemenyi), the settings provenance of each row, and
-LaTeX that compiles. :mod:`harness.paper_table` puts them together into a table.
+LaTeX that compiles. :mod:`tripletbench.harness.paper_table` puts them together into a table.
 """
 
 from __future__ import annotations
@@ -22,13 +22,13 @@ def remake_hint(path, rule: str | None = None) -> str:
 
 
 def read_result(path, rule: str | None = None, columns=(), dtype=None) -> pd.DataFrame:
-    """One result CSV as its job wrote it, or :class:`harness.io.ResultFileError` naming the file,
+    """One result CSV as its job wrote it, or :class:`tripletbench.harness.io.ResultFileError` naming the file,
     what is wrong and how to remake it (:func:`remake_hint`, ``rule``: the rule that writes it):
 
     * missing, empty (0 bytes), or with a header but no row;
     * without one of ``columns``;
     * not as its job wrote it: no ``<file>.sha256`` beside it, or one whose sha256 is not the
-      file's (edited by hand, copied, or the job stopped half-way): :func:`harness.io.check_digest`.
+      file's (edited by hand, copied, or the job stopped half-way): :func:`tripletbench.harness.io.check_digest`.
 
     The bytes are read once: the digest is checked on exactly what is parsed."""
     import io as _io
@@ -65,7 +65,7 @@ def collect(paths, rule: str | None = None, columns=(), cell=None) -> pd.DataFra
     """Concatenate tidy result CSVs (``settings_hash`` read as text), every file checked first
     (:func:`read_result`): a file that is missing, empty, only a header, lacks one of
     ``columns``, or is not as its job wrote it (no digest, or a digest that does not match) is
-    refused with :class:`harness.io.ResultFileError`, naming the file and how to remake it
+    refused with :class:`tripletbench.harness.io.ResultFileError`, naming the file and how to remake it
     (``rule``: the rule that writes these files).
 
     ``cell``: the columns that name the one cell a file holds (e.g. ``("dataset", "seed",
@@ -292,12 +292,12 @@ def settings_table(methods: dict) -> pd.DataFrame:
     (schema: ``definitions/notes``). Returns one row per method, in the block's order, with columns
     ``algorithm`` (the row name), ``protocol`` (one of :data:`PROTOCOLS`, "unmarked" when the config
     says nothing), ``paper_settings`` (what the paper states) and ``our_settings`` (what we chose).
-    A row of an external learner (``algorithm`` a dotted path, :mod:`algorithms.external`) is
+    A row of an external learner (``algorithm`` a dotted path, :mod:`tripletbench.algorithms.external`) is
     "not-in-paper" unless its notes say otherwise, and ``our_settings`` names the library class and
     the constraint kind it was given.
     """
-    from algorithms import learner_class
-    from algorithms.external import is_external
+    from tripletbench.algorithms import learner_class
+    from tripletbench.algorithms.external import is_external
 
     rows = []
     for name, mcfg in methods.items():

@@ -1,10 +1,30 @@
 """Shared by the pipeline tests: run Snakemake targets of this checkout into a temporary folder."""
 
+import os
 import subprocess
 import sys
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parents[1]
+PACKAGES = ("algorithms", "datasets", "evaluation", "harness")
+
+
+def checkout_env(repo: Path) -> dict:
+    """The environment under which Python imports ``tripletbench`` from the checkout ``repo`` (a
+    copy made by a test) rather than from the installed one: a folder beside it holding
+    ``tripletbench/`` with links to the copy's ``src/tripletbench/__init__.py`` and its four
+    package folders, first on ``PYTHONPATH`` (tests only; a user's checkout is installed, setup.sh)."""
+    repo = Path(repo).resolve()
+    if repo == ROOT:
+        return dict(os.environ)
+    pkg = repo.parent / f"{repo.name}-import" / "tripletbench"
+    if not pkg.exists():
+        pkg.mkdir(parents=True)
+        (pkg / "__init__.py").symlink_to(repo / "src/tripletbench/__init__.py")
+        for name in PACKAGES:
+            (pkg / name).symlink_to(repo / name, target_is_directory=True)
+    path = [str(pkg.parent), *filter(None, [os.environ.get("PYTHONPATH")])]
+    return {**os.environ, "PYTHONPATH": os.pathsep.join(path)}
 
 
 def run_targets(targets, out, configfile="config/ci.yaml", extra=(), timeout=600):
@@ -48,7 +68,7 @@ def issue_mentions(out):
 
 def latex_failures(out, max_overfull_pt=5.0):
     """Compile every ``.tex`` under ``out`` with pdflatex, each ``\\input`` into a bare ``article``
-    with exactly the preamble its header comment names (harness.tables.LATEX_PREAMBLE); returns
+    with exactly the preamble its header comment names (tripletbench.harness.tables.LATEX_PREAMBLE); returns
     "name: why" for each that fails or overfills a line by more than ``max_overfull_pt``.
 
     Skips the calling test when pdflatex cannot be had and setup.sh said why

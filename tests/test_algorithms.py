@@ -3,11 +3,11 @@
 import numpy as np
 import pytest
 
-from algorithms import ALGORITHMS, make_learner
-from algorithms.base import MahalanobisMixin
-from datasets.base import DataError
-from datasets.constraints import sample_class_triplets
-from harness.experiment import fit_learner
+from tripletbench.algorithms import ALGORITHMS, make_learner
+from tripletbench.algorithms.base import MahalanobisMixin
+from tripletbench.datasets.base import DataError
+from tripletbench.datasets.constraints import sample_class_triplets
+from tripletbench.harness.experiment import fit_learner
 
 
 def blobs(seed=0, n=90, d=4, k=3):
@@ -122,7 +122,7 @@ def test_partial_fit_on_two_halves_equals_fit_on_the_stream(name):
         parts = make_learner(name, **kw).partial_fit(t[:150]).partial_fit(t[150:])
         np.testing.assert_allclose(parts.W_, whole.W_, rtol=1e-12, atol=1e-12)
     else:
-        from datasets.constraints import triplets_to_pairs
+        from tripletbench.datasets.constraints import triplets_to_pairs
 
         pairs, labels = triplets_to_pairs(t)
         whole = make_learner(name, preprocessor=X).fit(pairs, labels)

@@ -11,13 +11,13 @@ from sklearn.exceptions import NotFittedError
 from sklearn.metrics import roc_auc_score
 from sklearn.neighbors import KNeighborsClassifier
 
-from algorithms import ALGORITHMS, LEGO, OPML, RDML, make_learner
-from algorithms import supervised as sv
-from algorithms.base import BilinearMixin, MahalanobisMixin, PairClassifierMixin
-from datasets.base import DataError
-from datasets.constraints import sample_class_triplets, triplets_to_pairs
-from evaluation.retrieval import retrieval_scores
-from harness.experiment import fit_learner
+from tripletbench.algorithms import ALGORITHMS, LEGO, OPML, RDML, make_learner
+from tripletbench.algorithms import supervised as sv
+from tripletbench.algorithms.base import BilinearMixin, MahalanobisMixin, PairClassifierMixin
+from tripletbench.datasets.base import DataError
+from tripletbench.datasets.constraints import sample_class_triplets, triplets_to_pairs
+from tripletbench.evaluation.retrieval import retrieval_scores
+from tripletbench.harness.experiment import fit_learner
 
 FAST = {
     "ITML": {"max_iter": 30},

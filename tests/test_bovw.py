@@ -1,4 +1,4 @@
-"""Bag of visual words (datasets.bovw): block histograms against a direct per-block computation,
+"""Bag of visual words (tripletbench.datasets.bovw): block histograms against a direct per-block computation,
 codebook from training images only, sparse tf-idf rows, feature files, and the sparse retrieval
 path (no densified database; same numbers as the dense computation)."""
 
@@ -7,8 +7,8 @@ import pytest
 import scipy.sparse as sp
 from skimage.feature import local_binary_pattern
 
-from datasets.base import DataError
-from datasets.bovw import (
+from tripletbench.datasets.base import DataError
+from tripletbench.datasets.bovw import (
     as_image,
     bag_of_words,
     block_descriptors,
@@ -18,7 +18,7 @@ from datasets.bovw import (
     save_features,
     word_counts,
 )
-from evaluation.retrieval import (
+from tripletbench.evaluation.retrieval import (
     mean_average_precision,
     retrieval_scores,
     sparse_mahalanobis_similarity,

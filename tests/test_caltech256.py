@@ -1,4 +1,4 @@
-"""Caltech-256 route (datasets.caltech256): md5-pinned download through a loopback server, safe
+"""Caltech-256 route (tripletbench.datasets.caltech256): md5-pinned download through a loopback server, safe
 extraction (members leaving the folder are refused before anything is written), listing without
 the clutter class, small images skipped, nested class subsets, the 40 + 25 per-class selection,
 and features of a tiny image folder made here."""
@@ -15,8 +15,8 @@ import numpy as np
 import pytest
 from PIL import Image
 
-from datasets.base import ChecksumError, DataError, RemoteFile
-from datasets.caltech256 import (
+from tripletbench.datasets.base import ChecksumError, DataError, RemoteFile
+from tripletbench.datasets.caltech256 import (
     SPEC,
     LazyImages,
     choose_classes,

@@ -1,7 +1,7 @@
 """A caption never presents our values as the paper's: every setting that a caption states and the
 paper states too is named with ours and the paper's side by side where they differ ("2,000 ...
 (the paper: 10K ...)"), "(as the paper)" where they agree, and a comparison of our numbers with
-the paper's under other settings says which (harness.paper_settings, harness.captions and the
+the paper's under other settings says which (tripletbench.harness.paper_settings, tripletbench.harness.captions and the
 figure scripts). Captions are built directly from small hand-made inputs; no Snakemake run."""
 
 from __future__ import annotations
@@ -16,9 +16,9 @@ import pytest
 import yaml
 from snakemake.utils import validate
 
-from harness import captions
-from harness.config import schema_file
-from harness.paper_settings import (
+from tripletbench.harness import captions
+from tripletbench.harness.config import schema_file
+from tripletbench.harness.paper_settings import (
     PAPER_SETTINGS,
     SDCA,
     SJ,
@@ -28,9 +28,9 @@ from harness.paper_settings import (
     note,
     vs_paper,
 )
-from harness.io import save_csv
-from harness.paper_table import Metric, PaperTable, write_table
-from harness.settings import expected_hashes, settings_hash
+from tripletbench.harness.io import save_csv
+from tripletbench.harness.paper_table import Metric, PaperTable, write_table
+from tripletbench.harness.settings import expected_hashes, settings_hash
 
 ROOT = Path(__file__).resolve().parents[1]
 AS_PAPER, STATES_NONE, COMPARES = "(as the paper)", "states none", "Ours - paper compares"
@@ -90,7 +90,7 @@ def test_the_helper_names_ours_and_the_papers_side_by_side():
 def test_oahus_learner_defaults_are_the_papers_settings():
     """Captions take OAHU's unset hyperparameters as the paper's: the learner's defaults must be
     the values the paper states (section 4.3.2)."""
-    from algorithms.oahu import OAHU as Learner
+    from tripletbench.algorithms.oahu import OAHU as Learner
 
     params = Learner().get_params()
     for key in ("beta", "n_hidden_layers", "n_hidden", "s", "eta", "embedding_dim", "n_epochs"):
@@ -309,7 +309,7 @@ def _run(script, monkeypatch, **snakemake):
     """Run ``workflow/scripts/<script>`` with a stand-in ``snakemake`` object."""
     import matplotlib.pyplot as plt
 
-    monkeypatch.setattr("harness.io.start_log", lambda path: None)  # keep pytest's capture
+    monkeypatch.setattr("tripletbench.harness.io.start_log", lambda path: None)  # keep pytest's capture
     runpy.run_path(
         str(ROOT / "workflow/scripts" / script),
         init_globals={"snakemake": types.SimpleNamespace(**snakemake)},
@@ -331,7 +331,7 @@ def _sdca_figure(cfg, name, tmp_path, monkeypatch) -> str:
          for metric in ("avg_cumulative_squared_hinge", "avg_cumulative_hinge", "mistake_rate",
                         "mAP")]
     )
-    seeds = []  # one file per seed, as rule curves writes them (harness.tables.collect)
+    seeds = []  # one file per seed, as rule curves writes them (tripletbench.harness.tables.collect)
     for seed, part in rows.groupby("seed"):
         save_csv(tmp_path / f"seed{seed}.csv", part)
         seeds.append(str(tmp_path / f"seed{seed}.csv"))
@@ -494,7 +494,7 @@ def test_table4_scaling_never_calls_configured_sizes_the_papers(ci, tmp_path, mo
 
 
 def test_the_paper_ranking_line_counts_ranks_and_cells_against_the_paper():
-    from harness.captions import paper_ranking
+    from tripletbench.harness.captions import paper_ranking
 
     paper = pd.DataFrame(
         [(d, m, m, v) for d, row in {"a": {"SDCA": 0.5, "LEGO": 0.4, "Eucl": 0.3},
@@ -521,7 +521,7 @@ def test_the_paper_ranking_line_counts_ranks_and_cells_against_the_paper():
 
 
 def test_the_measured_gap_lines_follow_the_tables_columns_and_rows():
-    from harness.captions import sdca_table2_gaps
+    from tripletbench.harness.captions import sdca_table2_gaps
 
     every = ["Eucl", "RCA", "LEGO", "SDCA"]
     (line,) = sdca_table2_gaps(["vehicle", "svmguide4"], every)

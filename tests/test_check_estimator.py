@@ -14,8 +14,8 @@ import warnings
 import pytest
 from sklearn.utils.estimator_checks import check_estimator
 
-from algorithms import LMNN, OPML
-from algorithms import supervised as sv
+from tripletbench.algorithms import LMNN, OPML
+from tripletbench.algorithms import supervised as sv
 
 TRIPLET_API = (
     "predict/decision_function take triplets ((n, 3, d) points or (n, 3) indices: the "

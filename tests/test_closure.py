@@ -3,8 +3,8 @@
 import numpy as np
 import pytest
 
-from datasets.base import DataError
-from datasets.constraints import (
+from tripletbench.datasets.base import DataError
+from tripletbench.datasets.constraints import (
     closure_components,
     closure_triplets,
     sample_closure_triplets,

@@ -1,7 +1,7 @@
 import numpy as np
 import pytest
 
-from algorithms import COMET, SparseCOMET
+from tripletbench.algorithms import COMET, SparseCOMET
 
 
 def blobs(seed=0, n=60, d=5):

@@ -9,7 +9,7 @@ import pytest
 import yaml
 from snakemake.utils import validate
 
-from harness.config import ConfigError, check_config, schema_file
+from tripletbench.harness.config import ConfigError, check_config, schema_file
 
 ROOT = Path(__file__).resolve().parents[1]
 SCHEMA = schema_file()  # the schema with the names found in datasets/ and algorithms/
@@ -106,7 +106,7 @@ def test_a_pair_rule_is_only_accepted_on_a_pair_learner():
 
 
 def test_unknown_dataset_in_an_oahu_block_is_named():
-    from datasets.base import DataError
+    from tripletbench.datasets.base import DataError
 
     cfg = default()
     cfg["oahu"]["figure5"]["stand_in"] = "leter"
@@ -139,9 +139,9 @@ def test_dry_run_shows_the_plan_and_a_bad_config_stops_it(tmp_path):
 def test_the_schema_names_exactly_the_learners_and_datasets_found():
     """One source of truth: the schema's name lists are what algorithms/ and datasets/ hold,
     and the file on disk leaves them empty (nothing to keep in step by hand)."""
-    from algorithms import ALGORITHMS
-    from datasets import DATASETS
-    from harness.config import SCHEMA, schema
+    from tripletbench.algorithms import ALGORITHMS
+    from tripletbench.datasets import DATASETS
+    from tripletbench.harness.config import SCHEMA, schema
 
     defs = schema()["definitions"]
     assert defs["algorithm"]["anyOf"][0]["enum"] == sorted(ALGORITHMS)
@@ -156,7 +156,7 @@ def test_the_schema_names_exactly_the_learners_and_datasets_found():
 def test_settings_provenance_notes_are_validated_and_tabulated():
     """A row's ``notes`` (protocol, paper, ours) pass the schema, reach the table's settings
     columns and caption; an unknown protocol is refused."""
-    from harness.tables import settings_caption, settings_table
+    from tripletbench.harness.tables import settings_caption, settings_table
 
     cfg = default()
     methods = cfg["sdca_table2"]["methods"]
@@ -182,9 +182,9 @@ def test_settings_provenance_notes_are_validated_and_tabulated():
 def test_every_method_row_of_the_shipped_configs_says_where_its_settings_come_from(name):
     """Every row of every ``methods:`` block (SDCA Table 2, the image experiment, each OAHU
     table and figure) and every row of ``svm.notes`` carries ``notes`` with a protocol of
-    ``harness.tables.PROTOCOLS``; an "ours" or "not-in-paper" row says what we chose."""
-    from harness.config import method_blocks
-    from harness.tables import PROTOCOLS
+    ``tripletbench.harness.tables.PROTOCOLS``; an "ours" or "not-in-paper" row says what we chose."""
+    from tripletbench.harness.config import method_blocks
+    from tripletbench.harness.tables import PROTOCOLS
 
     cfg = yaml.safe_load((ROOT / f"config/{name}.yaml").read_text())
     rows = [(place, m, mcfg) for place, methods, _ in method_blocks(cfg)
@@ -290,7 +290,7 @@ def test_a_schema_planted_in_the_temporary_folder_is_never_read(tmp_path):
     import json
     import os
 
-    from harness.config import schema
+    from tripletbench.harness.config import schema
 
     text = json.dumps(schema(), indent=1, sort_keys=True)
     digest = hashlib.sha256(text.encode()).hexdigest()[:16]
@@ -305,7 +305,7 @@ def test_a_schema_planted_in_the_temporary_folder_is_never_read(tmp_path):
     code = (
         "import os, stat, sys, yaml\n"
         "from snakemake.utils import validate\n"
-        "from harness.config import schema_file\n"
+        "from tripletbench.harness.config import schema_file\n"
         "path = schema_file()\n"
         "mode = stat.S_IMODE(os.stat(os.path.dirname(path)).st_mode)\n"
         "print(path, oct(mode))\n"
@@ -320,7 +320,7 @@ def test_a_schema_planted_in_the_temporary_folder_is_never_read(tmp_path):
         "except Exception as err:\n"
         "    print('refused', 'minimum of 1' in str(err))\n"
     )
-    env = {**os.environ, "TMPDIR": str(tmp_path), "PYTHONPATH": str(ROOT)}
+    env = {**os.environ, "TMPDIR": str(tmp_path)}
     out = subprocess.run([sys.executable, "-c", code], cwd=ROOT, env=env, capture_output=True,
                          text=True, timeout=120)
     assert out.returncode == 0, out.stderr
@@ -336,7 +336,7 @@ def test_a_schema_planted_in_the_temporary_folder_is_never_read(tmp_path):
 
 def test_no_project_code_writes_a_temporary_file_at_a_predictable_shared_path():
     """Every temporary file of the project is made by tempfile.mkstemp / mkdtemp /
-    TemporaryDirectory (a fresh name) or beside its target (harness.io.atomic_path); no code
+    TemporaryDirectory (a fresh name) or beside its target (tripletbench.harness.io.atomic_path); no code
     builds a path in the shared temporary folder by hand (gettempdir(), "/tmp/...", $TMPDIR)."""
     import ast
 
@@ -425,7 +425,7 @@ def test_a_key_given_twice_in_a_config_file_is_refused_with_file_line_and_key(tm
     Every config file given is read again with a loader that refuses a repeated key."""
     import json
 
-    from harness.config import check_duplicate_keys
+    from tripletbench.harness.config import check_duplicate_keys
 
     text = (ROOT / "config/ci.yaml").read_text()
     lines = text.splitlines()
@@ -459,9 +459,9 @@ def test_a_key_given_twice_in_a_config_file_is_refused_with_file_line_and_key(tm
 @pytest.mark.parametrize("value", ["~/x", "~", "~other/x", "$HOME/x", "out/${USER}"])
 def test_a_path_with_a_tilde_or_a_variable_is_refused(dotted, value):
     """issue 37: results_dir "~/x" made a folder literally named "~" in the checkout. Every
-    path-valued key (harness.config.PATH_KEYS) refuses a leading ~ and a $VAR (Snakemake expands
+    path-valued key (tripletbench.harness.config.PATH_KEYS) refuses a leading ~ and a $VAR (Snakemake expands
     neither; we refuse rather than expand, so the plan's paths are the ones the config shows)."""
-    from harness.config import PATH_KEYS
+    from tripletbench.harness.config import PATH_KEYS
 
     assert dotted in PATH_KEYS
     cfg = _set(default(), dotted, value)
@@ -470,7 +470,7 @@ def test_a_path_with_a_tilde_or_a_variable_is_refused(dotted, value):
 
 
 def test_a_data_mirror_folder_may_start_with_a_tilde(tmp_path, monkeypatch):
-    """data.mirror is the one path key that expands ~ (datasets.base.mirror_location), so a
+    """data.mirror is the one path key that expands ~ (tripletbench.datasets.base.mirror_location), so a
     mirror under the home folder is found, and a missing one is refused by name."""
     monkeypatch.setenv("HOME", str(tmp_path))
     (tmp_path / "mirror").mkdir()
@@ -542,7 +542,7 @@ def test_the_figures_sizes_accept_what_the_split_holds():
     n_train_per_class + n_test_per_class images: caltech256_50 of config/paper.yaml, 50 x 19 test
     and 50 x 46 training images), and for a dataset the count it is certain to hold before its
     class sizes are read (vehicle: 252 of its 254 test samples)."""
-    from harness.config import split_sizes
+    from tripletbench.harness.config import split_sizes
 
     cfg = default()
     assert split_sizes(cfg, "caltech256_50") == (2300, 950, "50 classes x 65 images, 70% per class")

@@ -1,8 +1,8 @@
 import numpy as np
 import pytest
 
-from datasets.base import DataError
-from datasets.constraints import (
+from tripletbench.datasets.base import DataError
+from tripletbench.datasets.constraints import (
     check_triplets,
     sample_class_triplets,
     triplets_to_chunklets,

@@ -12,8 +12,8 @@ import numpy as np
 import pandas as pd
 import pytest
 
-import datasets
-from datasets.base import (
+from tripletbench import datasets
+from tripletbench.datasets.base import (
     ChecksumError,
     DataError,
     DatasetSpec,
@@ -24,7 +24,7 @@ from datasets.base import (
     fetch_embedded,
     load,
 )
-from datasets.preprocess import check_features, make_split, minmax_scale, rng, split_per_class
+from tripletbench.datasets.preprocess import check_features, make_split, minmax_scale, rng, split_per_class
 
 ROOT = Path(__file__).resolve().parents[1]
 
@@ -186,10 +186,10 @@ def test_a_corrupt_deb_names_the_package_and_the_remedy(tmp_path, monkeypatch):
 def test_a_corrupt_archive_or_compressed_file_is_named_with_the_remedy(tmp_path, content):
     """tarfile.ReadError, zipfile.BadZipFile, gzip's EOFError / BadGzipFile came out raw from
     the readers; each now names the file and says delete and rerun."""
-    from datasets.caltech256 import safe_extract
-    from datasets.imageclef_flickr import concept_lists
-    from datasets.vowel import SPEC as VOWEL
-    from datasets.webkb import parse_archive
+    from tripletbench.datasets.caltech256 import safe_extract
+    from tripletbench.datasets.imageclef_flickr import concept_lists
+    from tripletbench.datasets.vowel import SPEC as VOWEL
+    from tripletbench.datasets.webkb import parse_archive
 
     bad = tmp_path / "bad.archive"
     bad.write_bytes(content)
@@ -224,7 +224,7 @@ def test_an_empty_or_unreadable_table_or_benchmark_file_is_named(tmp_path, conte
     """pandas' EmptyDataError came out raw from the readers of other jobs' tables (the route
     comparison, the report's pages, the captions) and benchmark files (no table reads Snakemake's
     benchmark files since issue 40: the runtime table reads each cell's own job_cpu_s)."""
-    from harness.io import ResultFileError, read_csv_named
+    from tripletbench.harness.io import ResultFileError, read_csv_named
 
     table = tmp_path / "table.csv"
     table.write_text(content)
@@ -292,7 +292,7 @@ def test_a_mirrors_own_list_cannot_vouch_for_an_unpinned_file(tmp_path):
     fake WebKB pages. A file no publisher pinned is accepted from a mirror only with the copy's
     measured sha256 pinned in our code (datasets/webkb.py, svmguide4.py) or under the
     command-line opt-in; the mirror's list then checks the transfer, and the record says so."""
-    from datasets import svmguide4, webkb
+    from tripletbench.datasets import svmguide4, webkb
 
     fake = tmp_path / "fake"
     sha = _fake_webkb(fake / "webkb" / "webkb-data.gtar.gz")
@@ -327,7 +327,7 @@ def test_an_unpinned_cached_file_is_fetched_again_from_another_mirror(tmp_path):
     named. Now it is reused only under the opt-in and from the URL its record names; from another
     mirror it is fetched again; without the opt-in only a pinned copy is used, and the fake one in
     the cache is replaced by the pinned one (switching to the real mirror reruns)."""
-    from datasets import webkb
+    from tripletbench.datasets import webkb
 
     a, b = tmp_path / "a", tmp_path / "b"
     sha_a = _fake_webkb(a / "webkb" / "webkb-data.gtar.gz", text=b"from a")
@@ -470,7 +470,7 @@ def test_a_stalled_or_trickling_download_times_out(hostile_server, tmp_path, mon
     """issue 37, rule 6: one byte every 10 s hung the fetch. A server that sends nothing for
     READ_TIMEOUT_S, or more slowly than the cap allows (READ_TIMEOUT_S + cap / MIN_RATE_BYTES_S
     in all), is abandoned with an error naming the file (short timeouts here)."""
-    import datasets.base as base
+    import tripletbench.datasets.base as base
 
     monkeypatch.setattr(base, "READ_TIMEOUT_S", 0.5)
     monkeypatch.setattr(base, "MIN_RATE_BYTES_S", 63_065)  # 1.5 s in all for 63,065 bytes
@@ -494,7 +494,7 @@ def test_an_archive_member_over_its_cap_is_refused_before_it_is_read(tmp_path, m
     import tarfile
     import zipfile
 
-    from datasets import fashion_mnist, human_judgments, webkb
+    from tripletbench.datasets import fashion_mnist, human_judgments, webkb
 
     page = b"Content-type: text/html\n\n" + b" " * (webkb.PAGE_MAX_BYTES + 1)
     bomb = tmp_path / "webkb-data.gtar.gz"

@@ -1,14 +1,14 @@
-"""The exact blocked engine (algorithms.base.bilinear_stream) against one-step-at-a-time
+"""The exact blocked engine (tripletbench.algorithms.base.bilinear_stream) against one-step-at-a-time
 implementations of the same updates: same iterates after 10K steps, dense and sparse."""
 
 import numpy as np
 import pytest
 import scipy.sparse as sp
 
-from algorithms.base import TraceRecorder, bilinear_stream, checkpoints, dense
-from algorithms.oasis import OASIS, DissimOASIS
-from algorithms.sdca import SDCA
-from harness.performance import plain_oasis, plain_sdca, synthetic
+from tripletbench.algorithms.base import TraceRecorder, bilinear_stream, checkpoints, dense
+from tripletbench.algorithms.oasis import OASIS, DissimOASIS
+from tripletbench.algorithms.sdca import SDCA
+from tripletbench.harness.performance import plain_oasis, plain_sdca, synthetic
 
 
 def rel_diff(W, ref):
@@ -106,7 +106,7 @@ def test_trace_at_checkpoints_equals_the_per_step_statistics():
 
 def _stream_pair(sparse, compiled):
     """OASIS's step through bilinear_stream on the same triplets, dense factors or sparse points."""
-    from algorithms.oasis import oasis_step
+    from tripletbench.algorithms.oasis import oasis_step
 
     X, t = synthetic(30, 200, 600, seed=11, nnz=6)
     A, Z = X[t[:, 0]], X[t[:, 1]] - X[t[:, 2]]
@@ -163,7 +163,7 @@ def test_every_bilinear_learner_gives_the_same_matrix_on_sparse_and_dense_input(
 
 
 def test_the_iterates_do_not_depend_on_the_block_size_chosen_by_d():
-    from algorithms.base import auto_block_size
+    from tripletbench.algorithms.base import auto_block_size
 
     assert [auto_block_size(d) for d in (8, 128, 297, 784)] == [16, 32, 64, 64]
     X, t = synthetic(50, 300, 1000, seed=9)
@@ -191,7 +191,7 @@ def test_the_sparse_merge_of_z_rows_on_shared_columns_unsorted_and_empty_rows(co
     most columns (so the merge adds entries), are stored with unsorted column indices, include an
     empty row, and terms in groups of one, three (a-row shared by three weighted z-rows) and a
     group that is interrupted by another a-row."""
-    from algorithms.oasis import oasis_step
+    from tripletbench.algorithms.oasis import oasis_step
 
     rng = np.random.default_rng(3)
     d, N, n = 12, 40, 200
@@ -252,7 +252,7 @@ def test_the_sparse_merge_of_z_rows_on_shared_columns_unsorted_and_empty_rows(co
 def test_factors_gathered_per_block_give_the_same_model_as_gathered_once(make, monkeypatch):
     """Every bilinear learner on dense points: the factors gathered block by block (and the
     curvatures, primal and dual in chunks) give the same W, trace and dual as one gather."""
-    import algorithms.base as base
+    import tripletbench.algorithms.base as base
 
     X, t = synthetic(20, 150, 700, seed=5)
     once = make(X).fit(t)
@@ -271,7 +271,7 @@ def test_a_large_oasis_fit_never_holds_its_factors(monkeypatch):
     (n, d) factor (deterministic, not a timing)."""
     import tracemalloc
 
-    import algorithms.base as base
+    import tripletbench.algorithms.base as base
 
     monkeypatch.setattr(base, "GATHER_ONCE_BYTES", 2**20)
     monkeypatch.setattr(base, "TUPLE_CHUNK", 2048)
@@ -290,7 +290,7 @@ def test_a_large_oasis_fit_never_holds_its_factors(monkeypatch):
 # the rule: the shared online loops run with one BLAS thread, whatever the environment asks for
 
 
-@pytest.mark.parametrize("name", sorted(__import__("algorithms").ALGORITHMS))
+@pytest.mark.parametrize("name", sorted(__import__("tripletbench.algorithms").algorithms.ALGORITHMS))
 def test_the_shared_online_loops_run_with_one_blas_thread(name, monkeypatch):
     """Every learner whose fit runs a shared loop (``BilinearMixin._stream`` or
     ``OnlineMixin._online_loop``) takes its steps with one BLAS thread even when two are asked
@@ -299,8 +299,8 @@ def test_the_shared_online_loops_run_with_one_blas_thread(name, monkeypatch):
     alternating in such a loop made an SDCA fit 24x slower.) Other learners are not constrained."""
     from threadpoolctl import threadpool_info, threadpool_limits
 
-    import algorithms.base as base
-    from harness.experiment import fit_learner
+    import tripletbench.algorithms.base as base
+    from tripletbench.harness.experiment import fit_learner
 
     seen, loops = [], []
 

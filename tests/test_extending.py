@@ -10,6 +10,7 @@ from pathlib import Path
 import numpy as np
 import pytest
 import yaml
+from pipeline import checkout_env
 
 ROOT = Path(__file__).resolve().parents[1]
 MINIMAL = ROOT / "config/examples/minimal.yaml"
@@ -21,6 +22,7 @@ def planned_jobs(targets, configfile, *extra, cwd=ROOT) -> dict[str, int]:
     out = subprocess.run(
         cmd + ["--cores", "1", "--nolock", *extra],
         cwd=cwd,
+        env=checkout_env(cwd),
         capture_output=True,
         text=True,
         timeout=300,
@@ -113,9 +115,10 @@ def copy_checkout(dest: Path) -> Path:
     import shutil
 
     skip = shutil.ignore_patterns(
-        ".git", ".venv", ".snakemake", "data_cache", "results", "figures", "__pycache__"
+        ".git", ".venv", ".snakemake", "data_cache", "results", "figures", "__pycache__", "*.egg-info"
     )
     shutil.copytree(ROOT, dest, ignore=skip)
+    checkout_env(dest)  # the copy's own code, imported as tripletbench.* by its jobs
     return dest
 
 
@@ -144,7 +147,12 @@ def test_a_new_module_or_config_row_alone_reruns_only_its_cells(tmp_path):
     path = write_config(tmp_path, cfg)
     run = [sys.executable, "-m", "snakemake", "reproduce_all", "--configfile", str(path)]
     out = subprocess.run(
-        run + ["--cores", "2", "--nolock"], cwd=repo, capture_output=True, text=True, timeout=600
+        run + ["--cores", "2", "--nolock"],
+        cwd=repo,
+        env=checkout_env(repo),
+        capture_output=True,
+        text=True,
+        timeout=600,
     )
     assert out.returncode == 0, out.stderr[-3000:]
     assert planned_jobs(["reproduce_all"], path, cwd=repo) == {}
@@ -182,7 +190,7 @@ def test_a_new_module_or_config_row_alone_reruns_only_its_cells(tmp_path):
 
 
 def test_project_modules_import_learners_from_their_modules():
-    """A job's code hash follows its imports (harness.settings) and the package ``algorithms``
+    """A job's code hash follows its imports (tripletbench.harness.settings) and the package ``algorithms``
     imports no learner: a learner class imported through the package would leave its code out of
     the hash. Only the registry functions come from the package."""
     import ast
@@ -196,7 +204,7 @@ def test_project_modules_import_learners_from_their_modules():
     bad = []
     for path in files:
         for node in ast.walk(ast.parse(path.read_text())):
-            if isinstance(node, ast.ImportFrom) and node.module == "algorithms" and not node.level:
+            if isinstance(node, ast.ImportFrom) and node.module == "tripletbench.algorithms" and not node.level:
                 bad += [
                     f"{path.relative_to(ROOT)}: {a.name}"
                     for a in node.names
@@ -223,8 +231,8 @@ def test_an_external_learner_is_its_library_model_through_the_harness(path, para
     """Two real classes of two libraries, fitted by the harness on the same triplets as every
     learner (labels kind: the points that occur in them): M, transform and the ranking scores are
     the library model's own."""
-    from datasets.constraints import sample_class_triplets
-    from harness.experiment import fit_learner, learner_seed
+    from tripletbench.datasets.constraints import sample_class_triplets
+    from tripletbench.harness.experiment import fit_learner, learner_seed
 
     X, y = iris()
     t = sample_class_triplets(y, 300, np.random.default_rng(0))
@@ -244,10 +252,10 @@ def test_an_external_pair_or_triplet_learner_gets_its_constraint_kind():
     """metric-learn's ITML learns from pairs (its ``_tuple_size`` 2): the harness gives it the
     same pairs as our ITML; a row's ``constraints`` must be one of the three kinds, and is only
     for an external learner."""
-    from algorithms import learner_class, make_learner
-    from datasets.constraints import sample_class_triplets, triplets_to_pairs
-    from harness.config import ConfigError, check_config
-    from harness.experiment import fit_learner
+    from tripletbench.algorithms import learner_class, make_learner
+    from tripletbench.datasets.constraints import sample_class_triplets, triplets_to_pairs
+    from tripletbench.harness.config import ConfigError, check_config
+    from tripletbench.harness.experiment import fit_learner
 
     assert learner_class("metric_learn.ITML").constraint_kind == "pairs"
     assert learner_class("metric_learn.SCML").constraint_kind == "triplets"
@@ -306,8 +314,8 @@ SMALL = {
 
 def fitted(name: str):
     """Learner ``name`` fitted by the harness on 200 class triplets of iris (small settings)."""
-    from datasets.constraints import sample_class_triplets
-    from harness.experiment import fit_learner
+    from tripletbench.datasets.constraints import sample_class_triplets
+    from tripletbench.harness.experiment import fit_learner
 
     X, y = iris()
     t = sample_class_triplets(y, 200, np.random.default_rng(2))
@@ -317,7 +325,7 @@ def fitted(name: str):
 def parity_cells(name: str) -> dict[str, str]:
     """The README table's cells of learner ``name``: "yes" / "–" per column, from a fitted
     instance (a bilinear learner's ``pair_distance`` raises AttributeError there)."""
-    from algorithms import ALGORITHMS, supervised
+    from tripletbench.algorithms import ALGORITHMS, supervised
 
     cls = ALGORITHMS[name]
     model = fitted(name)
@@ -335,7 +343,7 @@ def parity_cells(name: str) -> dict[str, str]:
 
 def parity_table() -> str:
     """The README's API table: one row per learner found in algorithms/."""
-    from algorithms import ALGORITHMS
+    from tripletbench.algorithms import ALGORITHMS
 
     head = ["learner", "metric-learn", "fit", *PARITY_COLUMNS]
     shown = ["learner", "metric-learn counterpart", "constraints"]
@@ -366,8 +374,8 @@ def test_components_and_transform_equal_metric_learns_for_the_same_metric(name):
     import metric_learn
     from metric_learn._util import components_from_metric
 
-    from datasets.constraints import sample_class_triplets
-    from harness.experiment import fit_learner
+    from tripletbench.datasets.constraints import sample_class_triplets
+    from tripletbench.harness.experiment import fit_learner
 
     X, y = iris()
     t = sample_class_triplets(y, 200, np.random.default_rng(2))
@@ -379,7 +387,7 @@ def test_components_and_transform_equal_metric_learns_for_the_same_metric(name):
         lib = metric_learn.LMNN(n_neighbors=3, max_iter=20, random_state=model.random_state)
         L = lib.fit(X[used], y[used]).components_
     elif name == "RCA":
-        from datasets.constraints import triplets_to_chunklets
+        from tripletbench.datasets.constraints import triplets_to_chunklets
 
         L = metric_learn.RCA().fit(X, triplets_to_chunklets(t, len(X))).components_
     else:
@@ -394,9 +402,66 @@ def test_components_and_transform_equal_metric_learns_for_the_same_metric(name):
         assert two.components_.shape == (2, 4) and two.transform(X).shape == (len(X), 2)
         np.testing.assert_allclose(two.M_, two.components_.T @ two.components_, atol=1e-12)
     if name == "ITML":
-        from datasets.constraints import triplets_to_pairs
+        from tripletbench.datasets.constraints import triplets_to_pairs
 
         cov, _ = fit_learner("ITML", {"max_iter": 20, "prior": "covariance"}, t, X, y, seed=0)
         pairs_i, labels = triplets_to_pairs(t, 2)
         ml = metric_learn.ITML(max_iter=20, prior="covariance").fit(X[pairs_i], labels)
         np.testing.assert_allclose(cov.M_, ml.get_mahalanobis_matrix(), atol=1e-10)
+
+
+FAKE_EMBEDDING = '''"""A stand-in for cblearn's ordinal embeddings: fit on triplets of indices, an embedding of
+the training items only (no metric on new points)."""
+import numpy as np
+from sklearn.base import BaseEstimator, TransformerMixin
+
+
+class SOE(BaseEstimator, TransformerMixin):
+    def __init__(self, n_components=2, random_state=None):
+        self.n_components = n_components
+        self.random_state = random_state
+
+    def fit(self, X, y=None):
+        X = np.asarray(X)
+        if X.ndim != 2 or X.shape[1] != 3 or not np.issubdtype(X.dtype, np.integer):
+            raise ValueError("Expected triplets of indices, shape (n, 3)")
+        self.embedding_ = np.zeros((X.max() + 1, self.n_components))
+        return self
+
+    def transform(self, X=None):
+        return self.embedding_
+'''
+
+
+@pytest.mark.parametrize(
+    "row, reason",
+    [
+        ({"algorithm": "metric_learn.LSML"}, "4-tuples \\(quadruplets\\)"),
+        ({"algorithm": "metric_learn.ITML", "constraints": "triplets"}, "learns from pairs, not"),
+        ({"algorithm": "fake_cblearn.SOE", "constraints": "triplets"}, "trial fit .* failed"),
+        ({"algorithm": "fake_cblearn.SOE"}, "trial fit .* failed"),
+        ({"algorithm": "sklearn.manifold.MDS"}, "not a linear metric learner"),
+    ],
+)
+def test_an_external_learner_the_harness_cannot_evaluate_is_refused_at_start_up(
+    tmp_path, monkeypatch, row, reason
+):
+    """Quadruplet learners (metric-learn's LSML), a kind the class's fit contradicts, embeddings of
+    the training items only (cblearn's, stood in for) and non-metric estimators are refused by the
+    config check, naming the row, before any job; the *_Supervised variant of a quadruplet learner
+    and metric-learn's pair and triplet learners pass."""
+    from tripletbench.algorithms.external import check_evaluable
+    from tripletbench.harness.config import ConfigError, check_config
+
+    (tmp_path / "fake_cblearn.py").write_text(FAKE_EMBEDDING)
+    monkeypatch.syspath_prepend(str(tmp_path))
+    cfg = yaml.safe_load(MINIMAL.read_text())
+    cfg["sdca_table2"]["methods"]["X"] = row
+    with pytest.raises(ConfigError, match=f"config sdca_table2.methods.X: .*{reason}"):
+        check_config(cfg)
+    assert check_evaluable("metric_learn.LSML_Supervised") == "labels"
+    assert check_evaluable("metric_learn.ITML_Supervised") == "labels"
+    assert check_evaluable("metric_learn.SCML") == "triplets"
+    assert check_evaluable("metric_learn.MMC") == "pairs"
+    cfg["sdca_table2"]["methods"]["X"] = {"algorithm": "metric_learn.MLKR", "fixed": {"max_iter": 5}}
+    check_config(cfg)

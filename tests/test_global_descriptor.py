@@ -1,4 +1,4 @@
-"""Global 297-dim descriptor (datasets.global_descriptor): part layout, each part's math on
+"""Global 297-dim descriptor (tripletbench.datasets.global_descriptor): part layout, each part's math on
 hand-computable images, the fast Gabor route against scipy.signal.fftconvolve, shrinking, errors,
 and real photographs bundled with scikit-image (astronaut, coffee, chelsea, camera)."""
 
@@ -11,9 +11,9 @@ from scipy.signal import fftconvolve
 from skimage import data
 from skimage.filters import gabor_kernel
 
-import datasets.global_descriptor as gd
-from datasets.base import DataError
-from datasets.global_descriptor import (
+import tripletbench.datasets.global_descriptor as gd
+from tripletbench.datasets.base import DataError
+from tripletbench.datasets.global_descriptor import (
     N_DIMS,
     PART_SLICES,
     PARTS,

@@ -1,4 +1,4 @@
-"""Features of the human-judgment items (issue 38, part 2; :mod:`datasets.human_features`) on the
+"""Features of the human-judgment items (issue 38, part 2; :mod:`tripletbench.datasets.human_features`) on the
 real images of ``../shared/mirror``: shapes, finiteness, rows in the collections' item order
 (the indices the triplets use), and rows equal to the library calls made by hand on the files
 the item ids name.
@@ -18,11 +18,11 @@ from skimage.color import rgb2gray
 from skimage.feature import hog
 from sklearn.feature_extraction.text import CountVectorizer
 
-from datasets import cars60, food100
-from datasets import human_features as hf
-from datasets import material_similarity as material
-from datasets.base import DataError
-from datasets.global_descriptor import descriptor_from_bytes
+from tripletbench.datasets import cars60, food100
+from tripletbench.datasets import human_features as hf
+from tripletbench.datasets import material_similarity as material
+from tripletbench.datasets.base import DataError
+from tripletbench.datasets.global_descriptor import descriptor_from_bytes
 
 MIRROR = ROOT.parent / "shared" / "mirror"
 pytestmark = pytest.mark.skipif(

@@ -21,11 +21,11 @@ import numpy as np
 import pytest
 from conftest import ROOT
 
-import datasets
-from datasets import cars60, food100
-from datasets import material_similarity as material
-from datasets.base import ChecksumError, DataError, DataUnavailable
-from datasets.human_judgments import (
+from tripletbench import datasets
+from tripletbench.datasets import cars60, food100
+from tripletbench.datasets import material_similarity as material
+from tripletbench.datasets.base import ChecksumError, DataError, DataUnavailable
+from tripletbench.datasets.human_judgments import (
     MemberStore,
     git_blob_id,
     git_tree_id,
@@ -436,7 +436,7 @@ def test_the_collections_are_not_feature_tables_and_agree_with_the_mirror_list()
             datasets.get_dataset(name)
         assert datasets.ALL_SPECS[name].tabular is False
     for module in (food100, cars60, material):
-        with pytest.raises(DataError, match=f"datasets.{module.SPEC.name}.load_judgments"):
+        with pytest.raises(DataError, match=f"tripletbench.datasets.{module.SPEC.name}.load_judgments"):
             module.SPEC.parse_download([])
     listed = _listed()
     for spec in (food100.SPEC, cars60.SPEC, material.SPEC, material.ARCHIVE_SPEC):

@@ -3,7 +3,7 @@ mirror beside the checkout (``../shared/mirror``): every set through the downloa
 layout, one feature set, 2 folds, 1 seed, a few hundred training answers per fold.
 
 Checks the table's rows: the Euclidean distance and each learner on every set, chance at 0.5,
-the material ceiling equal to :func:`evaluation.human_protocols.human_ceiling` of the same test
+the material ceiling equal to :func:`tripletbench.evaluation.human_protocols.human_ceiling` of the same test
 answers, and the offline default's "needs download" (no cell planned)."""
 
 import subprocess
@@ -57,8 +57,8 @@ def _snakemake(configfile, *extra, timeout=600):
 
 @needs_mirror
 def test_table_human_on_the_mirror_has_every_row(tmp_path):
-    from datasets import material_similarity as material
-    from evaluation.human_protocols import human_ceiling, publisher_split, question_ids, triplet_folds
+    from tripletbench.datasets import material_similarity as material
+    from tripletbench.evaluation.human_protocols import human_ceiling, publisher_split, question_ids, triplet_folds
 
     _snakemake(_config(tmp_path))
     out = tmp_path / "results/tables"
@@ -106,12 +106,12 @@ def test_table_human_offline_says_needs_download(tmp_path):
 
 
 def test_the_pair_table_scores_as_the_learners_pair_score_and_answers_repeat_by_count():
-    """harness.human scores a learner from one item-pair table (its ranking score): the same
-    accuracy as evaluation.human_protocols.learner_accuracy; the Euclidean table gives
+    """tripletbench.harness.human scores a learner from one item-pair table (its ranking score): the same
+    accuracy as tripletbench.evaluation.human_protocols.learner_accuracy; the Euclidean table gives
     embedding_accuracy's; a training row with answer count c is c training triplets."""
-    from evaluation.human_protocols import embedding_accuracy, learner_accuracy
-    from harness import human
-    from harness.experiment import fit_learner
+    from tripletbench.evaluation.human_protocols import embedding_accuracy, learner_accuracy
+    from tripletbench.harness import human
+    from tripletbench.harness.experiment import fit_learner
 
     rng = np.random.default_rng(0)
     X = human.normalize(rng.normal(size=(30, 6)), "l2")

@@ -1,5 +1,5 @@
 """Protocols and scoring of the human-judgment sets (issue 38, part 3;
-:mod:`evaluation.human_protocols`): hand-made tiny cases for every function, and the human
+:mod:`tripletbench.evaluation.human_protocols`): hand-made tiny cases for every function, and the human
 ceiling of the real material set (skipped where no mirror stands beside the checkout).
 """
 
@@ -7,9 +7,9 @@ import numpy as np
 import pytest
 from conftest import ROOT
 
-from algorithms.euclidean import Euclidean
-from algorithms.oasis import OASIS
-from evaluation import human_protocols as hp
+from tripletbench.algorithms.euclidean import Euclidean
+from tripletbench.algorithms.oasis import OASIS
+from tripletbench.evaluation import human_protocols as hp
 
 MIRROR = ROOT.parent / "shared" / "mirror"
 
@@ -172,7 +172,7 @@ def test_feature_distance_embedding_and_learner_scoring_agree():
     not (MIRROR / "SHA256SUMS").is_file(), reason="no data mirror beside the checkout"
 )
 def test_material_publisher_split_and_human_ceiling_on_the_real_answers(tmp_path):
-    from datasets import material_similarity as material
+    from tripletbench.datasets import material_similarity as material
 
     j = material.load_judgments(tmp_path, mirror=str(MIRROR))
     p = hp.publisher_split(j)

@@ -5,7 +5,7 @@ paper's, and our no-overshoot alternative), and agreement with a plain NumPy ver
 import numpy as np
 import pytest
 
-from algorithms import LEGO, OnlineITML
+from tripletbench.algorithms import LEGO, OnlineITML
 
 # squared distances 1 (similar pair) and 9 (dissimilar pair), z = (1, 0, 0) and (3, 0, 0)
 PAIRS = np.array([[[0.0, 0, 0], [1.0, 0, 0]], [[0.0, 0, 0], [3.0, 0, 0]]])

@@ -3,7 +3,7 @@
 import os
 from types import SimpleNamespace
 
-from harness.keep import drop_previous, is_outdated, keep_previous, put_back, recorded_settings
+from tripletbench.harness.keep import drop_previous, is_outdated, keep_previous, put_back, recorded_settings
 
 
 def _job(outputs, inputs=("in.csv",)):
@@ -63,14 +63,14 @@ def test_recorded_settings_of_a_cell_csv(tmp_path):
 
 def test_a_local_runs_scheduler_has_no_rate_limiter_timers():
     """Issue 40: Snakemake's job rate limiter starts a timer thread per scheduler pass; a local run
-    drops it (harness.keep.without_rate_limiter_timers), a cluster run keeps it. The private
+    drops it (tripletbench.harness.keep.without_rate_limiter_timers), a cluster run keeps it. The private
     attribute the hook sets must still exist in the pinned Snakemake."""
     import inspect
     from types import SimpleNamespace
 
     from snakemake.scheduling import job_scheduler
 
-    from harness.keep import without_rate_limiter_timers
+    from tripletbench.harness.keep import without_rate_limiter_timers
 
     src = inspect.getsource(job_scheduler.JobScheduler)
     assert "self.job_rate_limiter = (" in src and "if self.job_rate_limiter is not None" in src

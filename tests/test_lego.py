@@ -1,7 +1,7 @@
 import numpy as np
 import pytest
 
-from algorithms import LEGO
+from tripletbench.algorithms import LEGO
 
 
 def test_one_step_matches_closed_form_and_sherman_morrison():
@@ -100,7 +100,7 @@ def test_an_unknown_update_rule_is_refused():
 
 
 def test_pair_differences_gather_each_difference_when_asked():
-    from algorithms.base import TupleRows
+    from tripletbench.algorithms.base import TupleRows
 
     rng = np.random.default_rng(2)
     X = rng.normal(size=(30, 5))
@@ -115,8 +115,8 @@ def test_pair_differences_gather_each_difference_when_asked():
 def test_chunked_pair_scores_and_triplet_margins_equal_one_gather(monkeypatch):
     """Scores over many tuples come chunk by chunk (``TUPLE_CHUNK``) and equal the one-gather
     values, for a Mahalanobis learner and a bilinear one, pairs and triplets, in order."""
-    import algorithms.base as base
-    from algorithms import OASIS
+    import tripletbench.algorithms.base as base
+    from tripletbench.algorithms import OASIS
 
     rng = np.random.default_rng(3)
     X = rng.normal(size=(50, 6))
@@ -145,7 +145,7 @@ def test_a_lego_fit_never_holds_the_pairs_differences(monkeypatch):
     array of differences (traced allocations; deterministic, not a timing)."""
     import tracemalloc
 
-    import algorithms.base as base
+    import tripletbench.algorithms.base as base
 
     monkeypatch.setattr(base, "TUPLE_CHUNK", 2048)
     rng = np.random.default_rng(4)

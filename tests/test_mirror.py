@@ -1,4 +1,4 @@
-"""Data mirrors (datasets.base.fetch_download with ``mirror``) on the real files of
+"""Data mirrors (tripletbench.datasets.base.fetch_download with ``mirror``) on the real files of
 ``../shared/mirror``: the publishers' LIBSVM ``.scale`` files and LFW pairs files, and the WebKB
 pages repacked, served over HTTP on localhost (real server, real pooch HTTP) and as a folder. Each
 route that has mirrored files is run from fetch to prepared arrays; the parsers meet the real bytes
@@ -18,9 +18,9 @@ import numpy as np
 import pytest
 from conftest import ROOT
 
-import datasets
-from datasets import lfw, webkb
-from datasets.base import (
+from tripletbench import datasets
+from tripletbench.datasets import lfw, webkb
+from tripletbench.datasets.base import (
     ChecksumError,
     DataError,
     DataUnavailable,
@@ -28,7 +28,7 @@ from datasets.base import (
     load,
     mirror_location,
 )
-from harness.config import ConfigError, check_config
+from tripletbench.harness.config import ConfigError, check_config
 
 MIRROR = ROOT.parent / "shared" / "mirror"
 pytestmark = pytest.mark.skipif(
@@ -205,7 +205,7 @@ def test_webkb_real_pages_keep_their_start(tmp_path):
     assert len(set(corpus.label("university"))) == 119
     # the seven universities: nyu.edu and ualberta.ca tie for seventh (105 pages of the four
     # topics); nyu.edu has more pages in the whole collection (145 against 110)
-    from harness.svm_experiment import NOTIONS, eligible_items
+    from tripletbench.harness.svm_experiment import NOTIONS, eligible_items
 
     univ = corpus.label("university")
     ties = corpus.collection_counts["university"]
@@ -386,7 +386,7 @@ def _snakemake(targets, cache, data, out, timeout=600):
 def test_the_workflow_fetches_through_the_http_mirror(http_mirror, tmp_path):
     """The config key reaches every fetching rule: prepare_dataset (a LIBSVM set) and fetch_raw
     (WebKB) through the localhost mirror, with the provenance in the prepared file and the log."""
-    from datasets.base import load_prepared
+    from tripletbench.datasets.base import load_prepared
 
     cache = tmp_path / "cache"
     targets = [f"{cache}/prepared/vehicle_download.npz", f"{cache}/fetched/webkb.sha256"]
@@ -420,7 +420,7 @@ def test_table1_tells_a_row_a_notion_lacks_from_a_file_the_mirror_lacks(tmp_path
     """The mirror run's Table 1 said "a file of its download route is not in the data mirror"
     on Eucl x WebKB and Binary x vehicle, rows those notions do not have. A class-labelled set
     is available from a folder mirror exactly when the mirror holds every file of its route."""
-    from harness.svm_experiment import method_applies, notion_available
+    from tripletbench.harness.svm_experiment import method_applies, notion_available
 
     mirror = str(MIRROR)
     assert notion_available("webkb_topic", "download", mirror)
@@ -458,7 +458,7 @@ def test_page_readings_on_the_real_pages():
     vocabulary over all 4,199 pages, lower-cased and not."""
     import tarfile
 
-    from harness.svm_experiment import make_analyzer, static_features
+    from tripletbench.harness.svm_experiment import make_analyzer, static_features
 
     archive = MIRROR / "webkb" / "webkb-data.gtar.gz"
     name = "webkb/course/wisconsin/http:^^www.cs.wisc.edu^~arch^uwarch^courses^cs354.html"

@@ -2,19 +2,19 @@
 
 Every learner is fitted on a small random dataset scaled by 1e300, 1e-300, 1e100 and 1e-100:
 either it ranks as on the unscaled data (scale-invariant learners, inside their range), or its
-fit raises :class:`~datasets.base.DataError` naming the magnitude and the remedy; never a silent
+fit raises :class:`~tripletbench.datasets.base.DataError` naming the magnitude and the remedy; never a silent
 chance-level model."""
 
 import numpy as np
 import pytest
 import scipy.sparse as sp
 
-from algorithms import ALGORITHMS, make_learner
-from algorithms.base import DEFAULT_FEATURE_SCALE_RANGE, class_triplet_accuracy
-from algorithms.supervised import ITML_Supervised
-from datasets.base import DataError
-from datasets.constraints import sample_class_triplets
-from harness.experiment import fit_learner
+from tripletbench.algorithms import ALGORITHMS, make_learner
+from tripletbench.algorithms.base import DEFAULT_FEATURE_SCALE_RANGE, class_triplet_accuracy
+from tripletbench.algorithms.supervised import ITML_Supervised
+from tripletbench.datasets.base import DataError
+from tripletbench.datasets.constraints import sample_class_triplets
+from tripletbench.harness.experiment import fit_learner
 
 SCALES = (1e300, 1e-300, 1e100, 1e-100)
 REMEDY = "Standardise or scale the features"

@@ -6,8 +6,8 @@ deployment rules of eqs. 23-27 on hand-made embeddings."""
 import numpy as np
 import pytest
 
-from algorithms import OAHU, make_learner
-from algorithms.oahu import (
+from tripletbench.algorithms import OAHU, make_learner
+from tripletbench.algorithms.oahu import (
     abtl_bounds,
     abtl_local_loss,
     abtl_losses,
@@ -16,8 +16,8 @@ from algorithms.oahu import (
     hedge_update,
     weighted_lower_median,
 )
-from datasets.base import DataError
-from datasets.constraints import sample_class_triplets
+from tripletbench.datasets.base import DataError
+from tripletbench.datasets.constraints import sample_class_triplets
 
 TAU = 0.3
 E = np.e
@@ -331,7 +331,7 @@ def test_bad_input_raises():
 
 def test_a_training_triplet_may_hold_no_evaluation_pair_among_any_two_items():
     """issue 23: the LFW filter checked (a, p) and (a, n) but not (p, n)."""
-    from harness.oahu_experiment import triplets_touching
+    from tripletbench.harness.oahu_experiment import triplets_touching
 
     banned = {frozenset((1, 2)), frozenset((7, 9))}
     t = np.array([[1, 2, 5], [5, 1, 2], [0, 3, 4], [9, 8, 7], [4, 7, 9]])

@@ -6,8 +6,8 @@ checked on two steps against closed forms built from plain-update runs."""
 import numpy as np
 import pytest
 
-from algorithms import OAHU
-from datasets.constraints import sample_class_triplets
+from tripletbench.algorithms import OAHU
+from tripletbench.datasets.constraints import sample_class_triplets
 
 KW = {"n_hidden_layers": 2, "n_hidden": 6, "embedding_dim": 3, "random_state": 4, "eta": 0.2}
 

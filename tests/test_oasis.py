@@ -1,7 +1,7 @@
 import numpy as np
 import pytest
 
-from algorithms import OASIS, DissimOASIS
+from tripletbench.algorithms import OASIS, DissimOASIS
 
 # one triplet: p = (1, 0), p+ = (0, 1), p- = (1, 0); with W = I the margin is 0 - 1 = -1, the loss
 # 2, V = p (p+ - p-)^T = [[-1, 1], [0, 0]], ||V||_F^2 = 2, tau = min(C, 2 / 2) = min(C, 1).

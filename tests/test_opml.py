@@ -1,8 +1,8 @@
 import numpy as np
 import pytest
 
-from algorithms import OPML
-from algorithms.opml import one_pass_triplets
+from tripletbench.algorithms import OPML
+from tripletbench.algorithms.opml import one_pass_triplets
 
 
 def test_one_pass_triplet_construction():

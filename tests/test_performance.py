@@ -10,7 +10,7 @@ ROOT = Path(__file__).resolve().parents[1]
 
 def test_measurements_run_single_threaded_even_when_the_environment_asks_for_more():
     code = (
-        "from harness.performance import blas_threads, single_threaded, run\n"
+        "from tripletbench.harness.performance import blas_threads, single_threaded, run\n"
         "outside = blas_threads()\n"
         "inside = single_threaded(blas_threads)()\n"
         "df = run(dense_dims=(8,), sparse=(), n_triplets=200, n_points=50, log=lambda *a: None)\n"
@@ -20,7 +20,6 @@ def test_measurements_run_single_threaded_even_when_the_environment_asks_for_mor
         **os.environ,
         "OMP_NUM_THREADS": "2",
         "OPENBLAS_NUM_THREADS": "2",
-        "PYTHONPATH": str(ROOT),
     }
     out = subprocess.run(
         [sys.executable, "-c", code], cwd=ROOT, env=env, capture_output=True, text=True, check=True
@@ -32,7 +31,7 @@ def test_measurements_run_single_threaded_even_when_the_environment_asks_for_mor
 def test_no_other_learner_gives_an_empty_table_with_its_columns():
     """A config with the performance block alone (no SDCA Table 2 rows) times no other learner;
     the rule still merges and writes that table (it failed with KeyError 'learner')."""
-    from harness.performance import other_learners
+    from tripletbench.harness.performance import other_learners
 
     empty = other_learners({}, log=lambda *a: None)
     assert empty.empty and {"learner", "cpu_s_per_10k_triplets", "settings"} <= set(empty.columns)
@@ -43,9 +42,9 @@ def test_the_per_step_blas_loops_are_the_np_outer_loops_and_our_engine():
     final W as the np.outer loop and as the engine's fit on the same order (up to rounding)."""
     import numpy as np
 
-    from algorithms.oasis import OASIS
-    from algorithms.sdca import SDCA
-    from harness.performance import blas_oasis, blas_sdca, plain_oasis, plain_sdca, synthetic
+    from tripletbench.algorithms.oasis import OASIS
+    from tripletbench.algorithms.sdca import SDCA
+    from tripletbench.harness.performance import blas_oasis, blas_sdca, plain_oasis, plain_sdca, synthetic
 
     X, t = synthetic(12, 60, 400, seed=3)
     A, Z = X[t[:, 0]], X[t[:, 1]] - X[t[:, 2]]
@@ -64,7 +63,7 @@ def test_the_per_step_blas_loops_are_the_np_outer_loops_and_our_engine():
 
 
 def test_the_whole_fit_is_timed_beside_the_stream_in_cpu_time():
-    from harness.performance import run
+    from tripletbench.harness.performance import run
 
     df = run(dense_dims=(8,), sparse=((50, 5),), n_triplets=300, n_points=40, repeats=1,
              log=lambda *a: None)  # fmt: skip

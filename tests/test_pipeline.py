@@ -1,5 +1,5 @@
 """The CI regression: the small config runs through the same Snakemake rules as the default run and
-its table is compared with config/ci_expected.csv (stored from a real run, see harness.regression)."""
+its table is compared with config/ci_expected.csv (stored from a real run, see tripletbench.harness.regression)."""
 
 import shutil
 from pathlib import Path
@@ -7,7 +7,7 @@ from pathlib import Path
 import pandas as pd
 import pytest
 
-from harness.regression import compare
+from tripletbench.harness.regression import compare
 from tests.pipeline import issue_mentions, latex_failures, run_targets
 
 
@@ -132,7 +132,7 @@ def _planned_jobs(out, configfile, targets=("table_sdca_2",)):
 
 @NEEDS_APT
 def test_a_changed_setting_reruns_exactly_the_cells_it_changes(ci_run, tmp_path):
-    """Results follow their inputs (harness.settings): after the CI run, a changed grid value
+    """Results follow their inputs (tripletbench.harness.settings): after the CI run, a changed grid value
     reruns that method's cell and the table; a changed description (notes) only the table;
     a changed n_triplets the constraints and every cell; nothing changed, nothing to do."""
     import copy
@@ -270,8 +270,8 @@ def test_a_convergence_figure_follows_its_curves_and_refuses_stale_ones(ci_run, 
 def test_oahu_and_svm_tables_refuse_rows_made_under_other_settings():
     import yaml
 
-    from harness.settings import block_settings, check_block_fresh, check_fresh, settings_hash
-    from harness.settings import expected_hashes
+    from tripletbench.harness.settings import block_settings, check_block_fresh, check_fresh, settings_hash
+    from tripletbench.harness.settings import expected_hashes
     from tests.pipeline import ROOT
 
     cfg = yaml.safe_load((ROOT / "config/ci.yaml").read_text())
@@ -300,7 +300,7 @@ def test_oahu_and_svm_tables_refuse_rows_made_under_other_settings():
 def test_a_table_refuses_rows_made_under_other_settings():
     import yaml
 
-    from harness.settings import check_fresh, expected_hashes
+    from tripletbench.harness.settings import check_fresh, expected_hashes
     from tests.pipeline import ROOT
 
     cfg = yaml.safe_load((ROOT / "config/ci.yaml").read_text())
@@ -321,9 +321,9 @@ def test_a_table_refuses_rows_made_under_other_settings():
 def test_a_settings_hash_survives_a_csv_round_trip(tmp_path):
     """A hash of bare hex digits such as 2420338e9583 is read back by pandas as a float (inf) and a
     fresh cell looked stale (CI failure of 2026-11-23); the hash is text whatever its digits."""
-    from harness.io import save_csv
-    from harness.settings import settings_hash
-    from harness.tables import collect
+    from tripletbench.harness.io import save_csv
+    from tripletbench.harness.settings import settings_hash
+    from tripletbench.harness.tables import collect
 
     hashes = [settings_hash({"k": i}) for i in range(2000)]
     assert all(not h.replace(".", "").isdigit() for h in hashes)
@@ -336,16 +336,17 @@ def test_a_settings_hash_survives_a_csv_round_trip(tmp_path):
 
 
 def test_a_learners_code_hash_covers_its_own_modules_only():
-    from harness.settings import code_closure
+    from tripletbench.harness.settings import code_closure
 
-    lego = code_closure(["algorithms.lego"])
-    assert "algorithms.lego" in lego and "algorithms.base" in lego
-    assert "algorithms.oasis" not in lego and "algorithms" not in lego
-    assert "algorithms.lego" in code_closure(["algorithms.itml_online"])  # shares its LogDet step
-    cell = code_closure(script="workflow/scripts/fit_evaluate.py", exclude={"algorithms"})
-    assert "harness.experiment" in cell and "evaluation.retrieval" in cell
-    shared = {"algorithms.base", "algorithms.kernels"}  # the base classes and the engine's loops
-    assert not any(m.startswith("algorithms.") and m not in shared for m in cell)
+    lego = code_closure(["tripletbench.algorithms.lego"])
+    assert "tripletbench.algorithms.lego" in lego and "tripletbench.algorithms.base" in lego
+    assert "tripletbench.algorithms.oasis" not in lego and "tripletbench.algorithms" not in lego
+    assert "tripletbench.algorithms.lego" in code_closure(["tripletbench.algorithms.itml_online"])  # shares its LogDet step
+    cell = code_closure(script="workflow/scripts/fit_evaluate.py", exclude={"tripletbench.algorithms"})
+    assert "tripletbench.harness.experiment" in cell and "tripletbench.evaluation.retrieval" in cell
+    # the base classes, their checks and the engine's loops
+    shared = {"tripletbench.algorithms.base", "tripletbench.algorithms._checks", "tripletbench.algorithms.kernels"}
+    assert not any(m.startswith("tripletbench.algorithms.") and m not in shared for m in cell)
 
 
 def test_a_moved_number_is_named_with_stored_and_new_values():

@@ -55,7 +55,7 @@ def test_stand_in_targets_on_the_ci_config(tmp_path):
     assert table[table.dataset == "caltech256_50"].paper.notna().any()  # the paper's values
     ok = table[table.status == "ok"]
     assert ok["mean"].between(0, 1).all() and len(ok) >= 8
-    # fewer training images than features: RCA projects by PCA first (algorithms.rca) and runs
+    # fewer training images than features: RCA projects by PCA first (tripletbench.algorithms.rca) and runs
     rca = table[(table.algorithm == "RCA") & (table.dataset == "fashion_mnist_pixels")]
     assert (rca.status == "ok").all()
     # the LEGO grid went through validation
@@ -135,9 +135,9 @@ def test_caltech_route_on_a_tiny_image_folder(tmp_path):
 def test_images_config_blocks_are_strict():
     import jsonschema
 
-    from datasets.base import DataError
-    from harness.config import check_config
-    from harness.config import schema as config_schema
+    from tripletbench.datasets.base import DataError
+    from tripletbench.harness.config import check_config
+    from tripletbench.harness.config import schema as config_schema
 
     schema = config_schema()
     for name in ("default", "ci", "paper"):

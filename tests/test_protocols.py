@@ -7,9 +7,9 @@ from scipy.spatial.distance import cdist
 from sklearn.metrics import f1_score, roc_auc_score
 from sklearn.neighbors import KNeighborsClassifier
 
-from evaluation.classification import error_rate, knn_predict, macro_f1, paired_ttest
-from evaluation.retrieval import recall_at_k
-from evaluation.verification import fold_roc, make_pair_folds, mean_roc, normalise_distances
+from tripletbench.evaluation.classification import error_rate, knn_predict, macro_f1, paired_ttest
+from tripletbench.evaluation.retrieval import recall_at_k
+from tripletbench.evaluation.verification import fold_roc, make_pair_folds, mean_roc, normalise_distances
 
 
 def neg_euclid(A, B):
@@ -110,7 +110,7 @@ def test_paired_ttest_a_zero_difference_on_every_run_is_a_tie_with_p_one():
 def test_paired_ttest_needs_two_finite_pairs():
     """issue 37: one run is no test: (nan, "n/a"), not a tie (the tables show no mark); two runs
     are scipy's test (df = 1); a NaN or infinite value is refused with a ValueError naming it
-    (callers drop the runs without a number: harness.paper_table._paired), as is a shape
+    (callers drop the runs without a number: tripletbench.harness.paper_table._paired), as is a shape
     mismatch."""
     from scipy.stats import ttest_rel
 
@@ -182,7 +182,7 @@ def _blobs(n=90, d=6, k=3, seed=0):
 
 
 def test_validation_parts_are_stratified_folds_of_the_development_half():
-    from harness.oahu_experiment import dev_test_split, validation_parts
+    from tripletbench.harness.oahu_experiment import dev_test_split, validation_parts
 
     _X, y = _blobs(n=300)
     split = dev_test_split(y, 0, split="stratified")
@@ -199,9 +199,9 @@ def test_validation_parts_are_stratified_folds_of_the_development_half():
 
 
 def test_oahu_deployments_through_the_harness():
-    from algorithms import OAHU
-    from datasets.constraints import sample_class_triplets
-    from harness.oahu_experiment import knn_scores, retrieval_rows
+    from tripletbench.algorithms import OAHU
+    from tripletbench.datasets.constraints import sample_class_triplets
+    from tripletbench.harness.oahu_experiment import knn_scores, retrieval_rows
 
     X, y = _blobs()
     T = sample_class_triplets(y, 200, np.random.default_rng(0))
@@ -228,7 +228,7 @@ def _fake_cifar(path):
     import io
     import tarfile
 
-    from datasets.cifar10_gray import BATCHES
+    from tripletbench.datasets.cifar10_gray import BATCHES
 
     with tarfile.open(path, "w:gz") as tf:
         for i, name in enumerate(BATCHES):
@@ -239,7 +239,7 @@ def _fake_cifar(path):
 
 
 def test_cifar10_binary_records_become_luma_gray(tmp_path):
-    from datasets.cifar10_gray import SPEC
+    from tripletbench.datasets.cifar10_gray import SPEC
 
     _fake_cifar(tmp_path / "c.tar.gz")
     X, names = SPEC.parse_download([tmp_path / "c.tar.gz"])
@@ -254,7 +254,7 @@ def test_emnist_members_are_read_from_the_zip_and_untransposed(tmp_path):
     import struct
     import zipfile
 
-    from datasets.emnist import MEMBERS, SPEC
+    from tripletbench.datasets.emnist import MEMBERS, SPEC
 
     img = np.zeros((1, 28, 28), np.uint8)
     img[0, 0, 5] = 255  # stored transposed: becomes row 5, column 0
@@ -269,7 +269,7 @@ def test_emnist_members_are_read_from_the_zip_and_untransposed(tmp_path):
 
 
 def test_lfw_pairs_and_attributes_parse(tmp_path):
-    from datasets.lfw import N_ATTRIBUTES, parse_attributes, parse_pairs
+    from tripletbench.datasets.lfw import N_ATTRIBUTES, parse_attributes, parse_pairs
 
     vals = "\t".join(["0.5"] * N_ATTRIBUTES)
     (tmp_path / "a.txt").write_text(
@@ -293,8 +293,8 @@ def test_download_route_verifies_the_pinned_hash_over_http(tmp_path):
     import http.server
     import threading
 
-    from datasets.base import ChecksumError, DataUnavailable, RemoteFile, fetch_download
-    from datasets.cifar10_gray import SPEC
+    from tripletbench.datasets.base import ChecksumError, DataUnavailable, RemoteFile, fetch_download
+    from tripletbench.datasets.cifar10_gray import SPEC
 
     srv_dir = tmp_path / "srv"
     srv_dir.mkdir()
@@ -328,8 +328,8 @@ def test_download_route_verifies_the_pinned_hash_over_http(tmp_path):
 
 
 def test_lfw_attributes_have_no_pinned_hash_and_need_permission(tmp_path):
-    from datasets.base import DataUnavailable
-    from datasets.lfw import load_lfw
+    from tripletbench.datasets.base import DataUnavailable
+    from tripletbench.datasets.lfw import load_lfw
 
     with pytest.raises(DataUnavailable, match="no pinned hash"):
         load_lfw(tmp_path, allow_unpinned=False)
@@ -337,9 +337,9 @@ def test_lfw_attributes_have_no_pinned_hash_and_need_permission(tmp_path):
 
 def test_a_cell_refuses_precision_at_k_beyond_its_database_before_fitting():
     """issue 22: the image cells keep a "failed" row for a ValueError; a k beyond the training
-    set is a config error (harness.config.ConfigError), raised before any fit."""
-    from harness.config import ConfigError
-    from harness.experiment import run_cell
+    set is a config error (tripletbench.harness.config.ConfigError), raised before any fit."""
+    from tripletbench.harness.config import ConfigError
+    from tripletbench.harness.experiment import run_cell
 
     rng = np.random.default_rng(0)
     X, y = rng.normal(size=(12, 3)), np.arange(12) % 2
@@ -357,8 +357,8 @@ def test_a_cell_refuses_precision_at_k_beyond_its_database_before_fitting():
 def test_the_oahu_split_halves_the_shuffled_rows_as_the_paper_does():
     """issue 23: the OAHU paper (4.3.2) shuffles each dataset and divides it 1:1; ours was 1:1
     per class (kept as split="stratified")."""
-    from datasets.base import DataError
-    from harness.oahu_experiment import dev_test_split
+    from tripletbench.datasets.base import DataError
+    from tripletbench.harness.oahu_experiment import dev_test_split
 
     y = np.repeat(np.arange(3), [200, 60, 41])
     s = dev_test_split(y, 0)
@@ -380,7 +380,7 @@ def test_oahu_pair_learners_get_as_many_constraints_as_the_stream_has_triplets()
     a pair learner gets one pair per triplet of the stream by default (half similar), and both
     pairs of each triplet only with pairs_per_triplet: 2; the row's constraint count and U
     follow."""
-    from harness.oahu_experiment import classification_rows, pair_rule_caption
+    from tripletbench.harness.oahu_experiment import classification_rows, pair_rule_caption
 
     rng = np.random.default_rng(0)
     y = np.repeat(np.arange(4), 50)

@@ -1,7 +1,7 @@
 import numpy as np
 import pytest
 
-from algorithms import RDML
+from tripletbench.algorithms import RDML
 
 
 def test_dissimilar_violation_adds_lambda_d_dt():

@@ -19,7 +19,7 @@ import numpy as np
 import pandas as pd
 import pytest
 
-from harness.report import ITEMS, md_to_rst, parse_pipe_table, paper_vs_ours, rst_escape
+from tripletbench.harness.report import ITEMS, md_to_rst, parse_pipe_table, paper_vs_ours, rst_escape
 from tests.pipeline import ROOT, run_targets
 
 NEEDS_APT = pytest.mark.skipif(
@@ -72,7 +72,7 @@ def test_markdown_bold_stays_bold_and_nothing_else_is_markup():
 def test_a_tables_bold_best_cell_is_bold_on_the_page_and_plain_in_a_literal_block():
     """issue 24: no Markdown syntax on the report's pages: the builder's **best** cell is
     <strong> in the HTML table and loses its asterisks in a reST literal block."""
-    from harness.report import md_to_html
+    from tripletbench.harness.report import md_to_html
 
     md = "| method | Vehicle (ours) |\n|:--|:--|\n| ITML [ours] | **0.6154 ± 0.0186 (1)** |\n"
     page = md_to_html(md)
@@ -318,7 +318,7 @@ def test_cluster_generic_run_gives_the_local_numbers(ci_all, tmp_path):
 
 
 def test_the_report_freshness_check_reads_the_report_command_line():
-    from harness.freshness import is_report_run, without_report_options
+    from tripletbench.harness.freshness import is_report_run, without_report_options
 
     argv = ["--report", "r.html", "--configfile", "c.yaml", "--report-stylesheet", "s.css", "t"]
     assert is_report_run(argv)

@@ -1,5 +1,5 @@
 """Result scripts on small hand-made inputs, run in-process: the OAHU and Schultz & Joachims
-figure scripts draw each method in its harness.plots colour and marker (the same in every figure)
+figure scripts draw each method in its tripletbench.harness.plots colour and marker (the same in every figure)
 and clip error bars to the metric's range (a rate in [0, 1], a percentage in [0, 100]; the figure
 is read back just before the script closes it); OAHU's Table 3 shows no spread for one run."""
 
@@ -17,11 +17,11 @@ import yaml
 from matplotlib.colors import to_rgba
 from snakemake.utils import validate
 
-from harness.io import save_csv
-from harness.plots import method_style
-from harness.settings import expected_hashes, settings_hash
-from harness.tables import paper_rows
-from harness.config import schema_file
+from tripletbench.harness.io import save_csv
+from tripletbench.harness.plots import method_style
+from tripletbench.harness.settings import expected_hashes, settings_hash
+from tripletbench.harness.tables import paper_rows
+from tripletbench.harness.config import schema_file
 
 ROOT = Path(__file__).resolve().parents[1]
 
@@ -46,7 +46,7 @@ def _run(script, monkeypatch, **snakemake):
     closed = []
     real_close = plt.close
     monkeypatch.setattr(plt, "close", lambda fig=None: closed.append(fig) or real_close(fig))
-    monkeypatch.setattr("harness.io.start_log", lambda path: None)  # keep pytest's capture
+    monkeypatch.setattr("tripletbench.harness.io.start_log", lambda path: None)  # keep pytest's capture
     sm = types.SimpleNamespace(**snakemake)
     runpy.run_path(str(ROOT / "workflow/scripts" / script), init_globals={"snakemake": sm})
     return [f for f in closed if isinstance(f, matplotlib.figure.Figure)]
@@ -135,7 +135,7 @@ def test_svm_figure_2_draws_svm_relative_and_baselines_in_their_styles(tmp_path,
 
 def _oahu_cells(rows, tmp_path) -> list[str]:
     """Run ``rows`` written as rule oahu_cell writes them: one file per (dataset, seed, method),
-    through harness.io.save_csv (its digest beside it)."""
+    through tripletbench.harness.io.save_csv (its digest beside it)."""
     paths = []
     for (d, s, m), part in pd.DataFrame(rows).groupby(["dataset", "seed", "algorithm"]):
         path = tmp_path / "cells" / d / f"seed{s}" / f"{m}.csv"
@@ -160,8 +160,8 @@ def _run_oahu_table3(rows, cfg, tmp_path, monkeypatch, paths=None):
 
 def test_oahu_table_3_gives_no_spread_for_a_single_run(tmp_path, monkeypatch):
     """One seed: the CSV's std is NaN and the Markdown and LaTeX cells read "± n/a"
-    (harness.tables.mean_std), never "± 0.000"; the CSV carries the settings provenance
-    columns and the LaTeX is one captioned float per metric (harness.tables.latex_tables)."""
+    (tripletbench.harness.tables.mean_std), never "± 0.000"; the CSV carries the settings provenance
+    columns and the LaTeX is one captioned float per metric (tripletbench.harness.tables.latex_tables)."""
     cfg = _config()
     t3 = cfg["oahu"]["table3"]
     t3["seeds"] = [0]
@@ -223,7 +223,7 @@ def test_oahu_table_3_refuses_a_cut_or_edited_cell_and_names_the_seeds_a_cell_av
     of the cell's mean and n_seeds and the cell names the seeds it averages; a cell file edited
     by hand, or cut to its header line, stops the table with a message naming the file and
     rule oahu_cell."""
-    from harness.io import ResultFileError
+    from tripletbench.harness.io import ResultFileError
 
     cfg = _config()
     t3 = cfg["oahu"]["table3"]

@@ -2,7 +2,7 @@ import numpy as np
 import pytest
 from sklearn.metrics import average_precision_score
 
-from evaluation.retrieval import (
+from tripletbench.evaluation.retrieval import (
     average_precision_rows,
     map_at_r,
     mean_average_precision,
@@ -97,7 +97,7 @@ def test_precision_at_k_beyond_the_database_is_refused():
 def test_score_blocks_of_any_layout_rank_alike_and_batches_follow_the_memory_budget():
     """issue 26: each batch's score block is made C-ordered (a query's scores contiguous) and its
     size follows ``chunk_mb``; neither changes a number."""
-    from evaluation.retrieval import query_batch, retrieval_scores
+    from tripletbench.evaluation.retrieval import query_batch, retrieval_scores
 
     rng = np.random.default_rng(0)
     Xq, Xd = rng.normal(size=(40, 5)), rng.normal(size=(300, 5))

@@ -24,9 +24,9 @@ import yaml
 from sklearn.exceptions import NotFittedError
 from snakemake.utils import validate
 
-from algorithms import ALGORITHMS, make_learner
-from datasets.base import DataError, DataUnavailable, check_prepared, quarantine_corrupt_prepared
-from harness.config import ConfigError, check_config, schema_file, unpinned_downloads_opt_in
+from tripletbench.algorithms import ALGORITHMS, make_learner
+from tripletbench.datasets.base import DataError, DataUnavailable, check_prepared, quarantine_corrupt_prepared
+from tripletbench.harness.config import ConfigError, check_config, schema_file, unpinned_downloads_opt_in
 
 ROOT = Path(__file__).resolve().parents[1]
 SCHEMA = schema_file()  # the schema with the names found in datasets/ and algorithms/
@@ -85,7 +85,7 @@ def test_block_size_below_one_is_refused_by_the_api(data, name, block_size):
 
 
 def test_the_engine_itself_refuses_block_size_zero():
-    from algorithms.base import TraceRecorder, bilinear_stream
+    from tripletbench.algorithms.base import TraceRecorder, bilinear_stream
 
     W = np.eye(2)
     order = np.zeros(3, dtype=np.int64)
@@ -273,9 +273,9 @@ def test_a_string_in_an_experiment_setting_is_named_by_the_schema():
 def _prepared(tmp_path, name="vehicle_embedded.npz", like="vehicle_embedded.npz"):
     """A prepared file ``name`` in the layout of rule prepare_dataset, holding random features
     of dataset ``like`` (its shape, classes, route and source files, as its spec says)."""
-    from datasets import get_dataset
-    from datasets.base import expected_sources, prepared_hash_line, prepared_hash_path
-    from harness.io import save_npz, save_text
+    from tripletbench.datasets import get_dataset
+    from tripletbench.datasets.base import expected_sources, prepared_hash_line, prepared_hash_path
+    from tripletbench.harness.io import save_npz, save_text
 
     folder = tmp_path / "prepared"
     path = folder / name
@@ -295,7 +295,7 @@ def _prepared(tmp_path, name="vehicle_embedded.npz", like="vehicle_embedded.npz"
 def test_another_datasets_prepared_file_is_not_trusted(tmp_path):
     """issue 22: letter's prepared file copied over vehicle's, its sidecar removed, was accepted
     (a new sidecar was written for it) and the "vehicle" split had 20,000 rows."""
-    from datasets.base import check_prepared_spec, load_prepared, prepared_hash_path
+    from tripletbench.datasets.base import check_prepared_spec, load_prepared, prepared_hash_path
 
     folder, path = _prepared(tmp_path, "vehicle_embedded.npz", like="letter_embedded.npz")
     prepared_hash_path(path).unlink()
@@ -314,8 +314,8 @@ def test_another_datasets_prepared_file_is_not_trusted(tmp_path):
 
 def test_the_start_up_check_never_touches_a_running_jobs_temporary_file(tmp_path):
     """issue 22: a dry run while prepare_dataset wrote its .npz renamed the writer's hidden
-    temporary file (harness.io.atomic_path) to .corrupt, and the job died."""
-    from harness.io import atomic_path
+    temporary file (tripletbench.harness.io.atomic_path) to .corrupt, and the job died."""
+    from tripletbench.harness.io import atomic_path
 
     folder, path = _prepared(tmp_path)
     with atomic_path(folder / "letter_embedded.npz") as tmp:
@@ -327,7 +327,7 @@ def test_the_start_up_check_never_touches_a_running_jobs_temporary_file(tmp_path
 
 
 def test_a_truncated_prepared_file_is_detected_and_moved_aside(tmp_path):
-    from datasets.base import load_prepared
+    from tripletbench.datasets.base import load_prepared
 
     folder, path = _prepared(tmp_path)
     assert check_prepared(path) == "ok"
@@ -373,7 +373,7 @@ _RUN_SCRIPTS = """
 import json, runpy, sys, types
 import yaml
 from snakemake.utils import validate
-from datasets.base import DataError
+from tripletbench.datasets.base import DataError
 
 class Named(list):
     def __init__(self, items, **named):
@@ -382,7 +382,7 @@ class Named(list):
 
 root, bad, tmp, cases = sys.argv[1], sys.argv[2], sys.argv[3], json.loads(sys.argv[4])
 config = yaml.safe_load(open(f"{root}/config/default.yaml"))
-from harness.config import schema_file
+from tripletbench.harness.config import schema_file
 validate(config, schema_file())
 out = {}
 for script, wildcards in cases.items():
@@ -413,7 +413,7 @@ print("RESULT " + json.dumps(out))
 
 def test_every_script_reading_a_prepared_file_refuses_a_corrupt_one(tmp_path):
     """Each rule script that reads a prepared data file goes through
-    ``datasets.base.load_prepared``: a truncated file gives the clear DataError (with the remedy)
+    ``tripletbench.datasets.base.load_prepared``: a truncated file gives the clear DataError (with the remedy)
     before anything else happens, not numpy's zip error or a silently short array."""
     folder, path = _prepared(tmp_path)
     path.write_bytes(path.read_bytes()[:3000])
@@ -473,7 +473,7 @@ def test_the_workflow_rebuilds_a_truncated_prepared_file_and_keeps_the_good_spli
 
 @pytest.mark.parametrize("bad", [np.nan, np.inf, -np.inf])
 def test_rca_refuses_nan_and_inf_points(data, bad):
-    from datasets.constraints import triplets_to_chunklets
+    from tripletbench.datasets.constraints import triplets_to_chunklets
 
     X, _, t = data
     X = X.copy()
@@ -489,7 +489,7 @@ def test_rca_refuses_nan_and_inf_points(data, bad):
 
 
 def test_itml_on_all_zero_points_is_a_data_error(data):
-    from datasets.constraints import triplets_to_pairs
+    from tripletbench.datasets.constraints import triplets_to_pairs
 
     X, _, t = data
     with pytest.raises(DataError, match="every point they involve is the same vector"):
@@ -497,7 +497,7 @@ def test_itml_on_all_zero_points_is_a_data_error(data):
 
 
 def test_itml_on_a_duplicate_point_across_classes_is_a_data_error(data):
-    from datasets.constraints import triplets_to_pairs
+    from tripletbench.datasets.constraints import triplets_to_pairs
 
     X, _, t = data
     X = X.copy()
@@ -508,7 +508,7 @@ def test_itml_on_a_duplicate_point_across_classes_is_a_data_error(data):
 
 
 def _fit_cell(name, X, y, t):
-    from harness.experiment import fit_learner
+    from tripletbench.harness.experiment import fit_learner
 
     small = {
         "LMNN": {"max_iter": 5},
@@ -583,7 +583,7 @@ def test_matrices_and_transforms_of_an_unfitted_learner_raise_not_fitted(data, n
 
 @pytest.mark.parametrize("umask, mode", [(0o022, 0o644), (0o027, 0o640), (0o077, 0o600)])
 def test_atomic_writes_get_the_umask_permissions(tmp_path, umask, mode):
-    from harness.io import save_csv, save_npz, save_text
+    from tripletbench.harness.io import save_csv, save_npz, save_text
 
     old = os.umask(umask)
     try:
@@ -612,7 +612,7 @@ class _FullDisk:
 def test_a_failing_log_never_hides_the_jobs_own_output(capsys):
     import io
 
-    from harness.io import _Tee
+    from tripletbench.harness.io import _Tee
 
     console = io.StringIO()
     tee = _Tee(console, _FullDisk())
@@ -640,8 +640,7 @@ def tiny_disk(tmp_path):
 
 JOB = """
 import os, sys
-sys.path.insert(0, {root!r})
-from harness.io import save_text, start_log
+from tripletbench.harness.io import save_text, start_log
 start_log({log!r})
 print("step 1: started")
 with open({filler!r}, "wb", buffering=0) as b:
@@ -676,7 +675,7 @@ def test_a_job_that_fills_the_disk_keeps_its_log(tiny_disk):
 
 
 def test_the_walltime_record_keeps_its_header(tmp_path):
-    from harness.io import append_csv_row
+    from tripletbench.harness.io import append_csv_row
 
     path = tmp_path / "run_walltime.csv"
     head = "started_utc,wall_s,status,targets,cores"
@@ -688,7 +687,7 @@ def test_the_walltime_record_keeps_its_header(tmp_path):
 
 
 def test_the_walltime_record_survives_a_full_disk(tiny_disk):
-    from harness.io import append_csv_row
+    from tripletbench.harness.io import append_csv_row
 
     path = tiny_disk / "run_walltime.csv"
     head = "started_utc,wall_s,status,targets,cores"
@@ -702,11 +701,11 @@ def test_the_walltime_record_survives_a_full_disk(tiny_disk):
     assert path.read_text() == before
 
 
-# --- python -m harness.regression overwrote the stored numbers ------------------------------------
+# --- python -m tripletbench.harness.regression overwrote the stored numbers ------------------------------------
 
 
 def test_the_regression_module_checks_by_default_and_stores_only_with_update(tmp_path, capsys):
-    from harness.regression import main
+    from tripletbench.harness.regression import main
 
     table = tmp_path / "t.csv"
     expected = tmp_path / "e.csv"
@@ -736,7 +735,7 @@ UNPINNED = {  # no trustworthy hash exists (datasets package docstring)
 
 
 def _download_specs():
-    from datasets import DATASETS, caltech256, lfw, webkb
+    from tripletbench.datasets import DATASETS, caltech256, lfw, webkb
 
     return [*DATASETS.values(), caltech256.SPEC, lfw.SPEC, webkb.SPEC]
 
@@ -758,14 +757,14 @@ def test_downloads_use_https():
 
 
 def test_webkb_uses_https():
-    from datasets import webkb
+    from tripletbench.datasets import webkb
 
     assert webkb.URL.startswith("https://")
 
 
 def test_an_unpinned_download_is_refused_without_the_command_line_opt_in(tmp_path):
-    from datasets import get_dataset
-    from datasets.base import fetch_download
+    from tripletbench.datasets import get_dataset
+    from tripletbench.datasets.base import fetch_download
 
     with pytest.raises(DataUnavailable, match="--config allow_unpinned_downloads=true"):
         fetch_download(get_dataset("svmguide4"), tmp_path)
@@ -818,7 +817,7 @@ def test_learners_refuse_negative_steps_sweeps_and_bounds(name, params, needle):
 def test_a_profile_cannot_open_unpinned_downloads(tmp_path):
     """issue 22: a profile's `config: [allow_unpinned_downloads=true]` filled Snakemake's record
     of --config, so a file switched the opt-in on; only the typed command line counts."""
-    from harness.config import command_line_config
+    from tripletbench.harness.config import command_line_config
 
     assert command_line_config(
         ["snakemake", "t", "--config", "allow_unpinned_downloads=true", "data={a: 1}", "-n"]
@@ -852,7 +851,7 @@ def test_a_yaml_alias_expansion_is_refused_before_anything_walks_it(tmp_path):
     killed at 10^7; the size check stops counting at 100,000 values."""
     import time
 
-    from harness.config import check_config_size
+    from tripletbench.harness.config import check_config_size
 
     lines = ["svm:", "  solver_options:", "    a0: &a0 [1, 1, 1, 1, 1, 1, 1, 1, 1, 1]"]
     lines += [f"    a{i}: &a{i} [{', '.join([f'*a{i - 1}'] * 10)}]" for i in range(1, 8)]
@@ -873,7 +872,7 @@ def test_a_yaml_alias_expansion_is_refused_before_anything_walks_it(tmp_path):
 def test_a_templated_config_is_refused_and_the_readme_says_a_config_is_code(tmp_path):
     """issue 22: a config with __use_yte__: true runs Python while Snakemake loads it; the
     workflow refuses it (after the fact: Snakemake renders it first, which the README says)."""
-    from harness.config import check_no_templating
+    from tripletbench.harness.config import check_no_templating
 
     yte = tmp_path / "yte.yaml"
     yte.write_text('__use_yte__: true\nresults_dir: ?"/tmp/" + "x"\n')
@@ -885,13 +884,13 @@ def test_a_templated_config_is_refused_and_the_readme_says_a_config_is_code(tmp_
 
 
 def test_an_interrupted_write_leaves_the_old_file_and_no_temporary():
-    """The promise behind every result file (harness.io.atomic_path): a write that stops half-way
+    """The promise behind every result file (tripletbench.harness.io.atomic_path): a write that stops half-way
     (an exception here; a killed process leaves at most a hidden temporary, never read) leaves
     the previous file whole."""
     import tempfile
 
-    from harness.io import atomic_path, save_csv
-    from harness.tables import collect
+    from tripletbench.harness.io import atomic_path, save_csv
+    from tripletbench.harness.tables import collect
 
     with tempfile.TemporaryDirectory() as d:
         path = Path(d) / "rows.csv"
@@ -919,8 +918,8 @@ def _cell(seed, value=0.5, algorithm="A"):
 
 
 def _cells(folder, seeds=(0, 1, 2)):
-    """One cell file per seed, written by harness.io.save_csv (the jobs' writer)."""
-    from harness.io import save_csv
+    """One cell file per seed, written by tripletbench.harness.io.save_csv (the jobs' writer)."""
+    from tripletbench.harness.io import save_csv
 
     paths = []
     for s in seeds:
@@ -938,7 +937,7 @@ def test_a_result_file_is_read_with_its_digest_and_every_row(tmp_path):
     sha256sum's format, both atomically); collect reads the three seeds whole."""
     import hashlib
 
-    from harness.tables import collect
+    from tripletbench.harness.tables import collect
 
     paths = _cells(tmp_path)
     side = Path(f"{paths[0]}.sha256").read_text()
@@ -964,8 +963,8 @@ def test_a_cut_emptied_edited_or_unrecorded_result_is_refused_by_name(tmp_path, 
     caption that says seeds [0, 1, 2]; an emptied one raised pandas' EmptyDataError; a value
     edited by hand became the best cell. Each is refused, naming the file, what is wrong and the
     rule and command that remake it."""
-    from harness.io import ResultFileError
-    from harness.tables import collect
+    from tripletbench.harness.io import ResultFileError
+    from tripletbench.harness.tables import collect
 
     paths = _cells(tmp_path)
     bad = paths[2]
@@ -980,7 +979,7 @@ def test_a_cut_emptied_edited_or_unrecorded_result_is_refused_by_name(tmp_path, 
     elif case == "no digest":
         Path(f"{bad}.sha256").unlink()
     elif case == "a column gone":
-        from harness.io import save_csv
+        from tripletbench.harness.io import save_csv
 
         save_csv(bad, _cell(2).drop(columns="value"))  # written whole, digest and all
     else:  # seed 1's digest copied beside seed 2's file
@@ -1000,8 +999,8 @@ def test_a_copy_of_another_cells_file_is_refused_naming_both(tmp_path):
     file holding two cells, or a row without its seed, is refused too."""
     import shutil
 
-    from harness.io import ResultFileError, save_csv
-    from harness.tables import collect
+    from tripletbench.harness.io import ResultFileError, save_csv
+    from tripletbench.harness.tables import collect
 
     paths = _cells(tmp_path)
     shutil.copy(paths[1], paths[2])
@@ -1022,8 +1021,8 @@ def test_a_job_stopped_between_its_file_and_its_digest_is_refused_and_a_rerun_he
     """The digest is not a Snakemake output: a rerun job (Snakemake deletes the CSV, not the
     sidecar) writes the new CSV and then its digest. A job stopped between the two leaves the
     new CSV beside the old digest, which cannot match it: refused. The rerun writes both."""
-    from harness.io import ResultFileError, atomic_path, save_csv
-    from harness.tables import collect
+    from tripletbench.harness.io import ResultFileError, atomic_path, save_csv
+    from tripletbench.harness.tables import collect
 
     paths = _cells(tmp_path)
     paths[0].unlink()  # what Snakemake does before rerunning a job
@@ -1039,10 +1038,10 @@ def test_a_job_stopped_between_its_file_and_its_digest_is_refused_and_a_rerun_he
 def test_results_from_before_digests_are_refused_until_rerun_or_adopted(tmp_path, capsys):
     """A result written before results carried a digest is refused like a hand-made one (the
     table cannot tell them apart); the message offers the rerun and, for a file its job is known
-    to have written, ``python -m harness.io adopt``, which writes the digests of the files
+    to have written, ``python -m tripletbench.harness.io adopt``, which writes the digests of the files
     without one and leaves a file whose digest does not match refused."""
-    from harness.io import ResultFileError, main
-    from harness.tables import collect
+    from tripletbench.harness.io import ResultFileError, main
+    from tripletbench.harness.tables import collect
 
     paths = _cells(tmp_path)
     for p in paths[:2]:
@@ -1051,8 +1050,8 @@ def test_results_from_before_digests_are_refused_until_rerun_or_adopted(tmp_path
         collect(paths, "fit_evaluate", cell=CELL)
     msg = str(err.value)  # every refused file named in one error, each with its remedy
     assert msg.startswith("2 result files refused"), msg
-    assert f"python -m harness.io adopt {paths[0]}" in msg
-    assert f"python -m harness.io adopt {paths[1]}" in msg
+    assert f"python -m tripletbench.harness.io adopt {paths[0]}" in msg
+    assert f"python -m tripletbench.harness.io adopt {paths[1]}" in msg
     paths[2].write_text(paths[2].read_text().replace("0.7", "0.99", 1))  # edited after its job
     assert main(["adopt", str(tmp_path)]) == 0
     assert "2 file(s) adopted" in capsys.readouterr().out
@@ -1063,7 +1062,7 @@ def test_results_from_before_digests_are_refused_until_rerun_or_adopted(tmp_path
 
 
 def test_every_table_and_figure_script_reads_result_csvs_through_collect():
-    """The one place that checks result files is harness.tables.collect (read_result): no table
+    """The one place that checks result files is tripletbench.harness.tables.collect (read_result): no table
     or figure script reads a CSV with pandas itself, except those listed (not result CSVs of a
     job, or scripts this rule leaves to their owners)."""
     import re

@@ -10,12 +10,12 @@ from sklearn.base import clone
 from sklearn.metrics import roc_auc_score
 from sklearn.model_selection import GridSearchCV, KFold
 
-from algorithms import ITML, OASIS
-from algorithms.base import class_triplet_accuracy
-from algorithms.supervised import ITML_Supervised, OASIS_Supervised
-from datasets.constraints import sample_class_triplets, triplets_to_pairs
-from evaluation.retrieval import map_at_r, mean_average_precision, r_precision_rows
-from evaluation.scorers import (
+from tripletbench.algorithms import ITML, OASIS
+from tripletbench.algorithms.base import class_triplet_accuracy
+from tripletbench.algorithms.supervised import ITML_Supervised, OASIS_Supervised
+from tripletbench.datasets.constraints import sample_class_triplets, triplets_to_pairs
+from tripletbench.evaluation.retrieval import map_at_r, mean_average_precision, r_precision_rows
+from tripletbench.evaluation.scorers import (
     SCORERS,
     map_at_r_scorer,
     map_scorer,

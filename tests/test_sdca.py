@@ -2,8 +2,8 @@ import numpy as np
 import pytest
 from scipy.optimize import minimize
 
-from algorithms import SDCA
-from algorithms.sdca import squared_hinge_dual, squared_hinge_primal
+from tripletbench.algorithms import SDCA
+from tripletbench.algorithms.sdca import squared_hinge_dual, squared_hinge_primal
 
 
 def small_problem(seed=0, n=40, d=3):
@@ -128,7 +128,7 @@ def test_both_losses_traced_without_changing_the_iterates(learner):
     """trace_losses records the averages of the hinge and of the squared hinge of each step's
     triplet (before its update); they equal avg_cumulative_loss under the matching trace_loss,
     and the learned matrix does not depend on what is traced."""
-    from algorithms import OASIS
+    from tripletbench.algorithms import OASIS
 
     T = small_problem(3, n=60, d=4)
     cls = SDCA if learner == "SDCA" else OASIS
@@ -154,7 +154,7 @@ def test_both_losses_traced_without_changing_the_iterates(learner):
 def test_first_step_losses_by_hand():
     # the closed-form case above: M_0 = 0, margin 0, so hinge 1 and squared hinge 1 at step 1;
     # OASIS's one-triplet case (tests/test_oasis.py): margin -1, hinge 2, squared hinge 4
-    from algorithms import OASIS
+    from tripletbench.algorithms import OASIS
 
     t = np.array([[[1.0, 0.0], [0.0, 1.0], [1.0, 0.0]]])
     s = SDCA(lam=1.0, n_epochs=1, output="last", trace_losses=True).fit(t).trace_
@@ -169,7 +169,7 @@ def test_the_gap_trace_takes_the_dual_from_the_iterate_and_is_off_by_default():
     """issue 26: D(alpha) at a checkpoint uses M = M(alpha) kept by the steps (no second pass);
     it equals the dual computed from alpha afresh. The per-checkpoint gap costs a primal pass, so
     it is off unless asked for."""
-    from algorithms.sdca import dual_value
+    from tripletbench.algorithms.sdca import dual_value
 
     T = small_problem(1)
     A, Z = T[:, 0], T[:, 1] - T[:, 2]

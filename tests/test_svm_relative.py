@@ -10,11 +10,11 @@ import pytest
 import scipy.sparse as sp
 from scipy.optimize import Bounds, LinearConstraint, minimize
 
-from algorithms import make_learner
-from algorithms.svm_relative import SVMRelative, constraint_matrix, primal_objective, rbf_kernel
-from datasets.base import DataError
-from datasets.constraints import sample_class_triplets
-from evaluation.triplets import (
+from tripletbench.algorithms import make_learner
+from tripletbench.algorithms.svm_relative import SVMRelative, constraint_matrix, primal_objective, rbf_kernel
+from tripletbench.datasets.base import DataError
+from tripletbench.datasets.constraints import sample_class_triplets
+from tripletbench.evaluation.triplets import (
     accuracy_from_distances,
     model_triplet_accuracy,
     static_triplet_accuracy,
@@ -209,7 +209,7 @@ def test_api_errors_and_registry():
 
 @pytest.mark.filterwarnings("ignore:Solution may be inaccurate")
 def test_solver_failure_raises_a_clear_error():
-    from algorithms.svm_relative import SolverError
+    from tripletbench.algorithms.svm_relative import SolverError
 
     rng = np.random.default_rng(4)
     X = rng.normal(size=(30, 4))
@@ -252,7 +252,7 @@ _CACHE = Path(__file__).resolve().parents[1] / "data_cache"
 
 
 def has_reuters_cache():
-    from datasets import reuters
+    from tripletbench.datasets import reuters
 
     return (_CACHE / "embedded" / "weka" / reuters.WEKA / "ReutersCorn-train.arff").exists()
 
@@ -260,8 +260,8 @@ def has_reuters_cache():
 def reuters_training_matrix():
     """The svm_scaling problem's data: binary bag of words of the stand-in's training documents
     (seed 0 split) and their topic groups."""
-    from datasets.reuters import load_corpus
-    from harness.svm_experiment import document_split, notion_groups, text_features
+    from tripletbench.datasets.reuters import load_corpus
+    from tripletbench.harness.svm_experiment import document_split, notion_groups, text_features
 
     corpus = load_corpus(_CACHE)
     labels = corpus.label("topic")
@@ -290,7 +290,7 @@ def _brute_coordinate_max(val, u, a_t, C):
 def _one_row_step(val, u, a_t, C):
     """delta = the change of alpha_t made by one coordinate step of the epoch (plain Python) on a
     one-row problem with D^T alpha = u; checks that u is updated by delta * d_t."""
-    from algorithms.svm_relative import _cd_epoch
+    from tripletbench.algorithms.svm_relative import _cd_epoch
 
     k = len(val)
     alpha, u2, grad = np.array([a_t]), u.copy(), np.zeros(1)
@@ -331,7 +331,7 @@ def test_coordinate_step_is_the_exact_maximiser_of_the_piecewise_quadratic_dual(
 
 
 def test_compiled_epoch_equals_the_plain_python_epoch():
-    from algorithms.svm_relative import _cd_epoch, _compiled
+    from tripletbench.algorithms.svm_relative import _cd_epoch, _compiled
 
     X, t = _random_problem(9, n_triplets=80)
     D = sp.csr_matrix(constraint_matrix(X[t[:, 0]], X[t[:, 1]], X[t[:, 2]]))
@@ -353,7 +353,7 @@ def test_compiled_epoch_equals_the_plain_python_epoch():
 
 
 def test_box_qp_active_set_matches_an_independent_bounded_solver():
-    from algorithms.svm_relative import _box_qp_active_set
+    from tripletbench.algorithms.svm_relative import _box_qp_active_set
 
     rng = np.random.default_rng(10)
     for _ in range(5):
@@ -403,7 +403,7 @@ def _random_problem(seed, n_points=60, d=30, n_triplets=150, sparse=True):
 @pytest.mark.parametrize("C", [0.1, 1.0, 10.0])
 @pytest.mark.parametrize("sparse", [True, False])
 def test_dcd_reaches_clarabels_optimum_with_a_kkt_certificate(C, sparse):
-    from algorithms.svm_relative import dual_certificate
+    from tripletbench.algorithms.svm_relative import dual_certificate
 
     X, t = _random_problem(7, sparse=sparse)
     ref = SVMRelative(C=C, preprocessor=X, solver_options={"tol_gap_rel": 1e-10}).fit(t)
@@ -448,7 +448,7 @@ def test_dcd_matches_clarabel_on_reuters_triplets():
 
 
 def test_dcd_errors():
-    from algorithms.svm_relative import SolverError
+    from tripletbench.algorithms.svm_relative import SolverError
 
     X, t = _random_problem(8)
     with pytest.raises(ValueError, match="linear"):
@@ -462,7 +462,7 @@ def test_dcd_errors():
 
 
 def test_face_cg_step_increases_the_dual_and_lands_on_the_face_maximiser():
-    from algorithms.svm_relative import _compiled, _face_cg_step, dual_certificate
+    from tripletbench.algorithms.svm_relative import _compiled, _face_cg_step, dual_certificate
 
     # on a random sparse problem after a few epochs: every step keeps alpha in the box,
     # keeps u = D^T alpha and does not decrease the dual
@@ -504,7 +504,7 @@ def test_working_block_keeps_u_equal_to_d_transpose_alpha_on_every_column():
     """The working block (rows shrunk and compacted, columns with u_j <= -tau held out): after
     epochs on the restricted block, a sync brings u = D^T alpha back on all columns, the held
     ones included, and writes the block's multipliers back into alpha."""
-    from algorithms.svm_relative import _Block, _compiled
+    from tripletbench.algorithms.svm_relative import _Block, _compiled
 
     X, t = _random_problem(13, n_triplets=300)
     D = sp.csr_matrix(constraint_matrix(X[t[:, 0]], X[t[:, 1]], X[t[:, 2]]))
@@ -537,7 +537,7 @@ def test_dcd_with_held_out_columns_turning_positive_still_reaches_the_optimum():
     """tau tiny and a restriction every epoch from the start: columns held out at u_j <= 0 turn
     positive later (counted in column_misses, tau doubled); the solve still ends on the optimum
     of the whole problem, certified on all of D, as without the column restriction."""
-    from algorithms.svm_relative import solve_eq8_dual
+    from tripletbench.algorithms.svm_relative import solve_eq8_dual
 
     X, t = _random_problem(14, n_points=80, d=60, n_triplets=400)
     D = sp.csr_matrix(constraint_matrix(X[t[:, 0]], X[t[:, 1]], X[t[:, 2]]))
@@ -554,7 +554,7 @@ def test_a_stalled_look_starts_a_check_and_the_solve_still_ends_on_the_optimum()
     """A look every pass: on this problem a look's gap (below newton_gap) has not halved since
     the previous look, so a check with Newton steps starts at once (counted in stalls); the
     certified optimum is the one reached with the stall rule off (look_stall=0: no stalls)."""
-    from algorithms.svm_relative import solve_eq8_dual
+    from tripletbench.algorithms.svm_relative import solve_eq8_dual
 
     X, t = _random_problem(14, n_points=80, d=60, n_triplets=400)
     D = sp.csr_matrix(constraint_matrix(X[t[:, 0]], X[t[:, 1]], X[t[:, 2]]))
@@ -569,7 +569,7 @@ def test_a_stalled_look_starts_a_check_and_the_solve_still_ends_on_the_optimum()
 
 
 def test_predicted_seconds_follows_the_power_law_through_the_last_two_solves():
-    from harness.svm_experiment import predicted_seconds
+    from tripletbench.harness.svm_experiment import predicted_seconds
 
     def row(n, s, status="optimal"):
         return {"n_triplets": n, "fit_wall_s": s, "status": status}

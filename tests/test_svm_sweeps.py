@@ -1,15 +1,15 @@
-"""The sweeps around Schultz & Joachims' Table 1 (harness.svm_sweeps): the variants a config
+"""The sweeps around Schultz & Joachims' Table 1 (tripletbench.harness.svm_sweeps): the variants a config
 names, their settings, the rule that ranks the page readings (mean distance to the paper's six
 learned and Binary cells, computed by hand here), the readings table's text, and the robust axis
-limits of the MDS panels (harness.plots.robust_limits)."""
+limits of the MDS panels (tripletbench.harness.plots.robust_limits)."""
 
 import numpy as np
 import pandas as pd
 import pytest
 
-from harness import svm_sweeps
-from harness.plots import robust_limits
-from harness.table_rows import readings_markdown
+from tripletbench.harness import svm_sweeps
+from tripletbench.harness.plots import robust_limits
+from tripletbench.harness.table_rows import readings_markdown
 
 SVM = {
     "C": 1.0,

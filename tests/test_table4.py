@@ -15,8 +15,8 @@ import pytest
 from conftest import ROOT
 from pipeline import run_targets
 
-from datasets.base import DataError
-from datasets.imageclef_flickr import (
+from tripletbench.datasets.base import DataError
+from tripletbench.datasets.imageclef_flickr import (
     assemble,
     concept_lists,
     image_members,
@@ -60,10 +60,10 @@ def test_split_errors_are_clear():
 
 def test_cells_use_the_protocols_own_queries_and_database():
     """run_cell's test stage: split["query"] ranks split["database"] (not the training set)."""
-    from datasets.constraints import sample_class_triplets
-    from datasets.preprocess import rng
-    from evaluation.retrieval import mean_average_precision
-    from harness.experiment import run_cell
+    from tripletbench.datasets.constraints import sample_class_triplets
+    from tripletbench.datasets.preprocess import rng
+    from tripletbench.evaluation.retrieval import mean_average_precision
+    from tripletbench.harness.experiment import run_cell
 
     g = np.random.default_rng(0)
     y = _labels((20, 20, 20), 200)
@@ -85,9 +85,9 @@ def test_cells_use_the_protocols_own_queries_and_database():
 
 
 def test_prepared_mahalanobis_database_gives_the_same_scores():
-    """evaluation.retrieval.database_scorer: Y L^T once per evaluation, same numbers."""
-    from algorithms.euclidean import Euclidean
-    from evaluation.retrieval import database_scorer
+    """tripletbench.evaluation.retrieval.database_scorer: Y L^T once per evaluation, same numbers."""
+    from tripletbench.algorithms.euclidean import Euclidean
+    from tripletbench.evaluation.retrieval import database_scorer
 
     g = np.random.default_rng(1)
     X, Y = g.standard_normal((7, 4)), g.standard_normal((30, 4))

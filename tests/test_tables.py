@@ -1,4 +1,4 @@
-"""harness.tables: the paper's values beside the rows that implement its methods, LaTeX captions."""
+"""tripletbench.harness.tables: the paper's values beside the rows that implement its methods, LaTeX captions."""
 
 import re
 from pathlib import Path
@@ -6,7 +6,7 @@ from pathlib import Path
 import pandas as pd
 import pytest
 
-from harness.tables import latex_text, paper_values_for_rows
+from tripletbench.harness.tables import latex_text, paper_values_for_rows
 
 
 def test_paper_values_follow_the_rows_protocol_and_base_name():
@@ -46,7 +46,7 @@ def test_single_seed_spread_is_na_and_latex_is_escaped():
     import numpy as np
     import pandas as pd
 
-    from harness.tables import latex_tables, mean_std
+    from tripletbench.harness.tables import latex_tables, mean_std
 
     assert mean_std(0.5, np.nan, 1) == "0.5000 ± n/a"
     assert mean_std(0.5, 0.0, 1) == "0.5000 ± n/a"
@@ -66,7 +66,7 @@ def test_a_latex_table_file_names_its_preamble_keeps_the_float_short_and_compile
     at the top; and it compiles (pdflatex) without a float or line too large."""
     import pandas as pd
 
-    from harness.tables import LATEX_PREAMBLE, latex_tables
+    from tripletbench.harness.tables import LATEX_PREAMBLE, latex_tables
     from tests.pipeline import latex_failures
 
     wide = pd.DataFrame(
@@ -89,10 +89,10 @@ def test_a_latex_table_file_names_its_preamble_keeps_the_float_short_and_compile
 def test_every_figure_draws_a_method_in_one_colour_and_bands_stay_in_range():
     import numpy as np
 
-    from harness.plots import clipped_band, method_style
+    from tripletbench.harness.plots import clipped_band, method_style
 
     assert method_style("OASIS") == method_style("OASIS")
-    from harness.plots import _STYLE_ORDER
+    from tripletbench.harness.plots import _STYLE_ORDER
 
     colours = [method_style(m)["color"] for m in _STYLE_ORDER]
     assert len(set(colours)) == len(colours)  # every listed method and variant its own colour
@@ -105,8 +105,8 @@ def test_every_figure_draws_a_method_in_one_colour_and_bands_stay_in_range():
 def test_a_tables_paper_numbers_are_its_params_and_change_with_its_own_rows_only(tmp_path):
     """issue 22: the tables took config/paper_results.csv as a path in params, so an edited
     paper number reran nothing; each table rule now takes its own rows (paper_rows) as params."""
-    from harness.paper_table import paper_for_rows
-    from harness.tables import paper_frame, paper_rows
+    from tripletbench.harness.paper_table import paper_for_rows
+    from tripletbench.harness.tables import paper_frame, paper_rows
 
     src = Path(__file__).resolve().parents[1] / "config/paper_results.csv"
     before = {
@@ -135,7 +135,7 @@ def test_a_tables_paper_numbers_are_its_params_and_change_with_its_own_rows_only
 def test_a_reconstructed_row_says_so_and_how_often_its_bound_zeroed_the_step():
     """issue 23: ITML-online's rate bound is written from memory of a paper we do not have; the
     caption labels the row and gives the measured share of zeroed steps per dataset."""
-    from harness.tables import reconstructed_notes
+    from tripletbench.harness.tables import reconstructed_notes
 
     runs = pd.DataFrame(
         {
@@ -161,8 +161,8 @@ def test_ranks_within_datasets_and_the_friedman_nemenyi_comparison_over_them(tmp
     import scikit_posthocs as sp
     from scipy.stats import friedmanchisquare
 
-    from harness.plots import cd_diagram
-    from harness.tables import add_ranks, rank_comparison, rank_lines
+    from tripletbench.harness.plots import cd_diagram
+    from tripletbench.harness.tables import add_ranks, rank_comparison, rank_lines
 
     means = {"d1": [0.9, 0.5, 0.5, 0.1], "d2": [0.8, 0.7, 0.2, 0.3], "d3": [0.6, 0.9, 0.3, 0.2]}
     rows = [
@@ -224,7 +224,7 @@ def test_the_table_builder_ranks_marks_the_best_and_tests_against_it(tmp_path):
     import numpy as np
     from scipy.stats import ttest_rel
 
-    from harness.paper_table import Metric, PaperTable, summarize, write_table
+    from tripletbench.harness.paper_table import Metric, PaperTable, summarize, write_table
     from tests.pipeline import latex_failures
 
     values = _builder_rows()
@@ -290,8 +290,8 @@ def test_friedman_and_nemenyi_when_every_method_ties_on_every_dataset(tmp_path):
 
     import numpy as np
 
-    from harness.plots import cd_diagram
-    from harness.tables import friedman_nemenyi, rank_comparison, rank_lines
+    from tripletbench.harness.plots import cd_diagram
+    from tripletbench.harness.tables import friedman_nemenyi, rank_comparison, rank_lines
 
     for means in (
         {d: dict.fromkeys("ABC", 0.5) for d in ("d1", "d2", "d3")},
@@ -327,8 +327,8 @@ def test_ranks_over_one_dataset_or_too_few_methods_are_not_computed(tmp_path):
     exception or a NaN shown; the CD figure says there is none."""
     import numpy as np
 
-    from harness.plots import cd_diagram
-    from harness.tables import rank_comparison, rank_lines
+    from tripletbench.harness.plots import cd_diagram
+    from tripletbench.harness.tables import rank_comparison, rank_lines
 
     cases = {
         "one dataset": _block({"d1": {"A": 0.9, "B": 0.5, "C": 0.1}}),
@@ -358,7 +358,7 @@ def test_the_table_builder_never_marks_a_row_behind_the_best_on_every_seed_as_ti
     and no p; a row with a real spread close to the best keeps its "≈"."""
     import numpy as np
 
-    from harness.paper_table import Metric, PaperTable, write_table
+    from tripletbench.harness.paper_table import Metric, PaperTable, write_table
 
     vals = {
         ("d1", "A"): [0.90, 0.91, 0.95],
@@ -399,7 +399,7 @@ def test_the_table_builder_never_marks_a_row_behind_the_best_on_every_seed_as_ti
     b_row = next(line for line in md.splitlines() if line.startswith("| B "))
     assert "≈" not in b_row and b_row.count("•") == 2, b_row
     c_row = next(line for line in md.splitlines() if line.startswith("| C "))
-    # d3 has one seed of the table's three: the cell names it (harness.paper_table.cell_text)
+    # d3 has one seed of the table's three: the cell names it (tripletbench.harness.paper_table.cell_text)
     assert c_row.count("≈") == 2, c_row
     assert re.search(r"0\.4000 ± n/a \(2\) \[seed 0\] +\|$", c_row), c_row
     assert "[seeds 0, 2]" in b_row and s.loc[("d2", "B"), "n_seeds"] == 2  # the NaN seed
@@ -412,7 +412,7 @@ def test_figures_use_human_names_and_timings_state_the_measured_load(tmp_path):
     """issue 24: one mapping of dataset names for every figure; the fit-time figure draws the
     median and the min-max range over seeds (positive, so visible on a log axis) and its caption
     states the load average recorded with each timing instead of assuming an idle machine."""
-    from harness.plots import display_name, scaling
+    from tripletbench.harness.plots import display_name, scaling
 
     assert display_name("fashion_mnist_pixels") == "Fashion-MNIST, pixels"
     assert display_name("caltech256_50") == "Caltech-256, 50 classes"
@@ -435,7 +435,7 @@ def test_figures_use_human_names_and_timings_state_the_measured_load(tmp_path):
     assert "no other job" not in text
     import matplotlib.pyplot as plt
 
-    from harness.plots import log_axes
+    from tripletbench.harness.plots import log_axes
 
     fig, ax = plt.subplots()
     ax.plot([100, 1000], [0.002, 0.009])
@@ -455,8 +455,8 @@ def test_progress_bars_go_to_the_job_log_only_one_line_per_redraw(tmp_path, monk
 
     import numpy as np
 
-    import harness.io as hio
-    from harness.experiment import fit_learner
+    import tripletbench.harness.io as hio
+    from tripletbench.harness.experiment import fit_learner
 
     console, log = io.StringIO(), io.StringIO()
     tee = hio._Tee(console, log)
@@ -487,7 +487,7 @@ def test_a_cell_counts_only_the_seeds_it_averages_and_names_them_when_not_the_ca
     stays "n/a"."""
     import numpy as np
 
-    from harness.paper_table import Metric, PaperTable, summarize, write_table
+    from tripletbench.harness.paper_table import Metric, PaperTable, summarize, write_table
 
     vals = {
         "A": [0.50, np.nan, 0.70],  # seed 1 without a number
@@ -546,7 +546,7 @@ def test_latex_writes_every_non_ascii_character_as_latex():
     """issue 37: notes with λ or other non-ASCII text made a .tex that pdflatex could not
     compile. Every non-ASCII character becomes LaTeX: a symbol of LATEX_SYMBOLS, accent commands,
     its ASCII compatibility form, or its Unicode name in brackets."""
-    from harness.tables import latex_char
+    from tripletbench.harness.tables import latex_char
 
     out = latex_text(NON_ASCII_NOTES)
     assert out.isascii()
@@ -561,7 +561,7 @@ def test_a_table_whose_notes_hold_non_ascii_text_compiles_with_pdflatex(tmp_path
     """The .tex of a table with λ and other non-ASCII characters in its notes, its short caption,
     its cells and its labels compiles with pdflatex (tests/pipeline.py latex_failures: the
     preamble the file names; skipped, with setup.sh's reason, where pdflatex is unavailable)."""
-    from harness.tables import latex_tables
+    from tripletbench.harness.tables import latex_tables
     from tests.pipeline import latex_failures
 
     df = pd.DataFrame(
@@ -576,7 +576,7 @@ def test_a_table_whose_notes_hold_non_ascii_text_compiles_with_pdflatex(tmp_path
 
 
 def test_the_runtime_table_reads_each_cells_own_job_cpu_time():
-    from harness.table_rows import job_cpu_values
+    from tripletbench.harness.table_rows import job_cpu_values
 
     runs = pd.DataFrame(
         {

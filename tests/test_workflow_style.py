@@ -60,7 +60,7 @@ def _schema_keys(node, path, defs):
 
 
 def test_config_readme_describes_every_config_key():
-    from harness.config import schema
+    from tripletbench.harness.config import schema
 
     schema = schema()
     keys = set(_schema_keys(schema, [], schema["definitions"]))
@@ -112,7 +112,7 @@ def test_the_catalog_layout_runs_the_same_workflow(tmp_path):
 #: Rules whose script's code is deliberately outside their params, and why.
 NO_CODE_HASH = {
     "prepare_dataset": "params.code covers the dataset's parser and the scaling; fetching and "
-    "checksums (datasets.base) cannot change the arrays, and a changed array fails its sha256",
+    "checksums (tripletbench.datasets.base) cannot change the arrays, and a changed array fails its sha256",
     "fetch_raw": "a verified download: its output is the files' checksums",
     "images_caltech256": "extraction of a verified archive (safe_extract)",
 }
@@ -137,13 +137,13 @@ def test_every_table_figure_and_timing_rule_hashes_the_code_its_script_runs():
     """issue 22 (rule: every line of code a table, figure, report or timing reads is in its
     hash): a rule's params name its script's path, through script_code, block_settings,
     cell_settings or data_settings, directly or through a settings value defined in the rule
-    files or harness.settings; harness.settings.code_hash then covers every project module the
-    script imports (harness.tables and harness.plots included, see PLUMBING)."""
-    from harness.settings import PLUMBING, code_closure
+    files or tripletbench.harness.settings; tripletbench.harness.settings.code_hash then covers every project module the
+    script imports (tripletbench.harness.tables and tripletbench.harness.plots included, see PLUMBING)."""
+    from tripletbench.harness.settings import PLUMBING, code_closure
 
-    assert not {"harness.tables", "harness.plots", "harness.report"} & PLUMBING
-    assert "harness.tables" in code_closure(script="workflow/scripts/table_sdca_2.py")
-    assert "harness.plots" in code_closure(script="workflow/scripts/plot_figure.py")
+    assert not {"tripletbench.harness.tables", "tripletbench.harness.plots", "tripletbench.harness.report"} & PLUMBING
+    assert "tripletbench.harness.tables" in code_closure(script="workflow/scripts/table_sdca_2.py")
+    assert "tripletbench.harness.plots" in code_closure(script="workflow/scripts/plot_figure.py")
     files = [*(ROOT / "workflow/rules").glob("*.smk"), ROOT / "harness/settings.py"]
     sources = "\n".join(p.read_text() for p in files)
     definitions = {  # NAME = ... or def name(...): with their text
@@ -162,7 +162,7 @@ def test_every_table_figure_and_timing_rule_hashes_the_code_its_script_runs():
     assert not unhashed, f"rules whose params do not hash their script's code: {unhashed}"
     # the report's pages: the paper-vs-ours join
     report = next(t for n, _, t in _rule_blocks() if n == "report_pages")
-    assert 'code=code_hash(["harness.report"])' in report
+    assert 'code=code_hash(["tripletbench.harness.report"])' in report
 
 
 def test_every_test_named_in_the_readmes_reliability_table_exists():

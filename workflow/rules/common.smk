@@ -5,24 +5,37 @@ import time
 from pathlib import Path
 
 import yaml
+from snakemake.exceptions import WorkflowError
 from snakemake.utils import validate
 
 # The checkout: two levels above this file (the top-level Snakefile and workflow/Snakefile both
 # include it, so the workflow runs with either as its main Snakefile).
 ROOT = Path(workflow.current_basedir.get_path_or_uri(secret_free=True)).resolve().parents[1]
-# The harness runs from its checkout: make its packages importable by every rule script, and keep
-# each job to one BLAS thread so that --cores N runs N independent cells in parallel.
-os.environ.update(PYTHONPATH=str(ROOT))
+# Keep each job to one BLAS thread so that --cores N runs N independent cells in parallel.
 for _var in ("OMP_NUM_THREADS", "OPENBLAS_NUM_THREADS", "MKL_NUM_THREADS"):
     os.environ[_var] = "1"
-sys.path.insert(0, str(ROOT))
+# The rules and their scripts import the project as tripletbench.algorithms, ... : this checkout,
+# installed editable in the environment that runs Snakemake (setup.sh: pip install -e .).
+try:
+    import tripletbench.harness as _harness
+except ModuleNotFoundError:
+    raise WorkflowError(
+        "tripletbench is not installed in this environment: run `bash setup.sh` (it installs "
+        "this checkout editable, pip install -e . --no-deps) and use .venv/bin/snakemake"
+    ) from None
+if Path(_harness.__file__).resolve().parents[1] != ROOT:
+    raise WorkflowError(
+        f"this environment's tripletbench is the checkout {Path(_harness.__file__).parents[1]}, "
+        f"not {ROOT}: install this one (pip install -e {ROOT} --no-deps, in an environment of "
+        "its own) or run the workflow from that checkout"
+    )
 
 if not workflow.overwrite_configfiles:
 
     configfile: ROOT / "config/default.yaml"
 
 
-from harness.config import (  # noqa: E402
+from tripletbench.harness.config import (  # noqa: E402
     check_config_size,
     check_duplicate_keys,
     check_no_templating,
@@ -33,7 +46,7 @@ from harness.config import (  # noqa: E402
 check_config_size(config)
 check_no_templating(workflow.configfiles)
 check_duplicate_keys(workflow.configfiles)
-from harness.config import experiment_blocks, schema_file  # noqa: E402
+from tripletbench.harness.config import experiment_blocks, schema_file  # noqa: E402
 
 # The experiment blocks the config gives, read before the schema fills in defaults: main.smk
 # includes the rule file of these only, so a config with one block plans that block alone.
@@ -41,18 +54,18 @@ BLOCKS_ON = experiment_blocks(config)
 # The schema with the names of the datasets and learners found, written to a private file.
 validate(config, schema_file())
 
-from datasets import MODULES as DATASET_MODULES  # noqa: E402
-from datasets import get_dataset  # noqa: E402
-from datasets.base import quarantine_corrupt_prepared  # noqa: E402
-from harness.config import (  # noqa: E402
+from tripletbench.datasets import MODULES as DATASET_MODULES  # noqa: E402
+from tripletbench.datasets import get_dataset  # noqa: E402
+from tripletbench.datasets.base import quarantine_corrupt_prepared  # noqa: E402
+from tripletbench.harness.config import (  # noqa: E402
     check_config,
     command_line_config,
     experiment_cells,
     unpinned_downloads_opt_in,
 )
-from harness.performance import other_methods, performance_learners  # noqa: E402
-from harness.freshness import check_report_fresh, is_report_run  # noqa: E402
-from harness.settings import (  # noqa: E402
+from tripletbench.harness.performance import other_methods, performance_learners  # noqa: E402
+from tripletbench.harness.freshness import check_report_fresh, is_report_run  # noqa: E402
+from tripletbench.harness.settings import (  # noqa: E402
     block_settings,
     canonical,
     cell_settings,
@@ -111,23 +124,24 @@ PAPER_RESULTS = ROOT / "config/paper_results.csv"
 
 
 def paper_numbers(paper, artifact):
-    """The numbers of one paper's table as a table rule's params (harness.tables.paper_rows):
+    """The numbers of one paper's table as a table rule's params (tripletbench.harness.tables.paper_rows):
     editing one of them reruns the tables that show it, and no other."""
-    from harness.tables import paper_rows
+    from tripletbench.harness.tables import paper_rows
 
     return paper_rows(PAPER_RESULTS, paper, artifact)
 
 
 def script_code(script):
     """The code hash of a table, figure or report script and of every project module it imports
-    (harness.settings.code_hash), as its rule's params: an edit in a shared module such as
-    harness.tables or harness.plots reruns the rules whose scripts use it."""
+    (tripletbench.harness.settings.code_hash), as its rule's params: an edit in a shared module such as
+    tripletbench.harness.tables or tripletbench.harness.plots reruns the rules whose scripts use it.
+    """
     return code_hash(script=script)
 
 
 def report_figure(path, name, variant=None):
-    """``path`` (a figure's PNG) as a report item of figure ``name`` (harness.report.ITEMS)."""
-    from harness.report import ITEMS, report_labels
+    """``path`` (a figure's PNG) as a report item of figure ``name`` (tripletbench.harness.report.ITEMS)."""
+    from tripletbench.harness.report import ITEMS, report_labels
 
     return report(
         path,
@@ -140,7 +154,7 @@ def report_figure(path, name, variant=None):
 
 def report_table(path, name):
     """``path`` (a table's report page) as a report item of table ``name``."""
-    from harness.report import ITEMS, report_labels
+    from tripletbench.harness.report import ITEMS, report_labels
 
     return report(
         path,
@@ -173,7 +187,7 @@ def record_run_end(status):
     """Add this invocation's wall time to {results}/logs/run_walltime.csv (rewritten atomically
     with its header, so a full disk leaves the previous file intact; a failure to record is
     reported, never raised over the run's own outcome)."""
-    from harness.io import append_csv_row
+    from tripletbench.harness.io import append_csv_row
 
     started = getattr(workflow, "_tb_started", None)
     if started is None:
@@ -203,7 +217,7 @@ def fig_data(wildcards):
     """The feature file of a convergence-curve seed: the prepared dataset, or for an image set
     (``caltech256_<k>``, ``fashion_mnist_pixels|bovw``: the SDCA paper's Figures 1-2 used
     Caltech-256 with 50 classes) that seed's image features (rule images_features)."""
-    from datasets.caltech256 import is_image_set_name
+    from tripletbench.datasets.caltech256 import is_image_set_name
 
     name = config["figures"]["dataset"]
     if is_image_set_name(name):
@@ -233,8 +247,8 @@ def table2_compare_with(wildcards):
 
 def svm_available(notion):
     """A notion runs unless it needs WebKB (download route) and the route is embedded, or the
-    data mirror lacks a file of its route (harness.svm_experiment.notion_available)."""
-    from harness.svm_experiment import notion_available
+    data mirror lacks a file of its route (tripletbench.harness.svm_experiment.notion_available)."""
+    from tripletbench.harness.svm_experiment import notion_available
 
     return notion_available(notion, ROUTE, MIRROR)
 
@@ -245,7 +259,7 @@ def svm_notions():
 
 def svm_features_file(corpus, text_features):
     """The features of text corpus ``corpus`` under ``text_features`` (rule svm_features)."""
-    from harness.svm_experiment import features_name
+    from tripletbench.harness.svm_experiment import features_name
 
     return f"{RESULTS}/svm/features/{corpus}/{features_name(corpus, text_features)}.npz"
 
@@ -253,7 +267,7 @@ def svm_features_file(corpus, text_features):
 def svm_run_input(wc):
     """A cell's input: its text corpus' features under the cell's svm.text_features (the
     config's, or its sweep variant's), or a class-labelled set's prepared file."""
-    from harness import svm_sweeps
+    from tripletbench.harness import svm_sweeps
 
     if wc.notion in SVM_TEXT:
         cfg = (
@@ -272,8 +286,8 @@ def svm_cell_block(cfg):
 
 def svm_sweep_settings(sweep, variant):
     """What a sweep cell is made under: the run keys of its variant's svm block
-    (harness.svm_sweeps.variant_config), the route and the cell script's code."""
-    from harness import svm_sweeps
+    (tripletbench.harness.svm_sweeps.variant_config), the route and the cell script's code."""
+    from tripletbench.harness import svm_sweeps
 
     cfg = svm_sweeps.variant_config(SVM, sweep, variant)
     return block_settings(
@@ -283,7 +297,7 @@ def svm_sweep_settings(sweep, variant):
 
 def svm_sweep_cells(sweep):
     """The rows of every cell of ``sweep`` that the route can serve."""
-    from harness import svm_sweeps
+    from tripletbench.harness import svm_sweeps
 
     return [
         f"{RESULTS}/svm/{sweep}/{v}/{n}/seed{s}.csv"
@@ -294,7 +308,7 @@ def svm_sweep_cells(sweep):
 
 def svm_sweep_hashes(sweep):
     """variant -> the settings hash its cells must carry (the sweep's table refuses others)."""
-    from harness import svm_sweeps
+    from tripletbench.harness import svm_sweeps
 
     return {v: settings_hash(svm_sweep_settings(sweep, v)) for v in svm_sweeps.variants(SVM, sweep)}
 
@@ -341,7 +355,7 @@ def oahu_fig7_cells():
 
 def images_source(wildcards):
     """Fashion-MNIST's prepared arrays or the Caltech-256 image list."""
-    from datasets.caltech256 import image_set
+    from tripletbench.datasets.caltech256 import image_set
 
     if image_set(wildcards.dataset).source == "fashion_mnist":
         return f"{CACHE}/prepared/fashion_mnist_{ROUTE}.npz"
@@ -353,7 +367,7 @@ def image_cells():
 
 
 def image_features_files():
-    from harness.config import available_datasets
+    from tripletbench.harness.config import available_datasets
 
     if not IMAGES_ON:
         return []
@@ -376,7 +390,7 @@ def table4_cells():
 def table4_block():
     """The sdca_table4 block that table4_scaling runs (its protocol and rows); raises
     ConfigError when it has no methods."""
-    from harness.config import ConfigError
+    from tripletbench.harness.config import ConfigError
 
     block = config["sdca_table4"]
     if not block.get("methods"):
@@ -389,7 +403,7 @@ def table4_block():
 
 def table4_learners():
     """The learners table4_scaling builds (their code is in its settings)."""
-    from harness.experiment import algorithm_of
+    from tripletbench.harness.experiment import algorithm_of
 
     block = config["sdca_table4"]
     rows = config["table4_scaling"].get("methods") or list(block.get("methods") or {})
@@ -451,7 +465,7 @@ def human_feature_files(wc):
 
 # --- the report (report.smk) ---
 # Each experiment's rule file adds its tables (name -> rule output with csv and md) and figures
-# (name -> the figure's Markdown caption file); names are harness.report.ITEMS names.
+# (name -> the figure's Markdown caption file); names are tripletbench.harness.report.ITEMS names.
 REPORT_TABLES = {}
 REPORT_FIGURES = {}
 
@@ -466,7 +480,7 @@ def settings_check(rule_name):
     in the DAG being built (harness/keep.py)."""
     from snakemake.io import apply_wildcards
 
-    from harness.keep import force_if_outdated
+    from tripletbench.harness.keep import force_if_outdated
 
     def check(wc):
         cell_rule = workflow.get_rule(rule_name)

@@ -27,7 +27,7 @@ rule prepare_dataset:
         route=ROUTE,
         allow_unpinned=UNPINNED_FROM,
         # the dataset's parser and the shared scaling (fetching and checksums cannot change it)
-        code=lambda wc: code_hash([DATASET_MODULES[wc.dataset], "datasets.preprocess"]),
+        code=lambda wc: code_hash([DATASET_MODULES[wc.dataset], "tripletbench.datasets.preprocess"]),
     script:
         "../scripts/prepare_dataset.py"
 

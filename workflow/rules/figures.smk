@@ -9,9 +9,9 @@ localrules:
     figure_scaling,
 
 
-from harness.curves import SCALING_LEARNERS  # noqa: E402
+from tripletbench.harness.curves import SCALING_LEARNERS  # noqa: E402
 
-# The settings each curve / timing row is made under (harness.settings): the producing job's
+# The settings each curve / timing row is made under (tripletbench.harness.settings): the producing job's
 # params (so a change reruns it) and the plot's (which refuses rows made under other settings).
 CURVES_SETTINGS = block_settings(
     config,

@@ -25,7 +25,7 @@ rule fit_evaluate:
         mem_mb=cell_resource("mem_mb"),
         runtime=cell_resource("runtime"),
     params:
-        # the method's settings, the experiment's and the code it runs (harness.settings): a
+        # the method's settings, the experiment's and the code it runs (tripletbench.harness.settings): a
         # changed value or learner reruns exactly its cells
         settings=lambda wc: cell_settings(
             config, wc.experiment, wc.method, "workflow/scripts/fit_evaluate.py"

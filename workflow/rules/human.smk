@@ -5,7 +5,7 @@
 # table_human.
 
 HUMAN = config["human"]
-from harness import human as human_mod  # noqa: E402
+from tripletbench.harness import human as human_mod  # noqa: E402
 
 # what every human_cell reads (a change reruns every cell; the rows' notes do not)
 HUMAN_CELL_KEYS = [
@@ -41,7 +41,7 @@ rule human_fetch:
         mirror=MIRROR,
         allow_unpinned=UNPINNED_FROM,
     run:
-        from harness.io import save_text
+        from tripletbench.harness.io import save_text
 
         j = human_mod.load(wildcards.hset, params.cache, params.mirror, params.allow_unpinned)
         save_text(output[0], "".join(f"{line}\n" for line in j.provenance))

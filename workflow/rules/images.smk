@@ -24,7 +24,7 @@ localrules:
 
 rule images_caltech256_extract:
     output:
-        # datasets.caltech256.fetch_images downloads (md5-pinned) and extracts the archive here
+        # tripletbench.datasets.caltech256.fetch_images downloads (md5-pinned) and extracts the archive here
         directory(f"{CACHE}/download/caltech256/extracted"),
     log:
         f"{LOGS}/images/caltech256_extract.log",
@@ -35,7 +35,7 @@ rule images_caltech256_extract:
         # the data cache: output = {cache}/download/caltech256/extracted
         cache=lambda wildcards, output: str(Path(output[0]).parents[2]),
     run:
-        from datasets.caltech256 import fetch_images
+        from tripletbench.datasets.caltech256 import fetch_images
 
         fetch_images(params.cache, progressbar=False, mirror=config["data"].get("mirror"))
 
@@ -79,7 +79,7 @@ rule images_features:
         mem_mb=MEM_MB["images_features"],
         runtime=RUNTIME_MIN["images_features"],
     params:
-        # harness.settings: the selection sizes and this set's feature settings, and the code
+        # tripletbench.harness.settings: the selection sizes and this set's feature settings, and the code
         settings=lambda wc: images_features_settings(config, wc.dataset),
     script:
         "../scripts/images_features.py"

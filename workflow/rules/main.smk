@@ -61,7 +61,7 @@ include: "report.smk"
 # success.
 onstart:
     record_run_start()
-    from harness.keep import keep_previous, without_rate_limiter_timers
+    from tripletbench.harness.keep import keep_previous, without_rate_limiter_timers
 
     keep_previous(RESULTS, workflow.dag.needrun_jobs())
     # a local run's scheduler without the rate limiter's timer threads (issue 40; harness/keep.py)
@@ -70,13 +70,13 @@ onstart:
 
 onsuccess:
     record_run_end("success")
-    from harness.keep import drop_previous
+    from tripletbench.harness.keep import drop_previous
 
     drop_previous(RESULTS)
 
 
 onerror:
     record_run_end("error")
-    from harness.keep import put_back
+    from tripletbench.harness.keep import put_back
 
     put_back(RESULTS)

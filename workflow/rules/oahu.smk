@@ -1,7 +1,7 @@
 # OAHU (issue 4): table_oahu_3, figure_oahu_4, figure_oahu_5, figure_oahu_7.
 # Gao et al., "Towards Self-Adaptive Metric Learning On the Fly", WWW 2019. Library code:
 # algorithms/oahu.py, harness/oahu_experiment.py, evaluation/{classification,verification}.py.
-from datasets import get_dataset
+from tripletbench.datasets import get_dataset
 
 OAHU = config["oahu"]
 
@@ -13,7 +13,7 @@ localrules:
     figure_oahu_7,
 
 
-from datasets.lfw import SPEC as LFW_SPEC  # noqa: E402
+from tripletbench.datasets.lfw import SPEC as LFW_SPEC  # noqa: E402
 
 FIG5_DATASET = (
     "lfw"
@@ -43,7 +43,7 @@ rule oahu_cell:
         mem_mb=MEM_MB["oahu_cell"],
         runtime=RUNTIME_MIN["oahu_cell"],
     params:
-        # harness.settings: the method's and the block's settings and the code it runs; a change
+        # tripletbench.harness.settings: the method's and the block's settings and the code it runs; a change
         # reruns exactly the cells it touches (and the table refuses rows made under others)
         settings=lambda wc: cell_settings(
             config, f"oahu.{wc.experiment}", wc.method, "workflow/scripts/oahu_cell.py"

@@ -5,10 +5,10 @@
 # (harness/report.py). This file comes last: reproduce_all asks for every table, figure and page.
 
 
-from harness.report import ITEMS as _ITEMS  # noqa: E402
+from tripletbench.harness.report import ITEMS as _ITEMS  # noqa: E402
 
 # The tables (name -> (csv, md)) and figures (name -> md) that the included rule files added, in
-# the report's order (harness.report.ITEMS).
+# the report's order (tripletbench.harness.report.ITEMS).
 REPORT_TABLES = {
     n: (REPORT_TABLES[n].csv, REPORT_TABLES[n].md) for n in _ITEMS if n in REPORT_TABLES
 }
@@ -43,9 +43,9 @@ rule report_pages:
         mem_mb=MEM_MB["table"],
         runtime=RUNTIME_MIN["table"],
     params:
-        code=code_hash(["harness.report"]),  # the pages' and the paper-vs-ours join's code
+        code=code_hash(["tripletbench.harness.report"]),  # the pages' and the paper-vs-ours join's code
     run:
-        from harness.report import write_pages
+        from tripletbench.harness.report import write_pages
 
         write_pages(REPORT_TABLES, REPORT_FIGURES, input.paper_results, REPORT_DIR)
 

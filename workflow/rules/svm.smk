@@ -3,9 +3,9 @@
 # the static baselines' test triplet accuracy (harness/svm_experiment.py).
 
 SVM = config["svm"]
-from harness.svm_experiment import NOTIONS as SVM_TEXT  # noqa: E402
-from harness import svm_sweeps  # noqa: E402
-from datasets.webkb import PAGE_READINGS  # noqa: E402
+from tripletbench.harness.svm_experiment import NOTIONS as SVM_TEXT  # noqa: E402
+from tripletbench.harness import svm_sweeps  # noqa: E402
+from tripletbench.datasets.webkb import PAGE_READINGS  # noqa: E402
 
 # every svm_run reads these svm settings (a change reruns every cell; the tables and figures
 # rerun on their own keys)
@@ -24,7 +24,7 @@ SVM_RUN_KEYS = [
     "mds",
 ]
 # what every svm_run cell is made under; the table and figures refuse rows or files made under
-# other settings (harness.settings.check_block_fresh)
+# other settings (tripletbench.harness.settings.check_block_fresh)
 SVM_RUN_SETTINGS = block_settings(config, "svm", SVM_RUN_KEYS, "workflow/scripts/svm_run.py")
 
 
@@ -105,7 +105,7 @@ rule svm_features:
         "../scripts/svm_features.py"
 
 
-# one cell of a sweep around Table 1 (harness.svm_sweeps): the same script under a variant's
+# one cell of a sweep around Table 1 (tripletbench.harness.svm_sweeps): the same script under a variant's
 # svm settings, rows only
 rule svm_sweep_run:
     input:
@@ -156,7 +156,7 @@ rule table_svm_1:
     params:
         paper_rows=paper_numbers("schultz_joachims_2003", "table1"),
         route=ROUTE,
-        cache_dir=CACHE,  # the WebKB archive's MIME headers (harness.table_rows.server_headers)
+        cache_dir=CACHE,  # the WebKB archive's MIME headers (tripletbench.harness.table_rows.server_headers)
         settings=block_settings(
             config,
             "svm",

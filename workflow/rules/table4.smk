@@ -1,5 +1,5 @@
 # SDCA paper Table 4 (issue 26): mAP on "ImageCLEF+Flickr", our route MIRFLICKR-25000 (ground
-# truth) + MIRFLICKR-1M (background), datasets.imageclef_flickr. Download route only: offline the
+# truth) + MIRFLICKR-1M (background), tripletbench.datasets.imageclef_flickr. Download route only: offline the
 # table shows "needs download". Rules: fetch the archives (local rules, on the submitting
 # machine), the 297-d descriptors of the ground truth and of each background archive (one job
 # per archive of 100,000 images; group "table4_background" on a cluster), one collection file,
@@ -24,7 +24,7 @@ localrules:
 
 rule table4_fetch:
     output:
-        # datasets.base.fetch_download puts the files here (unpinned: opt-in or a mirror's sums)
+        # tripletbench.datasets.base.fetch_download puts the files here (unpinned: opt-in or a mirror's sums)
         images=f"{T4_CACHE}/mirflickr25k.zip",
         annotations=f"{T4_CACHE}/mirflickr25k_annotations_v080.zip",
     log:
@@ -35,8 +35,8 @@ rule table4_fetch:
         mirror=MIRROR,
         allow_unpinned=UNPINNED_FROM,
     run:
-        from datasets.base import fetch_download
-        from datasets.imageclef_flickr import SPEC
+        from tripletbench.datasets.base import fetch_download
+        from tripletbench.datasets.imageclef_flickr import SPEC
 
         fetch_download(SPEC, Path(params.cache), params.allow_unpinned, mirror=params.mirror)
 
@@ -54,8 +54,8 @@ rule table4_fetch_background:
         mirror=MIRROR,
         allow_unpinned=UNPINNED_FROM,
     run:
-        from datasets.base import fetch_download
-        from datasets.imageclef_flickr import background_spec
+        from tripletbench.datasets.base import fetch_download
+        from tripletbench.datasets.imageclef_flickr import background_spec
 
         spec = background_spec(int(wildcards.shard))
         fetch_download(spec, Path(params.cache), params.allow_unpinned, mirror=params.mirror)

@@ -1,14 +1,14 @@
-"""Rule curves: training curves of one seed for a convergence figure (harness.curves)."""
+"""Rule curves: training curves of one seed for a convergence figure (tripletbench.harness.curves)."""
 
 import numpy as np
 import pandas as pd
 import scipy.sparse as sp
 
-from datasets.base import load_prepared
-from datasets.bovw import load_features
-from harness.curves import oasis_variants, sdca_convergence
-from harness.io import save_csv, start_log
-from harness.settings import settings_hash
+from tripletbench.datasets.base import load_prepared
+from tripletbench.datasets.bovw import load_features
+from tripletbench.harness.curves import oasis_variants, sdca_convergence
+from tripletbench.harness.io import save_csv, start_log
+from tripletbench.harness.settings import settings_hash
 
 start_log(snakemake.log[0])
 cfg = snakemake.config["figures"]

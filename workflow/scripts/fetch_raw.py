@@ -6,21 +6,21 @@ local rule on the submitting machine and the compute job only reads the cache. W
 
 from pathlib import Path
 
-from datasets.base import fetch_download, fetch_embedded, file_sha256
-from harness.io import now, save_text, start_log
+from tripletbench.datasets.base import fetch_download, fetch_embedded, file_sha256
+from tripletbench.harness.io import now, save_text, start_log
 
 start_log(snakemake.log[0])
 source = snakemake.wildcards.source
 cache = Path(snakemake.params.cache_dir)
 print(f"[{now()}] fetching {source} into {cache}")
 if source == "reuters":
-    from datasets.reuters import SPEC
+    from tripletbench.datasets.reuters import SPEC
 
     paths = fetch_embedded(SPEC, cache)
 else:
     from importlib import import_module
 
-    spec = import_module(f"datasets.{source}").SPEC
+    spec = import_module(f"tripletbench.datasets.{source}").SPEC
     paths = fetch_download(
         spec,
         cache,

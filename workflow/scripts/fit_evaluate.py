@@ -1,13 +1,13 @@
-"""Rule fit_evaluate: validation, selection, refit and test of one cell (see harness.experiment)."""
+"""Rule fit_evaluate: validation, selection, refit and test of one cell (see tripletbench.harness.experiment)."""
 
 import numpy as np
 import pandas as pd
 
-from datasets.base import load_prepared
-from datasets.bovw import load_features
-from harness.config import ConfigError
-from harness.experiment import model_arrays, run_cell
-from harness.io import now, save_csv, save_npz, stamp_cell, start_log
+from tripletbench.datasets.base import load_prepared
+from tripletbench.datasets.bovw import load_features
+from tripletbench.harness.config import ConfigError
+from tripletbench.harness.experiment import model_arrays, run_cell
+from tripletbench.harness.io import now, save_csv, save_npz, stamp_cell, start_log
 
 start_log(snakemake.log[0])
 wc = snakemake.wildcards

@@ -1,11 +1,11 @@
 """Rule human_cell: one (set, method, seed) cell of the human-judgment table
-(harness.human.cell_rows): every fold of protocol (a), and for material the publisher's split
+(tripletbench.harness.human.cell_rows): every fold of protocol (a), and for material the publisher's split
 (d), on every feature set; tidy rows."""
 
 import numpy as np
 
-from harness import human
-from harness.io import now, save_csv, stamp_cell, start_log
+from tripletbench.harness import human
+from tripletbench.harness.io import now, save_csv, stamp_cell, start_log
 
 start_log(snakemake.log[0])
 cfg = snakemake.params.human
@@ -31,6 +31,6 @@ rows["seed"] = seed
 rows["folds_digest"] = record["digest"] if record else ""
 rows["route"] = snakemake.config["data"]["route"]
 rows["data_source"] = " | ".join(j.provenance)[:2000]
-stamp_cell(rows, cfg, snakemake.params.settings, started)  # provenance columns (harness.io)
+stamp_cell(rows, cfg, snakemake.params.settings, started)  # provenance columns (tripletbench.harness.io)
 save_csv(snakemake.output.rows, rows)
 print(rows[["protocol", "fold", "scoring", "method", "features", "value", "fit_s"]].to_string())

@@ -1,13 +1,13 @@
 """Rule human_features: one feature set of one human-judgment set's items
-(datasets.human_features: one float64 row per item, in the collection's item order), as computed
+(tripletbench.datasets.human_features: one float64 row per item, in the collection's item order), as computed
 (not normalised; the cells normalise)."""
 
 import numpy as np
 
-from datasets import human_features as hf
-from harness import human
-from harness.io import now, save_npz, start_log
-from harness.settings import settings_hash
+from tripletbench.datasets import human_features as hf
+from tripletbench.harness import human
+from tripletbench.harness.io import now, save_npz, start_log
+from tripletbench.harness.settings import settings_hash
 
 start_log(snakemake.log[0])
 name, kind = snakemake.wildcards.hset, snakemake.wildcards.features

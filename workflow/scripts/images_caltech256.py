@@ -4,8 +4,8 @@ with their class and shorter side (so that later rules can skip small images wit
 
 import pandas as pd
 
-from datasets.caltech256 import fetch_images, image_side, list_images
-from harness.io import now, save_csv, start_log
+from tripletbench.datasets.caltech256 import fetch_images, image_side, list_images
+from tripletbench.harness.io import now, save_csv, start_log
 
 start_log(snakemake.log[0])
 print(f"[{now()}] Caltech-256 via the download route into {snakemake.params.cache}")

@@ -1,14 +1,14 @@
 """Rule images_features: one seed's image selection (per class n_train + n_test), its split, and
 its features (raw pixels, or a bag of visual words whose codebook and idf come from that seed's
-training images only). See datasets.caltech256.image_features and datasets.bovw."""
+training images only). See tripletbench.datasets.caltech256.image_features and tripletbench.datasets.bovw."""
 
 import numpy as np
 import pandas as pd
 
-from datasets.base import load_prepared
-from datasets.bovw import save_features
-from datasets.caltech256 import LazyImages, choose_classes, image_features, image_set
-from harness.io import now, save_npz, start_log
+from tripletbench.datasets.base import load_prepared
+from tripletbench.datasets.bovw import save_features
+from tripletbench.datasets.caltech256 import LazyImages, choose_classes, image_features, image_set
+from tripletbench.harness.io import now, save_npz, start_log
 
 start_log(snakemake.log[0])
 wc = snakemake.wildcards

@@ -7,17 +7,17 @@ matplotlib.use("Agg")
 import matplotlib.pyplot as plt
 import numpy as np
 
-from datasets.caltech256 import image_set
-from harness.experiment import test_rows
-from harness.io import save_csv, save_text, start_log
-from harness.paper_settings import vs_paper
-from harness.plots import clipped_band, display_name, method_style, save_figure
-from harness.tables import collect
+from tripletbench.datasets.caltech256 import image_set
+from tripletbench.harness.experiment import test_rows
+from tripletbench.harness.io import save_csv, save_text, start_log
+from tripletbench.harness.paper_settings import vs_paper
+from tripletbench.harness.plots import clipped_band, display_name, method_style, save_figure
+from tripletbench.harness.tables import collect
 
 start_log(snakemake.log[0])
 cfg = snakemake.config["images"]
 route = snakemake.config["data"]["route"]
-# the runs rule table_sdca_3 wrote, whole and as it wrote them (digest: harness.tables.collect)
+# the runs rule table_sdca_3 wrote, whole and as it wrote them (digest: tripletbench.harness.tables.collect)
 runs = collect([snakemake.input.runs], "table_sdca_3", ["stage", "metric", "value", "seed"])
 final = test_rows(runs)
 prec = final[final.metric.str.startswith("precision@")].copy()
@@ -63,13 +63,13 @@ missing = [d for d in cfg["datasets"] if d not in panels]
 fail_rows = final[final.metric == "failed"]
 failed = [f"{m} on {d}" for (m, d), _ in fail_rows.groupby(["algorithm", "dataset"])]
 seeds = sorted(int(s) for s in prec.seed.unique())
-# a curve with a point over fewer seeds than the caption names says so (harness.paper_table)
+# a curve with a point over fewer seeds than the caption names says so (tripletbench.harness.paper_table)
 fewer = stats[stats.n_seeds < len(seeds)].groupby(["algorithm", "dataset"]).n_seeds.min()
 fewer = [f"{m} on {d} ({n} of {len(seeds)} seeds at some k)" for (m, d), n in fewer.items()]
 stand = [d for d in panels if image_set(d).source != "caltech256"]
 wide = stats.pivot_table(index=["dataset", "k"], columns="algorithm", values="mean")
 pick = wide[wide.index.get_level_values("k").isin([1, 5, 10, 20, 50])]
-ART = "figure_oasis_2"  # the paper's settings: harness.paper_settings
+ART = "figure_oasis_2"  # the paper's settings: tripletbench.harness.paper_settings
 caption = [
     "# OASIS paper, Figure 2: precision at top k",
     "",

@@ -1,17 +1,17 @@
 """Rule table_oasis_2: CPU time to train each method on each image set, as the OASIS paper's
-runtime table (harness.paper_table): the final fit's own timer (``fit_cpu_s`` of the runs) and
+runtime table (tripletbench.harness.paper_table): the final fit's own timer (``fit_cpu_s`` of the runs) and
 the whole job's own process CPU time (``job_cpu_s``, stamped by each cell); the feature extraction
 times beside."""
 
 import pandas as pd
 
-from harness import captions
-from harness.config import available_datasets
-from harness.experiment import test_rows
-from harness.table_rows import job_cpu_values
-from harness.io import start_log
-from harness.paper_table import Metric, PaperTable, seed_values, write_table
-from harness.tables import collect, read_result
+from tripletbench.harness import captions
+from tripletbench.harness.config import available_datasets
+from tripletbench.harness.experiment import test_rows
+from tripletbench.harness.table_rows import job_cpu_values
+from tripletbench.harness.io import start_log
+from tripletbench.harness.paper_table import Metric, PaperTable, seed_values, write_table
+from tripletbench.harness.tables import collect, read_result
 
 start_log(snakemake.log[0])
 config = snakemake.config

@@ -1,18 +1,18 @@
 """Rule table_sdca_3: the SDCA paper's Table 3 (test mAP on Caltech-256, 50 classes), with
-the offline stand-in columns (harness.paper_table); also the feature summary per image set and
+the offline stand-in columns (tripletbench.harness.paper_table); also the feature summary per image set and
 seed (non-zeros, extraction time per image)."""
 
-from datasets.bovw import feature_summary
-from harness import captions
-from harness.config import available_datasets
-from harness.experiment import test_rows
-from harness.table_rows import cell_info
-from harness.io import save_csv, start_log
-from harness.paper_table import Metric, PaperTable, paper_for_rows, seed_values, write_table
-from harness.settings import check_fresh
-from harness.tables import collect, paper_frame
+from tripletbench.datasets.bovw import feature_summary
+from tripletbench.harness import captions
+from tripletbench.harness.config import available_datasets
+from tripletbench.harness.experiment import test_rows
+from tripletbench.harness.table_rows import cell_info
+from tripletbench.harness.io import save_csv, start_log
+from tripletbench.harness.paper_table import Metric, PaperTable, paper_for_rows, seed_values, write_table
+from tripletbench.harness.settings import check_fresh
+from tripletbench.harness.tables import collect, paper_frame
 
-CELL = ("dataset", "seed", "algorithm")  # the cell each run file holds (harness.tables.collect)
+CELL = ("dataset", "seed", "algorithm")  # the cell each run file holds (tripletbench.harness.tables.collect)
 
 start_log(snakemake.log[0])
 config = snakemake.config

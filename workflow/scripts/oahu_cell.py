@@ -4,15 +4,15 @@
 import pandas as pd
 import torch
 
-from datasets.base import load_prepared
-from harness.io import config_hash, now, package_versions, peak_rss_mb, save_csv, start_log
-from harness.oahu_experiment import (
+from tripletbench.datasets.base import load_prepared
+from tripletbench.harness.io import config_hash, now, package_versions, peak_rss_mb, save_csv, start_log
+from tripletbench.harness.oahu_experiment import (
     alpha_trace_rows,
     classification_rows,
     dev_test_split,
     retrieval_rows,
 )
-from harness.settings import settings_hash
+from tripletbench.harness.settings import settings_hash
 
 start_log(snakemake.log[0])
 torch.set_num_threads(1)  # jobs run in parallel, one core each
@@ -28,7 +28,7 @@ base = {
     "dataset": w.dataset,
     "route": str(d["route"]),
     "config_hash": config_hash(exp),
-    "settings_hash": settings_hash(snakemake.params.settings),  # harness.settings
+    "settings_hash": settings_hash(snakemake.params.settings),  # tripletbench.harness.settings
     "versions": package_versions() + f";torch={torch.__version__}",
 }
 rows, model = classification_rows(method, exp["methods"][method], X, y, seed, exp, base)

@@ -7,18 +7,18 @@ import numpy as np
 import pandas as pd
 import torch
 
-from datasets.base import load_prepared
-from datasets.preprocess import rng
-from harness.experiment import algorithm_of, fit_learner, grid_labels, params_for_label
-from harness.io import save_csv, start_log
-from harness.oahu_experiment import (
+from tripletbench.datasets.base import load_prepared
+from tripletbench.datasets.preprocess import rng
+from tripletbench.harness.experiment import algorithm_of, fit_learner, grid_labels, params_for_label
+from tripletbench.harness.io import save_csv, start_log
+from tripletbench.harness.oahu_experiment import (
     constraint_stream,
     dev_test_split,
     knn_scores,
     pairs_per_triplet,
     utilization,
 )
-from harness.settings import settings_hash
+from tripletbench.harness.settings import settings_hash
 
 start_log(snakemake.log[0])
 torch.set_num_threads(1)
@@ -60,6 +60,6 @@ row = {
     "macro_f1": ev["macro_f1"],
     "constraint_utilization": utilization(model),
     **timing,
-    "settings_hash": settings_hash(snakemake.params.settings),  # harness.settings
+    "settings_hash": settings_hash(snakemake.params.settings),  # tripletbench.harness.settings
 }
 save_csv(snakemake.output[0], pd.DataFrame([row]))

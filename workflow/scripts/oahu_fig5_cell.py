@@ -6,12 +6,12 @@ import numpy as np
 import pandas as pd
 import torch
 
-from datasets.base import load_prepared
-from datasets.preprocess import rng, split_per_class
-from evaluation.verification import make_pair_folds
-from harness.io import save_csv, start_log
-from harness.oahu_experiment import subsample, verification_rows
-from harness.settings import settings_hash
+from tripletbench.datasets.base import load_prepared
+from tripletbench.datasets.preprocess import rng, split_per_class
+from tripletbench.evaluation.verification import make_pair_folds
+from tripletbench.harness.io import save_csv, start_log
+from tripletbench.harness.oahu_experiment import subsample, verification_rows
+from tripletbench.harness.settings import settings_hash
 
 start_log(snakemake.log[0])
 torch.set_num_threads(1)
@@ -20,7 +20,7 @@ cfg = snakemake.config["oahu"]["figure5"]
 seed, method = int(w.seed), w.method
 torch.manual_seed(seed)
 if w.dataset == "lfw":
-    from datasets.lfw import load_lfw
+    from tripletbench.datasets.lfw import load_lfw
 
     lfw = load_lfw(
         snakemake.params.cache_dir,

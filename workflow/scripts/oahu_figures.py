@@ -10,14 +10,14 @@ import matplotlib.pyplot as plt
 import numpy as np
 import pandas as pd
 
-from harness.io import save_csv, save_text, start_log
-from harness.oahu_experiment import OAHU_CHOICES, SPLIT_WORDS, pair_rule_caption
-from harness.paper_settings import oahu_own_settings, vs_paper
-from harness.plots import clipped_band, display_name, log_axes, method_style, save_figure
-from harness.settings import check_fresh
-from harness.tables import collect
+from tripletbench.harness.io import save_csv, save_text, start_log
+from tripletbench.harness.oahu_experiment import OAHU_CHOICES, SPLIT_WORDS, pair_rule_caption
+from tripletbench.harness.paper_settings import oahu_own_settings, vs_paper
+from tripletbench.harness.plots import clipped_band, display_name, log_axes, method_style, save_figure
+from tripletbench.harness.settings import check_fresh
+from tripletbench.harness.tables import collect
 
-CELL = ("dataset", "seed", "algorithm")  # the cell each file holds (harness.tables.collect)
+CELL = ("dataset", "seed", "algorithm")  # the cell each file holds (tripletbench.harness.tables.collect)
 
 start_log(snakemake.log[0])
 cfg = snakemake.config["oahu"]
@@ -33,7 +33,7 @@ def save(fig):
 
 def settings(methods, artifact):
     """Caption line with each curve's configured hyperparameters (fixed values, grids), OAHU's
-    own settings beside the paper's (``artifact``: the figure, harness.paper_settings) and the
+    own settings beside the paper's (``artifact``: the figure, tripletbench.harness.paper_settings) and the
     pairs each pair learner gets."""
     return (
         "Settings: "
@@ -62,7 +62,7 @@ def mean_std(df, keys, col):
 
 
 def errorbars(ax, x, g, label, limits=(0.0, 1.0)):
-    """Mean with error bars of +- one std clipped to the metric's range (harness.plots), in the
+    """Mean with error bars of +- one std clipped to the metric's range (tripletbench.harness.plots), in the
     method's colour and marker (the same in every figure)."""
     low, high = clipped_band(g["mean"], g["std"], limits)
     ax.errorbar(

@@ -16,10 +16,10 @@ import numpy as np
 import pandas as pd
 import torch
 
-from datasets.base import load_prepared
-from harness.experiment import fit_learner
-from harness.io import now, save_csv, save_text, start_log
-from harness.oahu_experiment import OAHU_CHOICES, constraint_stream, dev_test_split, knn_scores
+from tripletbench.datasets.base import load_prepared
+from tripletbench.harness.experiment import fit_learner
+from tripletbench.harness.io import now, save_csv, save_text, start_log
+from tripletbench.harness.oahu_experiment import OAHU_CHOICES, constraint_stream, dev_test_split, knn_scores
 
 start_log(snakemake.log[0])
 torch.set_num_threads(1)  # as every OAHU job: one core

@@ -1,22 +1,22 @@
 """Rule table_oahu_3: the OAHU paper's Table 3 (kNN error rate, macro F1, constraint utilization
 U over runs; the paper's marks from a paired t-test against OAHU at 0.05, win/tie/loss), the
-paper's value beside ours, built by harness.paper_table."""
+paper's value beside ours, built by tripletbench.harness.paper_table."""
 
-from harness import captions
-from harness.io import save_csv, start_log
-from harness.table_rows import win_tie_loss_lines
-from harness.paper_table import Metric, PaperTable, paper_for_rows, seed_values, write_table
-from harness.settings import check_fresh
-from harness.tables import collect, paper_frame
+from tripletbench.harness import captions
+from tripletbench.harness.io import save_csv, start_log
+from tripletbench.harness.table_rows import win_tie_loss_lines
+from tripletbench.harness.paper_table import Metric, PaperTable, paper_for_rows, seed_values, write_table
+from tripletbench.harness.settings import check_fresh
+from tripletbench.harness.tables import collect, paper_frame
 
 start_log(snakemake.log[0])
 config = snakemake.config
 cfg = config["oahu"]["table3"]
-# every cell file whole and as its job wrote it (digest), one cell each (harness.tables.collect)
+# every cell file whole and as its job wrote it (digest), one cell each (tripletbench.harness.tables.collect)
 runs = collect(
     snakemake.input.runs, "oahu_cell", ["metric", "value"], ("dataset", "seed", "algorithm")
 )
-# rows made under other settings than the config's are refused (harness.settings)
+# rows made under other settings than the config's are refused (tripletbench.harness.settings)
 check_fresh(runs, config, "oahu.table3", "workflow/scripts/oahu_cell.py", "oahu_cell")
 save_csv(snakemake.output.runs, runs)
 metrics = [

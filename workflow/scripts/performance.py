@@ -1,16 +1,16 @@
 """Rule performance: triplets per CPU second of OASIS and SDCA (the stream and the whole fit), dense
 against the machine's matrix-multiply rate and two per-step loops (np.outer, BLAS), sparse against a
-C-style loop over the non-zeros (harness.performance); every time is process CPU time."""
+C-style loop over the non-zeros (tripletbench.harness.performance); every time is process CPU time."""
 
 import platform
 
-from harness.io import now, save_csv, save_text, start_log
-from harness.performance import extrapolate_web_scale, other_learners, other_methods, run
-from harness.tables import settings_caption, settings_table
+from tripletbench.harness.io import now, save_csv, save_text, start_log
+from tripletbench.harness.performance import extrapolate_web_scale, other_learners, other_methods, run
+from tripletbench.harness.tables import settings_caption, settings_table
 
 start_log(snakemake.log[0])
 cfg = snakemake.config["performance"]
-C, LAM = 0.1, 0.01  # harness.performance.run's defaults, named here for the provenance columns
+C, LAM = 0.1, 0.01  # tripletbench.harness.performance.run's defaults, named here for the provenance columns
 df = run(
     dense_dims=tuple(cfg["dense_dims"]),
     sparse=tuple(map(tuple, cfg["sparse"])),
@@ -19,7 +19,7 @@ df = run(
     C=C,
     lam=LAM,
 )
-# settings provenance (harness.tables.settings_table): the speed rows are our measurement, not a
+# settings provenance (tripletbench.harness.tables.settings_table): the speed rows are our measurement, not a
 # paper's table; the other learners run with SDCA Table 2's fixed settings and carry its notes
 SPEED = {
     "OASIS": {

@@ -1,18 +1,18 @@
 """Rules figure_sdca_1, figure_sdca_2, figure_oasis_3: plot the curves of all seeds."""
 
-from harness.io import start_log
-from harness.paper_settings import comparison_note, note, vs_paper
-from harness.plots import curves, one_seed_na, scaling
-from harness.settings import check_block_fresh
-from harness.tables import collect
+from tripletbench.harness.io import start_log
+from tripletbench.harness.paper_settings import comparison_note, note, vs_paper
+from tripletbench.harness.plots import curves, one_seed_na, scaling
+from tripletbench.harness.settings import check_block_fresh
+from tripletbench.harness.tables import collect
 
 start_log(snakemake.log[0])
 cfg = snakemake.config["figures"]
 route = snakemake.config["data"]["route"]
 name = snakemake.rule
-# each seed's file whole and as its job wrote it (digest), one seed each (harness.tables.collect)
+# each seed's file whole and as its job wrote it (digest), one seed each (tripletbench.harness.tables.collect)
 rows = collect(snakemake.input, snakemake.params.producer, cell=("seed",))
-# rows made under other settings than the config's are refused (harness.settings)
+# rows made under other settings than the config's are refused (tripletbench.harness.settings)
 check_block_fresh(rows, snakemake.params.settings, name, snakemake.params.producer)
 seeds = sorted(int(s) for s in rows.seed.unique())
 data = f"{cfg['dataset']} ({route} route)"
@@ -42,7 +42,7 @@ scale = (
     if norm == "l2"
     else " Features as prepared (not normalised)."
 )
-# the paper's settings beside ours (harness.paper_settings): Figures 1-2 of the SDCA paper share
+# the paper's settings beside ours (tripletbench.harness.paper_settings): Figures 1-2 of the SDCA paper share
 # one set of runs; Figure 3 of the OASIS paper has its own
 art = "figure_oasis_3" if name == "figure_oasis_3" else "figure_sdca_1"
 n = cfg["n_triplets"]
@@ -66,7 +66,7 @@ common = "".join(
     ]
 )
 if name == "figure_sdca_1":
-    from harness.io import save_text
+    from tripletbench.harness.io import save_text
 
     title = f"OASIS (C={cfg['oasis_C']}) vs SDCA (lambda={cfg['sdca_lam']})"
     loss_note = (

@@ -1,11 +1,11 @@
 """Rule prepare_dataset: fetch (download or embedded route), parse, check, scale -> one .npz, and
-its sha256 in a sidecar ``.npz.sha256`` (written after it; see datasets.base.check_prepared)."""
+its sha256 in a sidecar ``.npz.sha256`` (written after it; see tripletbench.datasets.base.check_prepared)."""
 
 from pathlib import Path
 
-from datasets import get_dataset
-from datasets.base import load, prepared_hash_line
-from harness.io import now, save_npz, save_text, start_log
+from tripletbench.datasets import get_dataset
+from tripletbench.datasets.base import load, prepared_hash_line
+from tripletbench.harness.io import now, save_npz, save_text, start_log
 
 start_log(snakemake.log[0])
 name = snakemake.wildcards.dataset

@@ -1,7 +1,7 @@
 """Rule regression_check: fail naming every number that moved beyond its stored tolerance."""
 
-from harness.io import save_text, start_log
-from harness.regression import RegressionFailure, check_files
+from tripletbench.harness.io import save_text, start_log
+from tripletbench.harness.regression import RegressionFailure, check_files
 
 start_log(snakemake.log[0])
 n, problems = check_files(snakemake.input.table, snakemake.input.expected)

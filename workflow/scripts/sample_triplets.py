@@ -4,10 +4,10 @@ as indices into its part, with the seed and the random stream that drew it."""
 
 import numpy as np
 
-from datasets.base import load_prepared
-from datasets.constraints import protocol_triplets
-from datasets.preprocess import PURPOSES
-from harness.io import save_npz, start_log
+from tripletbench.datasets.base import load_prepared
+from tripletbench.datasets.constraints import protocol_triplets
+from tripletbench.datasets.preprocess import PURPOSES
+from tripletbench.harness.io import save_npz, start_log
 
 start_log(snakemake.log[0])
 wc = snakemake.wildcards

@@ -1,11 +1,11 @@
-"""Rule scaling_times: fit times against problem size for one seed (harness.curves.scaling)."""
+"""Rule scaling_times: fit times against problem size for one seed (tripletbench.harness.curves.scaling)."""
 
 import pandas as pd
 
-from datasets.base import load_prepared
-from harness.curves import scaling
-from harness.io import save_csv, start_log
-from harness.settings import settings_hash
+from tripletbench.datasets.base import load_prepared
+from tripletbench.harness.curves import scaling
+from tripletbench.harness.io import save_csv, start_log
+from tripletbench.harness.settings import settings_hash
 
 start_log(snakemake.log[0])
 cfg = snakemake.config["figures"]

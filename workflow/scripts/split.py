@@ -1,8 +1,8 @@
 """Rule split: per-class train/test split of one seed, and the fit/val split inside train."""
 
-from datasets.base import load_prepared
-from datasets.preprocess import make_split
-from harness.io import save_npz, start_log
+from tripletbench.datasets.base import load_prepared
+from tripletbench.datasets.preprocess import make_split
+from tripletbench.harness.io import save_npz, start_log
 
 start_log(snakemake.log[0])
 cfg = snakemake.config[snakemake.wildcards.experiment]

@@ -1,12 +1,12 @@
 """Rule svm_features: one text corpus's features under one setting of ``svm.text_features``
 (page reading, case, vector scale), for every preprocessing variant, with the corpus' labels and
-provenance (harness.svm_experiment.corpus_features): computed once and read by every
+provenance (tripletbench.harness.svm_experiment.corpus_features): computed once and read by every
 (notion, seed) cell and sweep cell that uses them."""
 
 from pathlib import Path
 
-from harness.io import save_npz, start_log
-from harness.svm_experiment import corpus_features, load_text_corpus
+from tripletbench.harness.io import save_npz, start_log
+from tripletbench.harness.svm_experiment import corpus_features, load_text_corpus
 
 start_log(snakemake.log[0])
 tf = snakemake.params.text_features

@@ -13,12 +13,12 @@ matplotlib.use("Agg")
 import matplotlib.pyplot as plt
 import pandas as pd
 
-from harness.io import save_text, start_log
-from harness.plots import clipped_band, display_name, method_style, save_figure
-from harness.settings import check_block_fresh
-from harness.paper_settings import vs_paper
-from harness.svm_experiment import NOTIONS, text_feature_words
-from harness.tables import collect
+from tripletbench.harness.io import save_text, start_log
+from tripletbench.harness.plots import clipped_band, display_name, method_style, save_figure
+from tripletbench.harness.settings import check_block_fresh
+from tripletbench.harness.paper_settings import vs_paper
+from tripletbench.harness.svm_experiment import NOTIONS, text_feature_words
+from tripletbench.harness.tables import collect
 
 start_log(snakemake.log[0])
 cfg = snakemake.config["svm"]

@@ -1,6 +1,6 @@
 """Rule figure_svm_c_sweep: Schultz & Joachims (2003), Figure 2's learning curve (test triplets
 satisfied against the number of training triplets, nested sets) for each C of ``svm.c_sweep``
-and each vector scale (harness.svm_sweeps), one panel per scale, a line per C; the paper's
+and each vector scale (tripletbench.harness.svm_sweeps), one panel per scale, a line per C; the paper's
 Table 1 value of the notion as a dotted line. It shows where a curve that falls with more
 triplets comes from: eq. 8 weighs the sum of the slacks by C, and that sum grows with the number
 of triplets, so at a fixed C more triplets mean less regularisation."""
@@ -11,11 +11,11 @@ matplotlib.use("Agg")
 import matplotlib.pyplot as plt
 import pandas as pd
 
-from harness.io import save_csv, save_text, start_log
-from harness.paper_settings import vs_paper
-from harness.plots import display_name, save_figure
-from harness.svm_experiment import VECTOR_SCALES
-from harness.tables import collect, paper_frame
+from tripletbench.harness.io import save_csv, save_text, start_log
+from tripletbench.harness.paper_settings import vs_paper
+from tripletbench.harness.plots import display_name, save_figure
+from tripletbench.harness.svm_experiment import VECTOR_SCALES
+from tripletbench.harness.tables import collect, paper_frame
 
 start_log(snakemake.log[0])
 cfg = snakemake.config["svm"]

@@ -2,7 +2,7 @@
 all pairwise distances between the test documents projected to 2-D by classical (Torgerson)
 MDS, coloured by topic, in three panels: a) the unweighted binary L2 distance, b) the learned
 Topic distance, c) the learned Topic+FacultyStudent distance (svm.mds.notion and .notion_c;
-offline, their Reuters stand-ins). Classical MDS is harness.svm_experiment.classical_mds
+offline, their Reuters stand-ins). Classical MDS is tripletbench.harness.svm_experiment.classical_mds
 (eigen-decomposition of the double-centred squared distances), not scikit-learn's SMACOF MDS."""
 
 import matplotlib
@@ -12,16 +12,16 @@ import matplotlib.pyplot as plt
 import numpy as np
 import pandas as pd
 
-from harness.io import save_text, start_log
-from harness.paper_settings import vs_paper
-from harness.plots import display_name, robust_limits, save_figure
-from harness.settings import settings_hash
-from harness.svm_experiment import NOTIONS, classical_mds
+from tripletbench.harness.io import save_text, start_log
+from tripletbench.harness.paper_settings import vs_paper
+from tripletbench.harness.plots import display_name, robust_limits, save_figure
+from tripletbench.harness.settings import settings_hash
+from tripletbench.harness.svm_experiment import NOTIONS, classical_mds
 
 start_log(snakemake.log[0])
 a = np.load(snakemake.input.topic, allow_pickle=False)
 c = np.load(snakemake.input.topic_c, allow_pickle=False)
-want = settings_hash(snakemake.params.run_settings)  # harness.settings: refuse stale runs
+want = settings_hash(snakemake.params.run_settings)  # tripletbench.harness.settings: refuse stale runs
 for path, d in ((snakemake.input.topic, a), (snakemake.input.topic_c, c)):
     got = str(d["settings_hash"]) if "settings_hash" in d.files else "none"
     if got != want:

@@ -1,14 +1,14 @@
 """Rules svm_run and svm_sweep_run: one (notion, seed) cell of the Schultz & Joachims protocol
-(harness.svm_experiment.run_notion) under the ``svm`` settings the rule gives (``params.svm``:
-the config's block, or a sweep variant's: harness.svm_sweeps): tidy rows and, for svm_run, the
+(tripletbench.harness.svm_experiment.run_notion) under the ``svm`` settings the rule gives (``params.svm``:
+the config's block, or a sweep variant's: tripletbench.harness.svm_sweeps): tidy rows and, for svm_run, the
 learned weights and, for the MDS figure's notions and seed, the squared-distance matrices of the
 test items (unweighted and learned)."""
 
 import numpy as np
 
-from datasets.base import load_prepared
-from harness.io import now, save_csv, save_npz, stamp_cell, start_log
-from harness.svm_experiment import (
+from tripletbench.datasets.base import load_prepared
+from tripletbench.harness.io import now, save_csv, save_npz, stamp_cell, start_log
+from tripletbench.harness.svm_experiment import (
     NOTIONS,
     document_split,
     eligible_items,
@@ -83,7 +83,7 @@ rows["data_source"] = (
     if name in NOTIONS
     else "prepared"
 )
-stamp_cell(rows, cfg, snakemake.params.settings, started)  # provenance columns (harness.io)
+stamp_cell(rows, cfg, snakemake.params.settings, started)  # provenance columns (tripletbench.harness.io)
 save_csv(snakemake.output.rows, rows)
 print(rows.drop(columns=["versions"]).to_string())
 if "model" in snakemake.output.keys():  # svm_run; a sweep cell (svm_sweep_run) keeps rows only

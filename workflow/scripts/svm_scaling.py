@@ -9,9 +9,9 @@ from pathlib import Path
 import numpy as np
 import pandas as pd
 
-from datasets.reuters import load_corpus
-from harness.io import save_csv, save_text, start_log
-from harness.svm_experiment import (
+from tripletbench.datasets.reuters import load_corpus
+from tripletbench.harness.io import save_csv, save_text, start_log
+from tripletbench.harness.svm_experiment import (
     document_split,
     notion_groups,
     predicted_seconds,
@@ -60,7 +60,7 @@ if __name__ == "__main__":
     X = binary[train]
     groups = notion_groups(labels[train], "reuters_topic")
     print(f"reuters_topic training documents: {X.shape[0]} x {X.shape[1]} (binary)")
-    from harness.svm_experiment import measure_in_subprocess
+    from tripletbench.harness.svm_experiment import measure_in_subprocess
 
     cap = sc["max_solve_seconds"]
     rows, stopped = [], set()

@@ -1,22 +1,22 @@
 """Rule table_svm_1: Schultz & Joachims (2003), Table 1: percentage of test triplets satisfied by
 the learned distance (SVM-relative, A = I; the kernel case A = Phi as its own row) and by the static
 Euclidean baselines (Binary, TFIDF: the preprocessing variant best on the test set, named; Eucl for
-the class-labelled sets), the paper's value beside ours (harness.paper_table; cells chosen by
-harness.svm_experiment.table1_cells). WebKB columns read "needs download" on the embedded route."""
+the class-labelled sets), the paper's value beside ours (tripletbench.harness.paper_table; cells chosen by
+tripletbench.harness.svm_experiment.table1_cells). WebKB columns read "needs download" on the embedded route."""
 
 from pathlib import Path
 
-from harness import captions
-from harness.io import save_csv, start_log
-from harness.paper_table import Metric, PaperTable, paper_for_rows, write_table
-from harness.settings import check_block_fresh
-from harness.table_rows import readings_markdown, server_headers, table1_cells, table1_notes
-from harness.tables import collect, paper_frame
+from tripletbench.harness import captions
+from tripletbench.harness.io import save_csv, start_log
+from tripletbench.harness.paper_table import Metric, PaperTable, paper_for_rows, write_table
+from tripletbench.harness.settings import check_block_fresh
+from tripletbench.harness.table_rows import readings_markdown, server_headers, table1_cells, table1_notes
+from tripletbench.harness.tables import collect, paper_frame
 
 start_log(snakemake.log[0])
 config = snakemake.config
 runs = collect(snakemake.input.runs, "svm_run", cell=("notion", "seed"))
-# rows made under other svm settings than the config's are refused (harness.settings)
+# rows made under other svm settings than the config's are refused (tripletbench.harness.settings)
 check_block_fresh(runs, snakemake.params.run_settings, "svm runs", "svm_run")
 save_csv(snakemake.output.runs, runs)
 cells = table1_cells(runs, config)

@@ -1,15 +1,15 @@
 """Rule table_svm_readings: Schultz & Joachims (2003), Table 1's six learned and Binary cells on
 WebKB under every page reading x lower-casing x vector scale of ``svm.readings``
-(harness.svm_sweeps), ranked by the mean distance to the paper's cells: the measurement behind
+(tripletbench.harness.svm_sweeps), ranked by the mean distance to the paper's cells: the measurement behind
 the default ``svm.text_features``. Offline (no WebKB), the table says so."""
 
 import pandas as pd
 
-from harness.io import save_csv, save_text, start_log
-from harness.settings import settings_hash
-from harness.svm_sweeps import PAPER_CELLS, summarise_readings
-from harness.table_rows import readings_markdown
-from harness.tables import collect, paper_frame
+from tripletbench.harness.io import save_csv, save_text, start_log
+from tripletbench.harness.settings import settings_hash
+from tripletbench.harness.svm_sweeps import PAPER_CELLS, summarise_readings
+from tripletbench.harness.table_rows import readings_markdown
+from tripletbench.harness.tables import collect, paper_frame
 
 start_log(snakemake.log[0])
 cfg = snakemake.config["svm"]

@@ -1,11 +1,11 @@
 """Rule table4_collection: the ground truth and the background shards in one feature file
 (labels: class codes, -1 for the background; background copies of ground-truth images dropped;
-datasets.imageclef_flickr.assemble)."""
+tripletbench.datasets.imageclef_flickr.assemble)."""
 
 import numpy as np
 
-from datasets.imageclef_flickr import assemble
-from harness.io import save_npz, start_log
+from tripletbench.datasets.imageclef_flickr import assemble
+from tripletbench.harness.io import save_npz, start_log
 
 start_log(snakemake.log[0])
 

@@ -1,6 +1,6 @@
 """Rules table4_ground_truth and table4_background: the 297-d global descriptor of every image of
-one MIRFLICKR archive, read from the zip in memory (datasets.imageclef_flickr,
-datasets.global_descriptor). Ground truth: the MIRFLICKR-25000 images that carry exactly one of
+one MIRFLICKR archive, read from the zip in memory (tripletbench.datasets.imageclef_flickr,
+tripletbench.datasets.global_descriptor). Ground truth: the MIRFLICKR-25000 images that carry exactly one of
 the configured concepts, with that concept as class. Background: every image of one MIRFLICKR-1M
 archive. Saves X, the classes (ground truth), the member names, their sha1 and the skipped files."""
 
@@ -9,8 +9,8 @@ import time
 import numpy as np
 from tqdm.auto import tqdm
 
-from datasets.imageclef_flickr import ground_truth_items, image_members, zip_descriptors
-from harness.io import now, save_npz, start_log
+from tripletbench.datasets.imageclef_flickr import ground_truth_items, image_members, zip_descriptors
+from tripletbench.harness.io import now, save_npz, start_log
 
 start_log(snakemake.log[0])
 cfg = snakemake.config["sdca_table4"]

@@ -1,6 +1,6 @@
 """Rule table4_scaling: time and peak memory of each stage of the SDCA paper's Table 4 code path
 at the configured sizes (the paper's by default) on synthetic 297-d features
-(harness.table4_scaling). A scale measurement, not results: the mAP column says nothing about the
+(tripletbench.harness.table4_scaling). A scale measurement, not results: the mAP column says nothing about the
 methods."""
 
 import platform
@@ -8,9 +8,9 @@ import platform
 import pandas as pd
 from threadpoolctl import threadpool_info
 
-from harness.io import peak_rss_mb, save_csv, save_text, start_log
-from harness.paper_settings import vs_paper
-from harness.table4_scaling import run
+from tripletbench.harness.io import peak_rss_mb, save_csv, save_text, start_log
+from tripletbench.harness.paper_settings import vs_paper
+from tripletbench.harness.table4_scaling import run
 
 start_log(snakemake.log[0])
 cfg = snakemake.config["table4_scaling"]
@@ -41,7 +41,7 @@ show = show.rename(
 )
 sizes = ", ".join(f"{k} {v:,}" for k, v in facts.items())
 n_background = facts["n_items"] - facts["n_ground_truth"]
-ours = "; ".join(  # the configured sizes, the paper's beside them (harness.paper_settings)
+ours = "; ".join(  # the configured sizes, the paper's beside them (tripletbench.harness.paper_settings)
     [
         vs_paper(
             "table4_scaling",
@@ -76,7 +76,7 @@ lines = [
     f"Rows: sdca_table4's methods and settings ({', '.join(table4['methods'])}).",
     f"Total: {total / 60:.1f} min wall on {platform.processor() or platform.machine()}, "
     f"{threads} BLAS thread(s) (the online learners' steps: one, "
-    "algorithms.base.one_blas_thread)"
+    "tripletbench.algorithms.base.one_blas_thread)"
     + ("; CPU s above wall s is the other threads at work" if threads > 1 else "")
     + f". Process peak RSS {peak_rss_mb():,.0f} MiB.",
     "",

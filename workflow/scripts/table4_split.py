@@ -1,10 +1,10 @@
 """Rule table4_split: the SDCA paper's Table 4 protocol for one seed (train/test 60/40, fit/val
 80/20 inside train, 10% of the test set as queries; the rest of the test set and every background
-image form the searched database: datasets.imageclef_flickr.table4_split)."""
+image form the searched database: tripletbench.datasets.imageclef_flickr.table4_split)."""
 
-from datasets.base import load_prepared
-from datasets.imageclef_flickr import table4_split
-from harness.io import save_npz, start_log
+from tripletbench.datasets.base import load_prepared
+from tripletbench.datasets.imageclef_flickr import table4_split
+from tripletbench.harness.io import save_npz, start_log
 
 start_log(snakemake.log[0])
 cfg = snakemake.config["sdca_table4"]

@@ -1,20 +1,20 @@
 """Rule table_human: triplet accuracy (ties as half) of the Euclidean distance on each feature set
-and of each learner row on people's relative comparisons (harness.human), beside chance and the
+and of each learner row on people's relative comparisons (tripletbench.harness.human), beside chance and the
 material human ceiling: protocol (a) as the table (mean ± std over the folds of every seed),
 material's publisher split (d) as a section below; "needs download" where the route cannot give
 a set."""
 
 import pandas as pd
 
-from harness import captions
-from harness.config import missing_reason
-from harness.human import row_name, table_column
-from harness.io import save_csv, start_log
-from harness.paper_table import Metric, PaperTable, summarize, wide, write_table
-from harness.settings import check_block_fresh
-from harness.tables import collect
+from tripletbench.harness import captions
+from tripletbench.harness.config import missing_reason
+from tripletbench.harness.human import row_name, table_column
+from tripletbench.harness.io import save_csv, start_log
+from tripletbench.harness.paper_table import Metric, PaperTable, summarize, wide, write_table
+from tripletbench.harness.settings import check_block_fresh
+from tripletbench.harness.tables import collect
 
-CELL = ("set", "job", "seed")  # the cell each run file holds (harness.tables.collect)
+CELL = ("set", "job", "seed")  # the cell each run file holds (tripletbench.harness.tables.collect)
 COLUMNS = ["protocol", "fold", "scoring", "method", "features", "metric", "value", "fit_s"]
 
 start_log(snakemake.log[0])

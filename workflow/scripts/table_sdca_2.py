@@ -1,21 +1,21 @@
 """Rule table_sdca_2: the SDCA paper's Table 2 (test mAP over seeds, the paper's value
-beside ours, ranks and the critical-difference diagram), built by harness.paper_table."""
+beside ours, ranks and the critical-difference diagram), built by tripletbench.harness.paper_table."""
 
-from harness import captions
-from harness.config import available_datasets, missing_reason
-from harness.experiment import test_rows
-from harness.table_rows import cell_info, route_comparison
-from harness.io import save_csv, start_log
-from harness.paper_table import Metric, PaperTable, paper_for_rows, seed_values, write_table
-from harness.settings import check_fresh
-from harness.tables import collect, paper_frame
+from tripletbench.harness import captions
+from tripletbench.harness.config import available_datasets, missing_reason
+from tripletbench.harness.experiment import test_rows
+from tripletbench.harness.table_rows import cell_info, route_comparison
+from tripletbench.harness.io import save_csv, start_log
+from tripletbench.harness.paper_table import Metric, PaperTable, paper_for_rows, seed_values, write_table
+from tripletbench.harness.settings import check_fresh
+from tripletbench.harness.tables import collect, paper_frame
 
-CELL = ("dataset", "seed", "algorithm")  # the cell each run file holds (harness.tables.collect)
+CELL = ("dataset", "seed", "algorithm")  # the cell each run file holds (tripletbench.harness.tables.collect)
 
 start_log(snakemake.log[0])
 config = snakemake.config
 cfg, route = config["sdca_table2"], config["data"]["route"]
-# every cell file whole and as its job wrote it (digest), one cell each (harness.tables.collect)
+# every cell file whole and as its job wrote it (digest), one cell each (tripletbench.harness.tables.collect)
 runs = collect(snakemake.input.runs, "fit_evaluate", ["stage", "metric", "value"], CELL)
 check_fresh(runs, config, "sdca_table2", "workflow/scripts/fit_evaluate.py")
 save_csv(snakemake.output.runs, runs)

@@ -1,19 +1,19 @@
 """Rule table_sdca_4: the SDCA paper's Table 4 (test mAP on ImageCLEF+Flickr; our route:
-MIRFLICKR-25000 ground truth + MIRFLICKR-1M background, datasets.imageclef_flickr), the paper's
+MIRFLICKR-25000 ground truth + MIRFLICKR-1M background, tripletbench.datasets.imageclef_flickr), the paper's
 number beside ours; "needs download" where the route cannot give the collection."""
 
 import pandas as pd
 
-from harness import captions
-from harness.config import available_datasets, missing_reason
-from harness.experiment import test_rows
-from harness.io import save_csv, start_log
-from harness.paper_table import Metric, PaperTable, paper_for_rows, seed_values, write_table
-from harness.settings import check_fresh
-from harness.table_rows import cell_info
-from harness.tables import collect, paper_frame
+from tripletbench.harness import captions
+from tripletbench.harness.config import available_datasets, missing_reason
+from tripletbench.harness.experiment import test_rows
+from tripletbench.harness.io import save_csv, start_log
+from tripletbench.harness.paper_table import Metric, PaperTable, paper_for_rows, seed_values, write_table
+from tripletbench.harness.settings import check_fresh
+from tripletbench.harness.table_rows import cell_info
+from tripletbench.harness.tables import collect, paper_frame
 
-CELL = ("dataset", "seed", "algorithm")  # the cell each run file holds (harness.tables.collect)
+CELL = ("dataset", "seed", "algorithm")  # the cell each run file holds (tripletbench.harness.tables.collect)
 
 start_log(snakemake.log[0])
 config = snakemake.config
