@@ -411,7 +411,7 @@ def oasis_table2(config: dict, missing) -> list[str]:
             "CPU seconds to train each method: the final fit (refit on all training images, the "
             "run's own timer) and the whole job (the job's own process CPU time, stamped when it "
             "writes its rows: imports, loading, validation grid if any, refit, evaluation; not "
-            "Snakemake's sampled benchmark) over {_runs('oasis_table2', cfg['seeds'])}; {route} data "
+            f"Snakemake's sampled benchmark) over {_runs('oasis_table2', cfg['seeds'])}; {route} data "
             "route, one BLAS thread per job; "
             + vs_paper(
                 "oasis_table2", "n_triplets", cfg["n_triplets"], f"{cfg['n_triplets']:,} triplets"
