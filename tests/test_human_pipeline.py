@@ -213,3 +213,27 @@ def test_the_pair_table_scores_as_the_learners_pair_score_and_answers_repeat_by_
     assert len(got) == w[0] + w[2] and (got == np.repeat(t[rows], w[rows], axis=0)).all()
     sub = human.training_triplets(t, None, np.arange(400), 50, 0)
     assert len(sub) == 50 and (human.training_triplets(t, None, np.arange(400), 80, 0)[:50] == sub).all()
+
+
+@needs_mirror
+def test_the_ci_config_builds_a_tiny_human_table_and_curve_from_the_mirror(tmp_path):
+    """config/ci.yaml's human block (human.mirror = ../shared/mirror, material only, one learner):
+    every protocol has its rows, the publisher-split ceiling is the real answers' 0.838, and the
+    curve's figure has OASIS at the configured sizes and (a)'s point. (The same block with the
+    mirror absent: test_table_human_offline_says_needs_download.)"""
+    ci = yaml.safe_load((ROOT / "config/ci.yaml").read_text())["human"]
+    out = tmp_path / "results"
+    _snakemake(
+        ROOT / "config/ci.yaml", "--config", f"results_dir={out}", f"figures_dir={out}/figures",
+        f"data={{cache_dir: {tmp_path / 'cache'}}}",
+    )
+    table = pd.read_csv(out / "tables/human_table.csv").set_index(["dataset", "algorithm"])
+    assert ci["sets"] == ["material"] and list(ci["methods"]) == ["OASIS"]
+    for col in ("material (a)", "material (b)", "material (d) answers", "material (d) majority"):
+        for row in ("Eucl · hog", "OASIS · hog", "chance"):
+            assert table.loc[(col, row)].status == "ok", (col, row)
+    assert round(table.loc[("material (d) answers", "ceiling")]["mean"], 3) == 0.838
+    runs = pd.read_csv(out / "human/all_runs.csv")
+    curve = runs[runs.protocol == "curve"]
+    assert set(curve.n_train) == set(ci["curve_sizes"]) and set(curve.method) == {"OASIS"}
+    assert (out / "figures/figure_human_curve.png").stat().st_size > 0
