@@ -23,9 +23,10 @@ them. This module only puts them together:
   ``human.max_train_triplets`` as above) and scored on every answer that involves at least one
   held-out item (our rule, stated in :mod:`evaluation.human_protocols`). Only a method that maps
   item features can place an item it never saw: a row without a feature map (an ordinal
-  embedding, :data:`FEATURE_FREE_ROWS`) is "n/a" there (:func:`table_status`). Kleindessner &
-  von Luxburg (2017) and Wilber et al. (2014) learn embeddings of the items they were given; the
-  held-out-item question is ours, asked of feature-based metrics;
+  embedding, :data:`FEATURE_FREE_ROWS`) is "n/a" there (:func:`table_status`). The sets' papers
+  (Wilber et al. 2014; Kleindessner & von Luxburg 2017; Lagunas et al. 2019) are cited for the
+  data only: their text is not in ``../shared/papers``, and this protocol, its folds and its
+  test rule are ours;
 * protocol **(c)** (``"curve"``): a learning curve on (a)'s folds: for every (a) fold and every
   size ``n`` of ``human.curve_sizes`` below that fold's training answers, the learner is
   trained on the first ``n`` answers of the **same seeded permutation** that bounds (a)

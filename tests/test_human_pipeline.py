@@ -19,6 +19,8 @@ import pytest
 import yaml
 from conftest import ROOT
 
+from tests.pipeline import issue_mentions, latex_failures
+
 MIRROR = ROOT.parent / "shared" / "mirror"
 needs_mirror = pytest.mark.skipif(
     not (MIRROR / "SHA256SUMS").is_file(), reason="no data mirror beside the checkout"
@@ -143,6 +145,8 @@ def test_table_human_on_the_mirror_has_every_row(tmp_path):
     assert "nested" in fig_md and "Wilber et al. 2014" in fig_md and "Lagunas et al. 2019" in fig_md
     for s in SETS:  # a curve per set: 30, 100, then (a)'s point at 300
         assert f"| {s} " in fig_md
+    assert latex_failures(out) == []  # the (b) and (d) sections compile and fit the page
+    assert issue_mentions(tmp_path / "results") == []  # captions speak to readers
     print(md)
 
 

@@ -2,7 +2,8 @@
 (harness.human): test triplet accuracy (ties as half) of each learner row on each feature set
 against the number of human triplets it was trained on, one panel per set (Food-100, Wilber et
 al. 2014; the 60 cars, Kleindessner & von Luxburg 2017; material appearance, Lagunas et al.
-2019). None of these papers draws such a curve for a feature-based metric: the figure is ours.
+2019; cited for the data: their text is not in ../shared/papers, and no paper number is drawn).
+The curve and its protocol are ours.
 
 Our choices, all stated in the caption: the curve's points are nested subsets of each (a) fold's
 training answers (the first n of the one seeded permutation that also bounds (a),
@@ -133,8 +134,8 @@ text = (
     "d(i, j) < d(i, k), half when the two tie; material rows weighted by their answer counts) "
     "against the number of human triplets a learner was trained on (one triplet per answer), "
     "on people's relative comparisons: Food-100 (Wilber et al. 2014), the 60 cars "
-    "(Kleindessner & von Luxburg 2017), material appearance (Lagunas et al. 2019). No paper "
-    "draws this curve for a feature-based metric; the figure and every choice below are ours. "
+    "(Kleindessner & von Luxburg 2017), material appearance (Lagunas et al. 2019), cited for "
+    "the data; no paper's curve is drawn beside ours: the figure and every choice below are ours. "
     f"Folds: protocol (a), {cfg['n_splits']}-fold over the answers"
     + (" grouped by question" if cfg.get("grouped", True) else "")
     + f", seed(s) {seeds}, the same folds for every method. For each fold the training answers "
