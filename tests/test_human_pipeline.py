@@ -241,3 +241,16 @@ def test_the_ci_config_builds_a_tiny_human_table_and_curve_from_the_mirror(tmp_p
     curve = runs[runs.protocol == "curve"]
     assert set(curve.n_train) == set(ci["curve_sizes"]) and set(curve.method) == {"OASIS"}
     assert (out / "figures/figure_human_curve.png").stat().st_size > 0
+
+
+def test_a_human_mirror_with_a_scheme_we_cannot_read_is_refused_an_absent_folder_is_not(tmp_path):
+    """human.mirror: an ftp:// or s3:// mirror is refused before any job (ConfigError naming the
+    key); a folder that does not exist is accepted (the sets are then not run: the CI config
+    in a clone without ../shared)."""
+    from harness.config import ConfigError, _check_human
+
+    for bad in ("ftp://example.org/mirror", "s3://bucket/mirror"):
+        with pytest.raises(ConfigError, match="human.mirror"):
+            _check_human({"mirror": bad, "methods": {}})
+    _check_human({"mirror": str(tmp_path / "absent"), "methods": {}})
+    _check_human({"mirror": str(tmp_path), "methods": {}})
