@@ -882,19 +882,23 @@ def svm_far_cells(runs: pd.DataFrame, paper: pd.DataFrame, n_max: int, tol: floa
 def human_table(config: dict, cfg: dict, missing, runs: pd.DataFrame) -> list[str]:
     """Caption of the human-judgment table (issue 38, :mod:`tripletbench.harness.human`): protocol, features,
     scoring, the reference rows, the learners' settings and that no paper number is shown."""
-    route = config["data"]["route"]
+    from .human import missing_reason, route_and_mirror
+
+    route, mirror = route_and_mirror(config)
     seeds = ", ".join(str(s) for s in cfg["seeds"])
     bound = cfg.get("max_train_triplets")
     why = (
         [
-            f"**{', '.join(missing)}: {'needs download' if route != 'download' else 'not run'}**"
+            f"**{', '.join(missing)}: {missing_reason(config)}**"
             ": these collections have no packaged copy; the download route (the publishers' "
             "archives, pinned as cblearn pins them) or a data mirror holding `food/`, `cars/` "
-            "and `material/` builds them (config/mirror.yaml)."
+            "and `material/` builds them (config/mirror.yaml; `human.mirror` for these sets "
+            "alone)."
         ]
         if missing
         else []
     )
+    runs = runs[runs.protocol != "curve"] if len(runs) else runs  # the table's rows
     fit = runs[(runs.fit_s.astype(float) > 0)] if len(runs) else runs
     times = (
         "; mean fit time per fold: "
@@ -913,7 +917,8 @@ def human_table(config: dict, cfg: dict, missing, runs: pd.DataFrame) -> list[st
         (
             "Triplet accuracy on people's relative comparisons (Food-100, Wilber et al. 2014; the "
             "60 cars, Kleindessner & von Luxburg 2017; material appearance, Lagunas et al. "
-            f"2019), {route} data route. A test triplet (i, j, k), \"i is closer to j than to "
+            f"2019), {route} data route{f' (mirror {mirror})' if mirror else ''}. "
+            "A test triplet (i, j, k), \"i is closer to j than to "
             "k\", is right when d(i, j) < d(i, k) and counts **half when the two distances tie**; "
             "each answer counts once (material: a row weighted by its answer count)."
         ),
@@ -931,7 +936,20 @@ def human_table(config: dict, cfg: dict, missing, runs: pd.DataFrame) -> list[st
         ),
         *(
             [
-                "Protocol (d), the section below the table (material only): the publisher's "
+                f"Protocol (b), the first section below the table: held-out items. The items "
+                f"are split {cfg['n_splits']}-fold (KFold over the item indices, shuffled with "
+                "the seed; ours: the same number of folds as (a)); a learner is trained on the "
+                "answers whose three items are all training items (bounded as in (a)) and "
+                "scored on every answer that involves at least one held-out item, in any role "
+                "(ours: the rule that uses every answer). Only a method that maps item features "
+                "can answer: a row without a feature map (an ordinal embedding) is n/a there."
+            ]
+            if "items" in cfg.get("protocols", [])
+            else []
+        ),
+        *(
+            [
+                "Protocol (d), the last section (material only): the publisher's "
                 "22,801 training and 3,000 test questions; scored against every test answer "
                 "(comparable to the ceiling) and against each test question's majority answer "
                 "(ties left out; the authors' measure)."
@@ -969,7 +987,7 @@ def human_table(config: dict, cfg: dict, missing, runs: pd.DataFrame) -> list[st
         (
             "No paper number is shown: Lagunas et al. (2019) score a deep network of their own on "
             "images we do not use, and we found no published number under this protocol "
-            "(searched briefly); the ordinal embeddings (cblearn), the held-out items and the "
-            "learning curve are not in this table yet."
+            "(searched briefly); the ordinal embeddings (cblearn) are not in this table yet. "
+            "The learning curve (protocol c) is figure_human_curve."
         ),
     ]

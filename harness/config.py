@@ -107,7 +107,8 @@ in ``workflow/rules``); a config runs exactly the blocks it gives."""
 
 def _check_human(block: dict) -> None:
     """The human-judgment rows learn from triplets or the pairs of triplets only (the sets have
-    no class labels, :mod:`tripletbench.harness.human`)."""
+    no class labels, :mod:`tripletbench.harness.human`); ``human.mirror`` is a folder, a ``file://`` or an
+    http(s) URL (a folder that does not exist is allowed: the sets are then not run)."""
     for method, mcfg in (block.get("methods") or {}).items():
         kind = constraint_kind_of(method, mcfg)
         if kind not in ("triplets", "pairs"):
@@ -120,6 +121,18 @@ def _check_human(block: dict) -> None:
                 f"config human.methods.{method}: a row of its own in every human table; "
                 "give learners only"
             )
+    mirror = block.get("mirror")
+    if mirror:  # a scheme we cannot read is refused; a folder that is absent is not (CI)
+        from tripletbench.datasets.base import DataError as _DataError
+        from tripletbench.datasets.base import DataUnavailable as _DataUnavailable
+        from tripletbench.datasets.base import mirror_location
+
+        try:
+            mirror_location(mirror)
+        except _DataUnavailable:
+            pass
+        except _DataError as err:
+            raise ConfigError(f"config human.mirror: {err}") from None
 
 
 def experiment_blocks(config: dict) -> list[str]:

@@ -16,10 +16,33 @@ them. This module only puts them together:
   ``human.max_train_triplets`` of them (the first of one seeded permutation,
   :func:`tripletbench.evaluation.human_protocols.learning_curve`); every method is scored on the same whole
   test fold, each answer counting once (material: rows weighted by their counts);
+* protocol **(b)** (``"items"``): held-out items (:func:`tripletbench.evaluation.human_protocols.item_folds`):
+  the items split ``human.n_splits``-fold (``KFold(shuffle=True, random_state=seed)`` over the
+  item indices, the same ``n_splits`` as (a): ours), a fold's learner trained on the answers
+  whose three items are all training items (one triplet per answer, at most
+  ``human.max_train_triplets`` as above) and scored on every answer that involves at least one
+  held-out item (our rule, stated in :mod:`tripletbench.evaluation.human_protocols`). Only a method that maps
+  item features can place an item it never saw: a row without a feature map (an ordinal
+  embedding, :data:`FEATURE_FREE_ROWS`) is "n/a" there (:func:`table_status`). The sets' papers
+  (Wilber et al. 2014; Kleindessner & von Luxburg 2017; Lagunas et al. 2019) are cited for the
+  data only: their text is not in ``../shared/papers``, and this protocol, its folds and its
+  test rule are ours;
+* protocol **(c)** (``"curve"``): a learning curve on (a)'s folds: for every (a) fold and every
+  size ``n`` of ``human.curve_sizes`` below that fold's training answers, the learner is
+  trained on the first ``n`` answers of the **same seeded permutation** that bounds (a)
+  (:func:`training_triplets`), so the subsets are nested and (a)'s own training set is the
+  curve's last point; scored on the whole (a) test fold. The Euclidean, chance and ceiling
+  rows do not depend on the training answers: the (a) rows are the curve's flat references
+  (no curve rows of their own);
 * protocol **(d)** (``"publisher"``, material only): the publisher's training questions
   (Lagunas et al. 2019), one triplet per answer as above, scored on the test questions against
   every individual answer (``"answers"``, comparable to the ceiling) and against each
   question's majority answer (``"majority"``, ties left out; the authors' measure).
+
+Every method of a set is scored on the same splits: a cell's seed fixes (a)'s and (b)'s folds
+and the training permutation, and each row records its ``seed`` and its protocol's
+``folds_digest`` (:meth:`tripletbench.evaluation.human_protocols.Protocol.digest`; (c) carries (a)'s, (d)
+the digest of the publisher's split), so a table can check that every method saw the same folds.
 
 Reference rows: ``chance`` (a distance that ties every pair: 0.5 exactly under ties-as-half,
 the expected accuracy of a coin flip) and, on material, ``ceiling``
@@ -42,7 +65,13 @@ SETS = {  # the config's set name -> its module's name under datasets/
     "cars60": "cars60",
     "food100": "food100",
 }
-PROTOCOLS = ("triplets", "publisher")
+PROTOCOLS = ("triplets", "items", "curve", "publisher")
+#: The protocol letters of the issue and the papers' write-up, by config name.
+PROTOCOL_LETTERS = {"triplets": "a", "items": "b", "curve": "c", "publisher": "d"}
+#: Rows that have no feature map (ordinal embeddings: a position per item seen in training,
+#: none for a new item), "n/a" on protocol (b). None yet: cblearn's ordinal embeddings (SOE,
+#: t-STE, CKL) are the next slice of this experiment.
+FEATURE_FREE_ROWS: tuple[str, ...] = ()
 EUCLIDEAN = "Eucl"  # the cell "method" of the Euclidean distance on each feature set, and of
 # the reference rows (chance, ceiling): none of them fits anything
 
@@ -115,34 +144,68 @@ def training_triplets(triplets, counts, rows, max_n, seed) -> np.ndarray:
 
 
 def splits(judgments, cfg: dict, seed: int):
-    """``[(protocol, fold, train_triplets, tests)]`` of one set and seed: ``tests`` maps a
-    scoring (``"answers"``, ``"majority"``) to ``(triplets, weights)``. Protocol (a) for every
-    set, (d) for material where ``cfg["protocols"]`` asks for it. Also returns the record of the
-    (a) folds (:meth:`tripletbench.evaluation.human_protocols.Protocol.record`)."""
-    from tripletbench.evaluation.human_protocols import publisher_split, question_ids, triplet_folds
+    """``([(protocol, fold, train_triplets, tests)], records)`` of one set and seed: ``tests``
+    maps a scoring (``"answers"``, ``"majority"``) to ``(triplets, weights)``. The protocols of
+    ``cfg["protocols"]``: (a) ``"triplets"`` and (b) ``"items"`` for every set, (c) ``"curve"``
+    on (a)'s folds (one entry per fold and size of ``cfg["curve_sizes"]`` below the fold's
+    training answers), (d) ``"publisher"`` for material. ``records``: protocol -> its
+    :meth:`tripletbench.evaluation.human_protocols.Protocol.record` (seed, sizes, ``digest`` of the index
+    arrays; (c) has (a)'s, (d) a digest of the publisher's split)."""
+    import hashlib
+
+    from tripletbench.evaluation.human_protocols import (
+        item_folds,
+        publisher_split,
+        question_ids,
+        triplet_folds,
+    )
 
     t, c = judgments.triplets, judgments.counts
-    out, record = [], None
-    if "triplets" in cfg["protocols"]:
+    protocols = cfg["protocols"]
+    bound = cfg.get("max_train_triplets")
+    out, records = [], {}
+    if "triplets" in protocols or "curve" in protocols:
         groups = question_ids(t) if cfg.get("grouped", True) else None
         prot = triplet_folds(len(t), cfg["n_splits"], seed, groups=groups)
-        record = prot.record()
         for k, s in enumerate(prot):
-            train = training_triplets(t, c, s.train, cfg.get("max_train_triplets"), seed)
             tests = {"answers": (t[s.test], None if c is None else c[s.test])}
-            out.append(("triplets", str(k), train, tests))
-    if "publisher" in cfg["protocols"] and judgments.name == "material_similarity":
+            train = training_triplets(t, c, s.train, bound, seed)
+            if "triplets" in protocols:
+                out.append(("triplets", str(k), train, tests))
+            if "curve" in protocols:
+                # nested: the first n of the permutation that bounds (a) (training_triplets);
+                # sizes at or past (a)'s own training set are (a)'s point
+                for n in sorted(cfg.get("curve_sizes") or []):
+                    if n < len(train):
+                        out.append(
+                            ("curve", str(k), training_triplets(t, c, s.train, n, seed), tests)
+                        )
+        if "triplets" in protocols:
+            records["triplets"] = prot.record()
+        if "curve" in protocols:
+            records["curve"] = {**prot.record(), "curve_sizes": list(cfg.get("curve_sizes") or [])}
+    if "items" in protocols:
+        prot = item_folds(t, len(judgments.items), cfg["n_splits"], seed)
+        records["items"] = prot.record()
+        for k, s in enumerate(prot):
+            train = training_triplets(t, c, s.train, bound, seed)
+            tests = {"answers": (t[s.test], None if c is None else c[s.test])}
+            out.append(("items", str(k), train, tests))
+    if "publisher" in protocols and judgments.name == "material_similarity":
         p = publisher_split(judgments)
         rows = np.arange(len(p["train_triplets"]))
-        train = training_triplets(
-            p["train_triplets"], p["train_counts"], rows, cfg.get("max_train_triplets"), seed
-        )
+        train = training_triplets(p["train_triplets"], p["train_counts"], rows, bound, seed)
         tests = {
             "answers": (p["test_triplets"], p["test_counts"]),
             "majority": (p["test_majority"], None),
         }
+        h = hashlib.sha256()
+        for key in ("train_triplets", "train_counts", "test_triplets", "test_counts"):
+            h.update(np.ascontiguousarray(p[key], dtype="<i8").tobytes())
+        records["publisher"] = {"protocol": "publisher_split", "seed": int(seed),
+                                "digest": h.hexdigest()}
         out.append(("publisher", "publisher", train, tests))
-    return out, record
+    return out, records
 
 
 def item_scores(model_or_X, X) -> tuple[np.ndarray, bool]:
@@ -188,6 +251,8 @@ def cell_rows(
     if folds is None:
         folds, _ = splits(judgments, cfg, seed)
     for protocol, fold, train, tests in folds:
+        if protocol == "curve" and method == EUCLIDEAN:
+            continue  # no training answers: (a)'s Euclidean, chance and ceiling rows stand
         base = {"protocol": protocol, "fold": fold, "n_train": len(train)}
         if method == EUCLIDEAN:  # the reference rows come with the Euclidean cell (no fit)
             for scoring, (tt, w) in tests.items():
@@ -227,10 +292,69 @@ def cell_rows(
 
 
 def table_column(name: str, protocol: str, scoring: str) -> str:
-    """The table's column of a row: ``"material (a)"``, ``"material (d) answers"`` ..."""
-    if protocol == "triplets":
-        return f"{name} (a)"
-    return f"{name} (d) {scoring}"
+    """The table's column of a row: ``"material (a)"``, ``"cars60 (b)"``, ``"material (d)
+    answers"`` ... (protocol (c) has no table column: its figure, ``figure_human_curve``)."""
+    letter = PROTOCOL_LETTERS[protocol]
+    if protocol == "publisher":
+        return f"{name} (d) {scoring}"
+    return f"{name} ({letter})"
+
+
+def table_status(columns, methods, missing: dict, feature_free=FEATURE_FREE_ROWS) -> dict:
+    """Why a table cell has no number (:class:`tripletbench.harness.paper_table.PaperTable`'s ``status``):
+    a whole column whose set did not run (``missing``: set -> reason), a feature set that is
+    another set's only (``ingredients``: Food-100), no ceiling where a question is mostly
+    answered once (Food-100, the cars) or where the majority is the reference (d, majority),
+    and on protocol (b) every row of ``feature_free`` (a method with no feature map cannot
+    place an item it never saw: "n/a (no feature map)")."""
+    out = {}
+    for col in columns:
+        s = col.split(" ", 1)[0]
+        if s in missing:
+            out[col] = missing[s]
+            continue
+        for m in methods:
+            if m.endswith(" · ingredients") and s != "food100":
+                out[(col, m)] = "n/a (Food-100 only)"
+            if col.endswith("(b)") and m in feature_free:
+                out[(col, m)] = "n/a (no feature map: cannot place a held-out item)"
+        if s != "material":
+            out[(col, "ceiling")] = "n/a (one answer per question)"
+        if col.endswith("majority"):
+            out[(col, "ceiling")] = "n/a (1 by definition)"
+    return out
+
+
+def route_and_mirror(config: dict) -> tuple[str, str | None]:
+    """``(route, mirror)`` the human sets are fetched by: ``human.mirror`` where the block names
+    one (the download route's mirror layout, whatever ``data.route`` says: how the CI config
+    reads ``../shared/mirror`` beside an embedded run), else ``data.route`` and ``data.mirror``."""
+    block = config.get("human") or {}
+    if block.get("mirror"):
+        return "download", block["mirror"]
+    data = config.get("data") or {}
+    return data.get("route", "embedded"), data.get("mirror")
+
+
+def missing_reason(config: dict) -> str:
+    """Why a configured set did not run, for the table and the figure: "needs download"
+    (embedded route), "not in the data mirror", or, for ``human.mirror``, that the folder is
+    absent (ours: the CI config names ``../shared/mirror``, which a clone may lack; the run
+    goes on without the sets)."""
+    block = config.get("human") or {}
+    mirror = block.get("mirror")
+    if mirror:
+        from tripletbench.datasets.base import DataUnavailable, mirror_location
+
+        try:
+            mirror_location(mirror)
+        except DataUnavailable:
+            return f"not run: no data mirror at {mirror} (human.mirror)"
+        return f"not in the data mirror {mirror} (human.mirror)"
+    route, data_mirror = route_and_mirror(config)
+    if route != "download":
+        return "needs download"
+    return "not in the data mirror" if data_mirror else "not run"
 
 
 def row_name(method: str, features: str) -> str:
@@ -240,7 +364,9 @@ def row_name(method: str, features: str) -> str:
 
 __all__ = [
     "EUCLIDEAN",
+    "FEATURE_FREE_ROWS",
     "PROTOCOLS",
+    "PROTOCOL_LETTERS",
     "SETS",
     "answers",
     "available",
@@ -248,10 +374,13 @@ __all__ = [
     "cell_rows",
     "feature_sets",
     "load",
+    "missing_reason",
     "module",
     "normalize",
+    "route_and_mirror",
     "row_name",
     "splits",
     "table_column",
+    "table_status",
     "training_triplets",
 ]

@@ -65,6 +65,9 @@ DISPLAY_NAMES = {
     "webkb_topic_facultystudent": "WebKB, Topic+FacultyStudent",
     "reuters_topic": "Reuters corn/grain, Topic (stand-in)",
     "reuters_topic_corngrain": "Reuters corn/grain, Topic+FacultyStudent (stand-in)",
+    "food100": "Food-100 (Wilber et al. 2014)",
+    "cars60": "60 cars (Kleindessner & von Luxburg 2017)",
+    "material": "Material appearance (Lagunas et al. 2019)",
 }
 
 

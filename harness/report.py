@@ -37,6 +37,10 @@ SDCA = "Wu et al. 2014 (SDCA)"
 OASIS = "Chechik et al. 2010 (OASIS)"
 SVM = "Schultz & Joachims 2003"
 OAHU = "Gao et al. 2019 (OAHU)"
+HUMAN = (
+    "People's relative comparisons (Wilber et al. 2014; Kleindessner & von Luxburg 2017; "
+    "Lagunas et al. 2019)"
+)
 NONE = "Not in a paper"
 COMPARE = "Paper vs ours"
 
@@ -62,6 +66,8 @@ ITEMS = {
     "figure_oahu_4": ReportItem(OAHU, "Figure 4: error rate against constraints", "figure"),
     "figure_oahu_5": ReportItem(OAHU, "Figure 5: pair verification ROC", "figure"),
     "figure_oahu_7": ReportItem(OAHU, "Figure 7: Recall@K", "figure"),
+    "human_table": ReportItem(HUMAN, "triplet accuracy on people's answers", "table"),
+    "figure_human_curve": ReportItem(HUMAN, "accuracy against human triplets used", "figure"),
     "performance": ReportItem(NONE, "speed and memory of OASIS and SDCA", "table"),
     "table4_scaling": ReportItem(NONE, "Table 4's code path at the configured sizes", "table"),
     "paper_vs_ours": ReportItem(COMPARE, "every stated number beside ours", "table"),

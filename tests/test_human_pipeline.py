@@ -1,10 +1,14 @@
-"""Issue 38, the pipeline's first slice: target ``table_human`` on a tiny config with the data
-mirror beside the checkout (``../shared/mirror``): every set through the download route's mirror
-layout, one feature set, 2 folds, 1 seed, a few hundred training answers per fold.
+"""Issue 38, the pipeline: targets ``table_human`` and ``figure_human_curve`` on a tiny config with
+the data mirror beside the checkout (``../shared/mirror``): every set through the download
+route's mirror layout, one feature set, 2 folds, 1 seed, a few hundred training answers per fold,
+protocols (a) held-out answers, (b) held-out items, (c) the learning curve, (d) material's split.
 
 Checks the table's rows: the Euclidean distance and each learner on every set, chance at 0.5,
 the material ceiling equal to :func:`tripletbench.evaluation.human_protocols.human_ceiling` of the same test
-answers, and the offline default's "needs download" (no cell planned)."""
+answers; (b) as its own block, scored on the answers that involve a held-out item of
+:func:`tripletbench.evaluation.human_protocols.item_folds`; (c)'s nested sizes and the figure's plotted
+values; the same folds (digest) for every method; the offline default's "needs download" (no
+cell planned), and a ``human.mirror`` that is absent (the CI config without ../shared)."""
 
 import subprocess
 import sys
@@ -14,6 +18,8 @@ import pandas as pd
 import pytest
 import yaml
 from conftest import ROOT
+
+from tests.pipeline import issue_mentions, latex_failures
 
 MIRROR = ROOT.parent / "shared" / "mirror"
 needs_mirror = pytest.mark.skipif(
@@ -30,10 +36,11 @@ def _config(tmp_path, route="download"):
         "human": {
             "sets": SETS,
             "features": ["hog"],
-            "protocols": ["triplets", "publisher"],
+            "protocols": ["triplets", "items", "curve", "publisher"],
             "n_splits": 2,
             "seeds": [0],
             "max_train_triplets": 300,
+            "curve_sizes": [30, 100, 300, 5000],  # 300, 5000: (a)'s point, left out
             "methods": {
                 "OASIS": {"fixed": {"C": 0.1, "n_epochs": 1}},
                 "SDCA": {"fixed": {"lam": 0.005, "n_epochs": 1}},
@@ -48,7 +55,8 @@ def _config(tmp_path, route="download"):
 
 
 def _snakemake(configfile, *extra, timeout=600):
-    cmd = [sys.executable, "-m", "snakemake", "table_human", "--configfile", str(configfile),
+    cmd = [sys.executable, "-m", "snakemake", "table_human", "figure_human_curve",
+           "--configfile", str(configfile),
            "--cores", "1", "--nolock", *extra]
     res = subprocess.run(cmd, cwd=ROOT, capture_output=True, text=True, timeout=timeout)
     assert res.returncode == 0, f"snakemake failed:\n{(res.stdout + res.stderr)[-6000:]}"
@@ -57,8 +65,17 @@ def _snakemake(configfile, *extra, timeout=600):
 
 @needs_mirror
 def test_table_human_on_the_mirror_has_every_row(tmp_path):
+    from tripletbench.datasets import human_features as hf
     from tripletbench.datasets import material_similarity as material
-    from tripletbench.evaluation.human_protocols import human_ceiling, publisher_split, question_ids, triplet_folds
+    from tripletbench.evaluation.human_protocols import (
+        embedding_accuracy,
+        human_ceiling,
+        item_folds,
+        publisher_split,
+        question_ids,
+        triplet_folds,
+    )
+    from tripletbench.harness.human import normalize
 
     _snakemake(_config(tmp_path))
     out = tmp_path / "results/tables"
@@ -76,6 +93,7 @@ def test_table_human_on_the_mirror_has_every_row(tmp_path):
             assert a.loc[(col, "ceiling")].status.startswith("n/a")
     # the ceiling of material's (a) folds: human_ceiling of each test fold's answers
     j = material.load_judgments(tmp_path / "cache", mirror=str(MIRROR))
+    features = {"material": normalize(hf.item_features(j, "hog"), "l2")}
     prot = triplet_folds(len(j.triplets), 2, 0, groups=question_ids(j.triplets))
     want = [human_ceiling(j.triplets[s.test], j.counts[s.test])["ceiling"] for s in prot]
     assert a.loc[("material (a)", "ceiling")]["mean"] == pytest.approx(np.mean(want), abs=1e-12)
@@ -92,17 +110,89 @@ def test_table_human_on_the_mirror_has_every_row(tmp_path):
     assert "Protocol (d), material" in md
     runs = pd.read_csv(tmp_path / "results/human/all_runs.csv", dtype={"settings_hash": str})
     assert {"set", "protocol", "fold", "method", "features", "metric", "value", "seed", "fit_s",
-            "settings_hash"} <= set(runs.columns)
+            "settings_hash", "folds_digest"} <= set(runs.columns)
     assert set(runs.metric) == {"triplet_accuracy"}
+    assert set(runs.protocol) == {"triplets", "items", "curve", "publisher"}
+    # the same splits for every method: one digest per (set, seed, protocol), seeds recorded
+    assert (runs.groupby(["set", "seed", "protocol"]).folds_digest.nunique() == 1).all()
+    assert set(runs.seed) == {0}
+    # (b): its own block; every row of a set on the answers that involve a held-out item
+    b = table[table.protocol == "items"].set_index(["dataset", "algorithm"])
+    assert "Protocol (b), held-out items" in md
+    for s in SETS:
+        for row in ("Eucl · hog", "OASIS · hog", "SDCA · hog", "chance"):
+            assert b.loc[(f"{s} (b)", row)].status == "ok", (s, row)
+        assert b.loc[(f"{s} (b)", "chance")]["mean"] == 0.5
+    prot_b = item_folds(j.triplets, len(j.items), 2, 0)
+    rb = runs[(runs.set == "material") & (runs.protocol == "items") & (runs.method == "Eucl")]
+    assert sorted(rb.n_test) == sorted(len(s.test) for s in prot_b)
+    assert (rb.folds_digest == prot_b.digest()).all()
+    # training answers among training items only (material: one triplet per answer, bounded)
+    assert (runs[runs.protocol == "items"].n_train <= 300).all()
+    want_b = [
+        embedding_accuracy(features["material"], j.triplets[s.test], j.counts[s.test])
+        for s in prot_b
+    ]
+    got_b = rb.sort_values("fold").value.to_numpy()
+    assert got_b == pytest.approx([w["triplet_accuracy"] for w in want_b], abs=1e-12)
+    # (c): the learners only, nested sizes below (a)'s 300 training answers; same test folds
+    c = runs[runs.protocol == "curve"]
+    assert set(c.method) == {"OASIS", "SDCA"} and set(c.n_train) == {30, 100}
+    assert len(c) == len(SETS) * 2 * 2 * 2  # sets x folds x sizes x learners
+    fig_md = (tmp_path / "results/figures/figure_human_curve.md").read_text()
+    for name in ("png", "pdf"):
+        assert (tmp_path / f"results/figures/figure_human_curve.{name}").stat().st_size > 0
+    assert "nested" in fig_md and "Wilber et al. 2014" in fig_md and "Lagunas et al. 2019" in fig_md
+    for s in SETS:  # a curve per set: 30, 100, then (a)'s point at 300
+        assert f"| {s} " in fig_md
+    assert latex_failures(out) == []  # the (b) and (d) sections compile and fit the page
+    assert issue_mentions(tmp_path / "results") == []  # captions speak to readers
     print(md)
 
 
 def test_table_human_offline_says_needs_download(tmp_path):
-    """The embedded route plans no human cell: every set "needs download", and the run passes."""
+    """The embedded route plans no human cell: every set "needs download" (every block: (a),
+    (b), (d)), the figure's panels say so, and the run passes. With ``human.mirror`` naming a
+    folder that is absent (the CI config in a clone without ../shared), the same: not run."""
     _snakemake(_config(tmp_path, route="embedded"))
     table = pd.read_csv(tmp_path / "results/tables/human_table.csv")
     assert len(table) and set(table.status) == {"needs download"}
+    assert set(table.protocol) == {"triplets", "items", "publisher"}
     assert not (tmp_path / "results/human/cells").exists()
+    assert "Not run: material, cars60, food100 (needs download)" in (
+        tmp_path / "results/figures/figure_human_curve.md"
+    ).read_text()
+    cfg = yaml.safe_load(_config(tmp_path, route="embedded").read_text())
+    cfg["human"]["mirror"] = str(tmp_path / "no_such_mirror")
+    cfg["results_dir"] = str(tmp_path / "results2")
+    cfg["figures_dir"] = str(tmp_path / "results2/figures")
+    (tmp_path / "absent.yaml").write_text(yaml.safe_dump(cfg))
+    _snakemake(tmp_path / "absent.yaml")
+    table = pd.read_csv(tmp_path / "results2/tables/human_table.csv")
+    why = f"not run: no data mirror at {tmp_path}/no_such_mirror (human.mirror)"
+    assert set(table.status) == {why}
+    assert not (tmp_path / "results2/human/cells").exists()
+
+
+def test_a_row_without_a_feature_map_is_na_on_held_out_items_only():
+    """tripletbench.harness.human.table_status: a row of FEATURE_FREE_ROWS (an ordinal embedding, none
+    configured yet) is "n/a" in every (b) column and scored in (a) and (d); a set that did not
+    run is its reason in every column; the ceiling is n/a where a question has one answer."""
+    from tripletbench.harness.human import table_status
+
+    cols = ["material (a)", "cars60 (a)", "material (b)", "cars60 (b)", "food100 (b)",
+            "material (d) majority"]
+    rows = ["Eucl · hog", "OASIS · ingredients", "SOE", "chance", "ceiling"]
+    st = table_status(cols, rows, {"food100": "needs download"}, feature_free=("SOE",))
+    for col in ("material (b)", "cars60 (b)"):
+        assert st[(col, "SOE")] == "n/a (no feature map: cannot place a held-out item)"
+    assert ("material (a)", "SOE") not in st and ("material (d) majority", "SOE") not in st
+    assert ("material (b)", "Eucl · hog") not in st
+    assert st["food100 (b)"] == "needs download"
+    assert st[("cars60 (b)", "ceiling")] == "n/a (one answer per question)"
+    assert ("material (b)", "ceiling") not in st
+    assert st[("material (d) majority", "ceiling")] == "n/a (1 by definition)"
+    assert st[("material (a)", "OASIS · ingredients")] == "n/a (Food-100 only)"
 
 
 def test_the_pair_table_scores_as_the_learners_pair_score_and_answers_repeat_by_count():
@@ -127,3 +217,40 @@ def test_the_pair_table_scores_as_the_learners_pair_score_and_answers_repeat_by_
     assert len(got) == w[0] + w[2] and (got == np.repeat(t[rows], w[rows], axis=0)).all()
     sub = human.training_triplets(t, None, np.arange(400), 50, 0)
     assert len(sub) == 50 and (human.training_triplets(t, None, np.arange(400), 80, 0)[:50] == sub).all()
+
+
+@needs_mirror
+def test_the_ci_config_builds_a_tiny_human_table_and_curve_from_the_mirror(tmp_path):
+    """config/ci.yaml's human block (human.mirror = ../shared/mirror, material only, one learner):
+    every protocol has its rows, the publisher-split ceiling is the real answers' 0.838, and the
+    curve's figure has OASIS at the configured sizes and (a)'s point. (The same block with the
+    mirror absent: test_table_human_offline_says_needs_download.)"""
+    ci = yaml.safe_load((ROOT / "config/ci.yaml").read_text())["human"]
+    out = tmp_path / "results"
+    _snakemake(
+        ROOT / "config/ci.yaml", "--config", f"results_dir={out}", f"figures_dir={out}/figures",
+        f"data={{cache_dir: {tmp_path / 'cache'}}}",
+    )
+    table = pd.read_csv(out / "tables/human_table.csv").set_index(["dataset", "algorithm"])
+    assert ci["sets"] == ["material"] and list(ci["methods"]) == ["OASIS"]
+    for col in ("material (a)", "material (b)", "material (d) answers", "material (d) majority"):
+        for row in ("Eucl · hog", "OASIS · hog", "chance"):
+            assert table.loc[(col, row)].status == "ok", (col, row)
+    assert round(table.loc[("material (d) answers", "ceiling")]["mean"], 3) == 0.838
+    runs = pd.read_csv(out / "human/all_runs.csv")
+    curve = runs[runs.protocol == "curve"]
+    assert set(curve.n_train) == set(ci["curve_sizes"]) and set(curve.method) == {"OASIS"}
+    assert (out / "figures/figure_human_curve.png").stat().st_size > 0
+
+
+def test_a_human_mirror_with_a_scheme_we_cannot_read_is_refused_an_absent_folder_is_not(tmp_path):
+    """human.mirror: an ftp:// or s3:// mirror is refused before any job (ConfigError naming the
+    key); a folder that does not exist is accepted (the sets are then not run: the CI config
+    in a clone without ../shared)."""
+    from tripletbench.harness.config import ConfigError, _check_human
+
+    for bad in ("ftp://example.org/mirror", "s3://bucket/mirror"):
+        with pytest.raises(ConfigError, match="human.mirror"):
+            _check_human({"mirror": bad, "methods": {}})
+    _check_human({"mirror": str(tmp_path / "absent"), "methods": {}})
+    _check_human({"mirror": str(tmp_path), "methods": {}})

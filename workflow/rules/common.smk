@@ -421,8 +421,9 @@ def cell_resource(kind):
 
 
 def human_sets():
-    """The configured sets that the route (and data mirror) can give."""
-    return [s for s in HUMAN["sets"] if human_mod.available(s, ROUTE, MIRROR)]
+    """The configured sets that the human sets' route and mirror can give (HUMAN_ROUTE,
+    HUMAN_MIRROR: human.mirror where the block names one, else data.route and data.mirror)."""
+    return [s for s in HUMAN["sets"] if human_mod.available(s, HUMAN_ROUTE, HUMAN_MIRROR)]
 
 
 def human_methods():

@@ -1,11 +1,19 @@
 # Human judgments (issue 38): metric learners on people's relative comparisons (Food-100, the 60
 # cars, the material appearance answers; harness/human.py). Download route only: on the embedded
-# route every set shows "needs download". One fetch per set (local rule), one features job per
-# (set, feature set), one cell per (set, method, seed) holding every fold and feature set, and
-# table_human.
+# route every set shows "needs download", unless the block names its own mirror (human.mirror:
+# the CI config's ../shared/mirror; a folder that is absent leaves the sets out, the run goes
+# on). One fetch per set (local rule), one features job per (set, feature set), one cell per
+# (set, method, seed) holding every fold, curve size and feature set, then table_human and
+# figure_human_curve.
 
 HUMAN = config["human"]
 from tripletbench.harness import human as human_mod  # noqa: E402
+
+# the human sets' route and mirror: human.mirror (download layout) where given, else data's
+HUMAN_ROUTE, HUMAN_MIRROR = human_mod.route_and_mirror(config)
+HUMAN_UNPINNED_FROM = (
+    (HUMAN_MIRROR or "publishers") if config["data"]["allow_unpinned_downloads"] else False
+)
 
 # what every human_cell reads (a change reruns every cell; the rows' notes do not)
 HUMAN_CELL_KEYS = [
@@ -15,6 +23,7 @@ HUMAN_CELL_KEYS = [
     "n_splits",
     "grouped",
     "max_train_triplets",
+    "curve_sizes",
 ]
 HUMAN_LEARNERS = sorted({m.get("algorithm", name) for name, m in HUMAN["methods"].items()})
 # what every human cell is made under (common.smk: human_cell_settings)
@@ -26,6 +35,7 @@ HUMAN_CELL_SETTINGS = human_cell_settings()
 localrules:
     human_fetch,
     table_human,
+    figure_human_curve,
 
 
 rule human_fetch:
@@ -38,8 +48,8 @@ rule human_fetch:
     params:
         # the data cache: output = {cache}/fetched/human_<set>.txt
         cache=lambda wildcards, output: str(Path(output[0]).parents[1]),
-        mirror=MIRROR,
-        allow_unpinned=UNPINNED_FROM,
+        mirror=HUMAN_MIRROR,
+        allow_unpinned=HUMAN_UNPINNED_FROM,
     run:
         from tripletbench.harness.io import save_text
 
@@ -67,8 +77,8 @@ rule human_features:
     params:
         # the data cache: input = {cache}/fetched/human_<set>.txt
         cache=lambda wildcards, input: str(Path(input[0]).parents[1]),
-        mirror=MIRROR,
-        allow_unpinned=UNPINNED_FROM,
+        mirror=HUMAN_MIRROR,
+        allow_unpinned=HUMAN_UNPINNED_FROM,
         settings=block_settings(config, "human", [], "workflow/scripts/human_features.py"),
     script:
         "../scripts/human_features.py"
@@ -97,9 +107,10 @@ rule human_cell:
     params:
         # the data cache: input = {cache}/fetched/human_<set>.txt
         cache=lambda wildcards, input: str(Path(input[0]).parents[1]),
-        mirror=MIRROR,
-        allow_unpinned=UNPINNED_FROM,
+        mirror=HUMAN_MIRROR,
+        allow_unpinned=HUMAN_UNPINNED_FROM,
         human=canonical(HUMAN),
+        route=HUMAN_ROUTE,
         settings=human_cell_settings(),
     script:
         "../scripts/human_cell.py"
@@ -122,7 +133,7 @@ rule table_human:
         runtime=RUNTIME_MIN["table"],
     params:
         block=canonical(HUMAN),  # rows, notes and caption follow the config
-        route=ROUTE,
+        route=HUMAN_ROUTE,
         available=human_sets(),
         run_settings=HUMAN_CELL_SETTINGS,
         code=script_code("workflow/scripts/table_human.py"),
@@ -130,7 +141,37 @@ rule table_human:
         "../scripts/table_human.py"
 
 
-# in reproduce_all only where the route can fetch the sets (download route, with or without a
-# data mirror): offline the table would only say "needs download" for every set
-if ROUTE == "download":
+rule figure_human_curve:
+    input:
+        runs=human_cells(),
+    output:
+        png=report_figure(f"{FIGURES}/figure_human_curve.png", "figure_human_curve"),
+        pdf=f"{FIGURES}/figure_human_curve.pdf",
+        md=f"{FIGURES}/figure_human_curve.md",
+    log:
+        f"{LOGS}/figures/figure_human_curve.log",
+    conda:
+        "../../environment.yml"
+    resources:
+        mem_mb=MEM_MB["figure"],
+        runtime=RUNTIME_MIN["figure"],
+    params:
+        block=canonical(HUMAN),  # panels, lines and caption follow the config
+        route=HUMAN_ROUTE,
+        available=human_sets(),
+        run_settings=HUMAN_CELL_SETTINGS,
+        code=script_code("workflow/scripts/figure_human_curve.py"),
+    script:
+        "../scripts/figure_human_curve.py"
+
+
+# in reproduce_all (and the report) where the sets can be fetched (the download route, with or
+# without a data mirror), or where the block names its own mirror (the CI config: built from
+# ../shared/mirror, or saying "not run" where a clone lacks it); offline without one the table
+# would only say "needs download" for every set
+if human_sets() or HUMAN.get("mirror"):
     REPRODUCE_ALL.extend(rules.table_human.output)
+    REPORT_TABLES["human_table"] = rules.table_human.output
+    if "curve" in HUMAN["protocols"]:
+        REPRODUCE_ALL.extend(rules.figure_human_curve.output)
+        REPORT_FIGURES["figure_human_curve"] = rules.figure_human_curve.output.md

@@ -1,6 +1,8 @@
-"""Rule human_cell: one (set, method, seed) cell of the human-judgment table
-(tripletbench.harness.human.cell_rows): every fold of protocol (a), and for material the publisher's split
-(d), on every feature set; tidy rows."""
+"""Rule human_cell: one (set, method, seed) cell of the human-judgment table and learning curve
+(tripletbench.harness.human.cell_rows): every fold of protocols (a) held-out answers and (b) held-out items,
+every (fold, size) of the learning curve (c), and for material the publisher's split (d), on
+every feature set; tidy rows, each with its seed and its protocol's folds digest (the same
+folds for every method of the set)."""
 
 import numpy as np
 
@@ -21,16 +23,17 @@ for path, kind in zip(snakemake.input.features, human.feature_sets(name, cfg["fe
             raise ValueError(f"{path}: its items are not {name}'s (remake rule human_features)")
         features[kind] = human.normalize(f["X"], cfg["normalize"])
     print(f"  features {kind}: {features[kind].shape}")
-folds, record = human.splits(j, cfg, seed)
-if record:
-    print(f"  protocol (a): {record}")
+folds, records = human.splits(j, cfg, seed)
+for protocol, record in records.items():
+    print(f"  protocol ({human.PROTOCOL_LETTERS[protocol]}): {record}")
 rows = human.cell_rows(j, features, cfg, method, seed, folds)
 rows.insert(0, "set", name)
 rows.insert(1, "job", method)
 rows["seed"] = seed
-rows["folds_digest"] = record["digest"] if record else ""
-rows["route"] = snakemake.config["data"]["route"]
+rows["folds_digest"] = [records[p]["digest"] for p in rows.protocol]
+rows["route"] = snakemake.params.route
 rows["data_source"] = " | ".join(j.provenance)[:2000]
 stamp_cell(rows, cfg, snakemake.params.settings, started)  # provenance columns (tripletbench.harness.io)
 save_csv(snakemake.output.rows, rows)
-print(rows[["protocol", "fold", "scoring", "method", "features", "value", "fit_s"]].to_string())
+print(rows[["protocol", "fold", "n_train", "scoring", "method", "features", "value", "fit_s"]]
+      .to_string())

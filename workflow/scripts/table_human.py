@@ -1,14 +1,14 @@
 """Rule table_human: triplet accuracy (ties as half) of the Euclidean distance on each feature set
 and of each learner row on people's relative comparisons (tripletbench.harness.human), beside chance and the
-material human ceiling: protocol (a) as the table (mean ± std over the folds of every seed),
-material's publisher split (d) as a section below; "needs download" where the route cannot give
-a set."""
+material human ceiling: protocol (a) held-out answers as the table (mean ± std over the folds of
+every seed), protocol (b) held-out items as a section below it (a row without a feature map:
+"n/a"), material's publisher split (d) as the last section; "needs download" (or why not run)
+where the route cannot give a set. The learning curve (c) is figure_human_curve's."""
 
 import pandas as pd
 
 from tripletbench.harness import captions
-from tripletbench.harness.config import missing_reason
-from tripletbench.harness.human import row_name, table_column
+from tripletbench.harness.human import FEATURE_FREE_ROWS, missing_reason, row_name, table_column, table_status
 from tripletbench.harness.io import save_csv, start_log
 from tripletbench.harness.paper_table import Metric, PaperTable, summarize, wide, write_table
 from tripletbench.harness.settings import check_block_fresh
@@ -27,13 +27,22 @@ if paths:
     runs = collect(paths, "human_cell", COLUMNS, CELL)
     check_block_fresh(runs, snakemake.params.run_settings, "human cells", "human_cell")
 else:  # offline: no cell ran
-    runs = pd.DataFrame(columns=["set", "job", "seed", *COLUMNS, "settings_hash"])
-save_csv(snakemake.output.runs, runs)
+    runs = pd.DataFrame(columns=["set", "job", "seed", *COLUMNS, "settings_hash", "folds_digest"])
+save_csv(snakemake.output.runs, runs)  # every protocol's rows, (c) included
+runs = runs[runs.protocol != "curve"]  # (c) is figure_human_curve's
+# every method of a set on the same splits: one folds digest per (set, seed, protocol)
+digests = runs.groupby(["set", "seed", "protocol"]).folds_digest.nunique() if len(runs) else []
+if len(digests) and (digests > 1).any():
+    raise ValueError(
+        "human cells scored on different splits (folds_digest differs between methods): "
+        f"{list(digests[digests > 1].index)}; rerun them (snakemake --forcerun human_cell)"
+    )
 
 feats = list(cfg["features"])
 methods = [
     *(row_name("Eucl", f) for f in feats),
     *(row_name(m, f) for m in cfg["methods"] for f in feats),
+    *FEATURE_FREE_ROWS,  # ordinal embeddings (none yet): "n/a" on (b)
     "chance",
     "ceiling",
 ]
@@ -41,37 +50,52 @@ metric = Metric("triplet_accuracy", "triplet accuracy (ties ½)", digits=3)
 values = runs.assign(
     dataset=[table_column(s, p, c) for s, p, c in zip(runs.set, runs.protocol, runs.scoring)],
     algorithm=[row_name(m, f if isinstance(f, str) else "") for m, f in zip(runs.method, runs.features)],
-    seed=[
-        f"{s}.{k}" if p == "triplets" else str(s)
+    seed=[  # (a), (b): one value per (seed, fold); (d): per seed
+        f"{s}.{k}" if p in ("triplets", "items") else str(s)
         for s, k, p in zip(runs.seed, runs.fold, runs.protocol)
     ],
 )[["dataset", "algorithm", "metric", "seed", "value", "protocol"]]
 
 
 def status(columns):
-    """Why a cell has no number: the set needs download, a feature set another set's only, no
-    ceiling where a question is mostly answered once."""
-    out = {}
-    for col in columns:
-        s = col.split(" ", 1)[0]
-        if s in missing:
-            out[col] = missing_reason(config)
-            continue
-        for m in methods:
-            if m.endswith(" · ingredients") and s != "food100":
-                out[(col, m)] = "n/a (Food-100 only)"
-        if s != "material":
-            out[(col, "ceiling")] = "n/a (one answer per question)"
-        if col.endswith("majority"):
-            out[(col, "ceiling")] = "n/a (1 by definition)"
-    return out
+    """Why a cell has no number (tripletbench.harness.human.table_status): the set did not run, a feature set
+    another set's only, no ceiling where a question is mostly answered once, no feature map on
+    held-out items."""
+    reason = missing_reason(config)
+    return table_status(columns, methods, {s: reason for s in missing})
 
 
 seeds_a = [f"{s}.{k}" for s in cfg["seeds"] for k in range(cfg["n_splits"])]
 cols_a = [table_column(s, "triplets", "answers") for s in cfg["sets"]]
 sections = []
+extra = []  # (protocol, summary) of the sections, for the one CSV
+if "items" in cfg["protocols"]:
+    cols_b = [table_column(s, "items", "answers") for s in cfg["sets"]]
+    table_b = PaperTable(
+        name="human_table_b",
+        title="Protocol (b)",
+        values=values[values.protocol == "items"].drop(columns="protocol"),
+        metrics=[metric],
+        datasets=cols_b,
+        methods=methods,
+        status=status(cols_b),
+        seeds=seeds_a,
+        unranked=("chance", "ceiling"),
+    )
+    summary_b = summarize(table_b)
+    extra.append(("items", summary_b))
+    frame, _ = wide(summary_b, table_b, metric)
+    frame.columns = [c[0] if isinstance(c, tuple) else c for c in frame.columns]
+    sections.append(
+        (
+            f"Protocol (b), held-out items: the items split {cfg['n_splits']}-fold; trained on "
+            "the answers among training items only, scored on every answer that involves a "
+            "held-out item (mean ± std over the folds of every seed; a row without a feature "
+            "map cannot place a new item: n/a):",
+            frame,
+        )
+    )
 d_on = "material" in cfg["sets"] and "publisher" in cfg["protocols"]
-summary_d = None
 if d_on:
     cols_d = [table_column("material", "publisher", c) for c in ("answers", "majority")]
     table_d = PaperTable(
@@ -86,6 +110,7 @@ if d_on:
         unranked=("chance", "ceiling"),
     )
     summary_d = summarize(table_d)
+    extra.append(("publisher", summary_d))
     frame, _ = wide(summary_d, table_d, metric)
     frame.columns = [c[0] if isinstance(c, tuple) else c for c in frame.columns]
     sections.append(
@@ -114,7 +139,9 @@ table = PaperTable(
 out = snakemake.output
 summary = write_table(table, out.csv, out.md, out.tex)
 summary.insert(0, "protocol", "triplets")
-if summary_d is not None:  # one CSV: both protocols
-    summary = pd.concat([summary, summary_d.assign(protocol="publisher")], ignore_index=True)
+if extra:  # one CSV: every protocol of the table
+    summary = pd.concat(
+        [summary, *(frame.assign(protocol=p) for p, frame in extra)], ignore_index=True
+    )
 save_csv(out.csv, summary)
 print(summary.to_string())
