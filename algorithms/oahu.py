@@ -595,8 +595,9 @@ class OAHU(OnlineMixin, BaseLearner):
         def on_checkpoint(t):
             return {f"alpha_{j}": float(a) for j, a in enumerate(self.alpha_)}
 
+        before = self.n_steps_
         self._online_loop(len(idx), n_steps, step, rng, self.sampling, on_checkpoint)
-        self.n_steps_ += n_steps
+        self.n_steps_ = before + n_steps  # _online_loop sets the count of this call's steps
         return self
 
     def _torch_local(self, X3):
@@ -645,8 +646,9 @@ class OAHU(OnlineMixin, BaseLearner):
         def on_checkpoint(t):
             return {f"alpha_{j}": float(a) for j, a in enumerate(self.alpha_)}
 
+        before = self.n_steps_
         self._online_loop(len(idx), n_steps, step, rng, self.sampling, on_checkpoint)
-        self.n_steps_ += n_steps
+        self.n_steps_ = before + n_steps  # _online_loop sets the count of this call's steps
         return self
 
     # ----------------------------------------------------------------------------- embeddings

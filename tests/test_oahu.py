@@ -302,7 +302,7 @@ def test_partial_fit_continues_the_stream():
     whole = OAHU(**kw).fit(T)
     halves = OAHU(**kw).partial_fit(T[:150]).partial_fit(T[150:])
     np.testing.assert_allclose(whole.alpha_, halves.alpha_, atol=1e-6)
-    assert halves.n_steps_ == len(T)
+    assert halves.n_steps_ == whole.n_steps_ == len(T)  # fit counted its steps twice before
 
 
 def test_zero_epochs_leave_the_seeded_initialisation():
