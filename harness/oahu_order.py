@@ -89,10 +89,19 @@ def cell_variants(X, y, seed, cfg, n_perms=3, params=None, log=print) -> pd.Data
         flat = _flat(m) if perm is None else _flat_unpermuted(m, perm)  # reference's order
         ref = flat if ref is None else ref
         diff = float(np.abs(flat - ref).max() / np.abs(ref).max())
-        rows.append({"seed": seed, "variant": name, "error_rate": err,
-                     "max_rel_param_diff": diff, "fit_cpu_s": cpu})
-        log(f"seed {seed} {name}: error {err:.4f}, parameters differ by {diff:.2e} "
-            f"(relative), fit {cpu:.1f} CPU s")
+        rows.append(
+            {
+                "seed": seed,
+                "variant": name,
+                "error_rate": err,
+                "max_rel_param_diff": diff,
+                "fit_cpu_s": cpu,
+            }
+        )
+        log(
+            f"seed {seed} {name}: error {err:.4f}, parameters differ by {diff:.2e} "
+            f"(relative), fit {cpu:.1f} CPU s"
+        )
     return pd.DataFrame(rows)
 
 
@@ -106,6 +115,35 @@ def _flat_unpermuted(model, perm):
             p = p[:, inv]
         parts.append(p.ravel())
     return np.concatenate(parts)
+
+
+def divergence(X, y, seed, cfg, marks=(1, 10, 100, 300, 1000, 3000, 5000), params=None):
+    """The growth of one summation-order difference along the stream: ``numpy`` and ``perm1``
+    (module docstring) of one cell, fitted in chunks that end at ``marks`` (partial_fit continues
+    a stream exactly, tested), and at each mark the largest parameter difference relative to the
+    largest parameter. Returns rows (seed, step, max_rel_param_diff)."""
+    from algorithms import OAHU
+    from harness.experiment import learner_seed
+
+    split = dev_test_split(y, seed, cfg.get("n_samples"), cfg.get("split", "shuffled"))
+    dev = split["dev"]
+    T = constraint_stream(y[dev], cfg["n_seeds"], cfg["n_closure"], seed, "constraints_train")
+    perm = np.random.default_rng([seed, 7]).permutation(X.shape[1])
+    params = {"tau": 0.1, **(params or {})}
+    a = OAHU(preprocessor=X[dev], random_state=learner_seed(seed), n_epochs=0, **params).fit(T[:1])
+    b = OAHU(preprocessor=X[dev][:, perm], random_state=learner_seed(seed), n_epochs=0, **params)
+    b = _permuted_start(b.fit(T[:1]), perm)
+    a.set_params(n_epochs=1)
+    b.set_params(n_epochs=1)
+    rows, lo = [], 0
+    for hi in sorted(m for m in marks if m <= len(T)):
+        a.partial_fit(T[lo:hi])
+        b.partial_fit(T[lo:hi])
+        ref = _flat(a)
+        diff = float(np.abs(_flat_unpermuted(b, perm) - ref).max() / np.abs(ref).max())
+        rows.append({"seed": seed, "step": hi, "max_rel_param_diff": diff})
+        lo = hi
+    return pd.DataFrame(rows)
 
 
 def summary(df: pd.DataFrame) -> dict:
@@ -137,6 +175,11 @@ def main(argv=None):
     ap.add_argument("--config", default="config/default.yaml")
     ap.add_argument("--cache", default="data_cache")
     ap.add_argument("--out", default=None)
+    ap.add_argument(
+        "--divergence",
+        action="store_true",
+        help="only the growth of one order difference along the stream (seeds)",
+    )
     args = ap.parse_args(argv)
     import torch
     import yaml
@@ -150,6 +193,12 @@ def main(argv=None):
     data = load(get_dataset(args.dataset), "embedded", Path(args.cache))
     X, y = data["X"], data["y"]
     with threadpool_limits(limits=1):
+        if args.divergence:
+            div = pd.concat([divergence(X, y, s, cfg) for s in args.seeds])
+            print(div.pivot(index="step", columns="seed", values="max_rel_param_diff"))
+            if args.out:
+                div.to_csv(f"{args.out}_divergence.csv", index=False)
+            return div, None
         df = pd.concat([cell_variants(X, y, s, cfg, args.perms) for s in args.seeds])
     s = summary(df)
     print(df.to_string(index=False))

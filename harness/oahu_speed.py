@@ -95,8 +95,14 @@ def measure(d=784, L=5, h=100, m=50, n_steps=300, repeats=3, dtype="float32", se
 
     torch.set_num_threads(1)
     X, T = _data(d, 2000, n_steps, seed)
-    kw = {"n_hidden_layers": L, "n_hidden": h, "embedding_dim": m, "random_state": seed,
-          "dtype": dtype, "preprocessor": X}
+    kw = {
+        "n_hidden_layers": L,
+        "n_hidden": h,
+        "embedding_dim": m,
+        "random_state": seed,
+        "dtype": dtype,
+        "preprocessor": X,
+    }
     out = {"d": d, "L": L, "n_hidden": h, "embedding_dim": m, "dtype": dtype, "n_steps": n_steps}
     with threadpool_limits(limits=1):
         models = {}

@@ -44,8 +44,15 @@ def test_initialisation_is_the_torch_generators_exactly():
     # the learner: the draw the torch-only code made (before the NumPy backend existed)
     X, _T = _data()
     for backend in ("numpy", "torch"):
-        m = OAHU(n_hidden_layers=2, n_hidden=5, embedding_dim=3, random_state=4, preprocessor=X,
-                 dtype="float64", backend=backend)
+        m = OAHU(
+            n_hidden_layers=2,
+            n_hidden=5,
+            embedding_dim=3,
+            random_state=4,
+            preprocessor=X,
+            dtype="float64",
+            backend=backend,
+        )
         m._check_params()
         m._init_params(X.shape[1])
         g = torch.Generator().manual_seed(int(np.random.default_rng(4).integers(2**62)))
@@ -75,13 +82,20 @@ def _autograd(hidden, theta, X3, alpha, tau):
     """The torch backend's objective and its autograd gradient (float64)."""
     torch = pytest.importorskip("torch")
     L, m = len(hidden), theta[0].shape[0]
-    ref = OAHU(n_hidden_layers=L, n_hidden=hidden[0].shape[0] if L else 1, embedding_dim=m,
-               tau=tau, dtype="float64", backend="torch")
+    ref = OAHU(
+        n_hidden_layers=L,
+        n_hidden=hidden[0].shape[0] if L else 1,
+        embedding_dim=m,
+        tau=tau,
+        dtype="float64",
+        backend="torch",
+    )
     params = [torch.tensor(w, requires_grad=True) for w in list(hidden) + list(theta)]
     ref.params_ = {"hidden": params[:L], "theta": params[L:]}
     local, dp, dn = ref._torch_local(torch.as_tensor(X3))
     grads = torch.autograd.grad((torch.as_tensor(alpha) * local).sum(), params)
-    return local.detach().numpy(), dp.detach().numpy(), dn.detach().numpy(), [g.numpy() for g in grads]
+    out = [t.detach().numpy() for t in (local, dp, dn)]
+    return (*out, [g.numpy() for g in grads])
 
 
 def _assert_gradients_equal(got, want):
@@ -149,13 +163,18 @@ def _fit_pair(X, T, **kw):
 def test_whole_fits_agree_to_the_rounding_of_the_dtype(L, momentum):
     """float64, 30 steps: parameters, velocity, alpha and trace equal to 1e-10 (relative to the
     largest entry; 2e-14 .. 2e-12 measured, 1e-7 at 100 steps for L = 2: the steps are chaotic,
-    module docstring). float32, 10 steps (before the chaotic growth of rounding differences,
-    docstring): the NumPy backend's parameters lie within 1e-5 of torch's (relative to the
+    module docstring). float32, 10 steps (before the chaotic growth of rounding differences):
+    the NumPy backend's parameters lie within 1e-5 of torch's (relative to the
     largest entry; 2e-7 .. 4e-6 measured) and as close to the float64 trajectory as torch's own
     float32 run (within 3x its distance plus 3e-7)."""
     X, T = _data(d=12)
-    net = {"n_hidden_layers": L, "n_hidden": 9, "embedding_dim": 4, "random_state": 2,
-           "momentum": momentum}
+    net = {
+        "n_hidden_layers": L,
+        "n_hidden": 9,
+        "embedding_dim": 4,
+        "random_state": 2,
+        "momentum": momentum,
+    }
 
     def flat(m):
         return np.concatenate([_np(p).ravel().astype(np.float64) for p in m._parameters()])
@@ -187,8 +206,15 @@ def test_partial_fit_and_pickle_continue_the_numpy_stream():
     """The parameters live in views of one buffer during a fit; a pickled model (views copied)
     continues with partial_fit exactly as the unbroken fit."""
     X, T = _data()
-    kw = {"n_hidden_layers": 2, "n_hidden": 8, "embedding_dim": 4, "random_state": 0,
-          "preprocessor": X, "dtype": "float64", "momentum": 0.3}
+    kw = {
+        "n_hidden_layers": 2,
+        "n_hidden": 8,
+        "embedding_dim": 4,
+        "random_state": 0,
+        "preprocessor": X,
+        "dtype": "float64",
+        "momentum": 0.3,
+    }
     whole = OAHU(**kw).fit(T[:80])
     half = pickle.loads(pickle.dumps(OAHU(**kw).fit(T[:40]))).partial_fit(T[40:80])
     for p, q in zip(whole._parameters(), half._parameters()):
@@ -233,6 +259,7 @@ def test_numpy_backend_imports_no_torch():
         "m.transform(X); m.knn_classify(X, X, y, 3); m.retrieve(X, X, [2])\n"
         "print('torch' in sys.modules)\n"
     )
-    out = subprocess.run([sys.executable, "-c", code], cwd=ROOT, capture_output=True, text=True,
-                         check=True)
+    out = subprocess.run(
+        [sys.executable, "-c", code], cwd=ROOT, capture_output=True, text=True, check=True
+    )
     assert out.stdout.strip() == "False"
