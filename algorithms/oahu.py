@@ -95,9 +95,11 @@ and the backend for a GPU). Both start from the same parameters and take the sam
 rounding: gradients equal to 1e-10 in float64, whole fits to float32 rounding over a short
 stream (tests/test_oahu_backends.py). Measured (``python -m harness.oahu_speed``; process CPU
 time, one thread, medians of 3 in one process, loaded 2-core machine) at the paper's network
-(d = 784, L = 5, 100 units, 50-d embeddings), float32: torch 4.8 ms per step, NumPy backend
-0.86 ms (5.6x faster), the bare NumPy forward/backward loop without the hedge update and trace
-0.70 ms (the backend at 1.24x of it); ``import torch`` costs a further 2.7 CPU s per process.
+(d = 784, L = 5, 100 units, 50-d embeddings), float32, two runs: torch 3.6-4.8 ms per step,
+NumPy backend 0.86 ms (4.1-5.6x faster), the bare NumPy forward/backward loop without the hedge
+update and trace 0.69-0.70 ms (the backend at 1.25x of it; the step's flops at the one-core GEMM
+rate would take 86 us: 3-row products and the update pass over all 180,000 parameters run far
+below it); ``import torch`` costs a further 2.7 CPU s per process.
 
 Operation order. The online steps are chaotic: a difference in the order of floating-point sums
 grows along the stream until the parameters share no digit. Measured (``python -m
@@ -106,13 +108,14 @@ harness.oahu_order``) on Fashion-MNIST at the default config's Table 3 size (4,0
 against itself with the feature columns and the matching input columns of W(1) and Theta(0)
 permuted (the same function, other summation order): the largest parameter difference relative
 to the largest parameter is 2-3e-7 after step 1 (one rounding), 4-5e-6 after 10 steps (3e-2 for
-one seed), 0.5-0.8 after 100 and about 1 from step 300 on (growth about 15% per step; not a
-collapse of the embeddings: D+ < 1e-3 in at most 0.3% of the first 300 steps). Over five runs per
-seed that differ only in summation order (NumPy, torch, three column permutations) the final kNN
-error (eqs. 23-25) spans 0.046 / 0.021 / 0.025 (seeds 0, 1, 2: 0.2755-0.3210, 0.3100-0.3310,
-0.2960-0.3205), standard deviation 0.012 over orders against 0.023 over seeds; float64 moved it by
-at most 0.011. An OAHU error is therefore known to about +- 0.02 per run: its third decimal
-carries no information, and smaller differences between two settings may be operation order.
+one seed), 0.46-0.79 after 100 and about 1 from step 300 on (growth about 15% per step; not a
+collapse of the embeddings: D+ < 1e-3 in at most 0.3% of the first 300 steps, seeds 0 and 2).
+Over five runs per seed that differ only in summation order (NumPy, torch, three column
+permutations) the final kNN error (eqs. 23-25) spans 0.046 / 0.021 / 0.025 (seeds 0, 1, 2:
+0.2755-0.3210, 0.3100-0.3310, 0.2960-0.3205), standard deviation 0.012 over orders against 0.023
+over seeds; float64 moved it by at most 0.011. An OAHU error is therefore known to about +- 0.02
+per run: its third decimal carries no information, and smaller differences between two settings
+may be operation order.
 
 Momentum (``momentum`` = mu > 0) is NOT in the paper: it replaces the plain steps of eqs. 21-22 by
 heavy-ball steps on the same alpha-weighted gradient g_t of sum_l alpha(l) L(l) (PyTorch's SGD

@@ -52,7 +52,7 @@ OAHU_CHOICES = (
 OAHU_ORDER_SPREAD = (
     "How many digits to trust: OAHU's online steps are chaotic, so runs that differ only in the "
     "order of floating-point sums end with unrelated parameters (a float32 rounding difference "
-    "of 3e-7 after the first step reaches half the largest parameter within 100 steps) and "
+    "of 3e-7 after the first step reaches 0.46-0.79 of the largest parameter by step 100) and "
     "different errors. Measured (harness/oahu_order.py) on Fashion-MNIST at the default config's "
     "size (4,000 samples, 2,500 + 2,500 triplets, k = 5, tau 0.1), seeds 0-2, five runs per seed "
     "that differ only in summation order (the NumPy and the torch backend, and three "
