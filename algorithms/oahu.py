@@ -82,9 +82,40 @@ cross-validation on the development set: done by the harness, config grid).
 Other choices the paper leaves open: D(l) uses sqrt(||.||^2 + 1e-12) in training so its gradient
 exists at coinciding embeddings; PyTorch's default linear-layer initialisation (uniform
 +- 1/sqrt(fan_in)), seeded by ``random_state`` (the paper's implementation is PyTorch, section
-4.2); float32 arithmetic (float64 with ``dtype="float64"``); one pass over the stream in its order
-(``n_epochs = 1``, ``sampling = "sequential"``); ``n_epochs = 0`` keeps the seeded initialisation
-(a control, not in the paper).
+4.2; the numbers of a seeded CPU ``torch.Generator``, reproduced without torch by
+:func:`torch_cpu_uniform`); float32 arithmetic (float64 with ``dtype="float64"``); one pass over
+the stream in its order (``n_epochs = 1``, ``sampling = "sequential"``); ``n_epochs = 0`` keeps
+the seeded initialisation (a control, not in the paper).
+
+Backends (``backend``). "numpy" (the default) runs each step of Algorithm 1 as a hand-written
+forward and backward pass (:class:`NumpyNet`: the exact gradient of sum_l alpha(l) L(l), eq. 19,
+with the bounds of eq. 11 held constant; all parameters in one buffer, so eqs. 21-22 are one array
+update) and never imports torch; "torch" differentiates the same loss by autograd (the reference,
+and the backend for a GPU). Both start from the same parameters and take the same steps up to
+rounding: gradients equal to 1e-10 in float64, whole fits to float32 rounding over a short
+stream (tests/test_oahu_backends.py). Measured (``python -m harness.oahu_speed``; process CPU
+time, one thread, medians of 3 in one process, loaded 2-core machine) at the paper's network
+(d = 784, L = 5, 100 units, 50-d embeddings), float32, two runs: torch 3.6-4.8 ms per step,
+NumPy backend 0.86 ms (4.1-5.6x faster), the bare NumPy forward/backward loop without the hedge
+update and trace 0.69-0.70 ms (the backend at 1.25x of it; the step's flops at the one-core GEMM
+rate would take 86 us: 3-row products and the update pass over all 180,000 parameters run far
+below it); ``import torch`` costs a further 2.7 CPU s per process.
+
+Operation order. The online steps are chaotic: a difference in the order of floating-point sums
+grows along the stream until the parameters share no digit. Measured (``python -m
+harness.oahu_order``) on Fashion-MNIST at the default config's Table 3 size (4,000 samples,
+2,500 seed + 2,500 closure triplets, k = 5, tau = 0.1; seeds 0-2), float32, the NumPy backend
+against itself with the feature columns and the matching input columns of W(1) and Theta(0)
+permuted (the same function, other summation order): the largest parameter difference relative
+to the largest parameter is 2-3e-7 after step 1 (one rounding), 4-5e-6 after 10 steps (3e-2 for
+one seed), 0.46-0.79 after 100 and about 1 from step 300 on (growth about 15% per step; not a
+collapse of the embeddings: D+ < 1e-3 in at most 0.3% of the first 300 steps, seeds 0 and 2).
+Over five runs per seed that differ only in summation order (NumPy, torch, three column
+permutations) the final kNN error (eqs. 23-25) spans 0.046 / 0.021 / 0.025 (seeds 0, 1, 2:
+0.2755-0.3210, 0.3100-0.3310, 0.2960-0.3205), standard deviation 0.012 over orders against 0.023
+over seeds; float64 moved it by at most 0.011. An OAHU error is therefore known to about +- 0.02
+per run: its third decimal carries no information, and smaller differences between two settings
+may be operation order.
 
 Momentum (``momentum`` = mu > 0) is NOT in the paper: it replaces the plain steps of eqs. 21-22 by
 heavy-ball steps on the same alpha-weighted gradient g_t of sum_l alpha(l) L(l) (PyTorch's SGD
@@ -178,6 +209,187 @@ def hedge_update(alpha, losses, beta, s):
     return alpha / alpha.sum()
 
 
+def torch_cpu_uniform(state: np.random.RandomState, shape) -> np.ndarray:
+    """``torch.rand(shape, generator=g, dtype=torch.float64)`` of a CPU ``torch.Generator`` without
+    torch: float64 array of ``shape``, exactly (tested against torch).
+
+    ``state``: a legacy ``np.random.RandomState(seed & 0xffffffff)``, the same 32-bit Mersenne
+    Twister (MT19937) that ``torch.Generator().manual_seed(seed)`` seeds (torch keeps the low 32
+    bits of the seed); its ``randint(0, 2**32, dtype=uint32)`` returns the raw 32-bit outputs. torch
+    draws a double from two outputs r1, r2 as ((r1 << 32) | r2) masked to 53 bits, times 2^-53."""
+    n = int(np.prod(shape))
+    r = state.randint(0, 2**32, size=2 * n, dtype=np.uint32).astype(np.uint64).reshape(n, 2)
+    bits = ((r[:, 0] & np.uint64(2**21 - 1)) << np.uint64(32)) | r[:, 1]
+    return (bits.astype(np.float64) * 2.0**-53).reshape(shape)
+
+
+def _normalise_rows(z, eps=_EPS):
+    """F.normalize(z, dim=-1, eps): z / max(||z||_2, eps) along the last axis, in z's dtype."""
+    return z / np.maximum(np.sqrt((z * z).sum(axis=-1, keepdims=True)), eps)
+
+
+class NumpyNet:
+    """OAHU's network (eq. 1, no biases) with its parameters in one flat buffer, and the exact
+    gradient of one triplet's alpha-weighted loss sum_l alpha(l) L(l) (eq. 19; L(l) by eqs. 6,
+    11-13 with the bounds c1, c2 of eq. 11 held constant) by a hand-written backward pass: the
+    ``backend="numpy"`` step of :class:`OAHU`.
+
+    ``hidden``: W(1..L), arrays (h, fan_in); ``theta``: Theta(0..L), arrays (m, d) then (m, h);
+    copied into ``flat`` (of ``dtype``) as Theta(0), W(1), W(2..L), Theta(1..L), exposed as the
+    views ``hidden`` and ``theta``; ``grad`` holds the gradient in the same layout (views
+    ``grad_hidden``, ``grad_theta``). One buffer makes the update of eqs. 21-22 one array
+    operation: every parameter moves by -eta times its gradient of L_overall (eq. 19), which is
+    eq. 21 for Theta(l) (only L(l) depends on it) and eq. 22 for W(l) (the L(j), j >= l).
+
+    Backward pass, per layer l with z = h(l) Theta(l)^T (3 rows: anchor, positive, negative),
+    f = z / max(||z||, eps) and D+ = sqrt(||f_a - f_p||^2 + 1e-12), D- likewise:
+        dJ/dD+ = alpha(l) [L_attr >= 0] / (2 (2 - c1)),   dJ/dD- = -alpha(l) [L_rep >= 0] / (2 c2)
+        dJ/df_a = dJ/dD+ (f_a - f_p) / D+ + dJ/dD- (f_a - f_n) / D-,
+        dJ/df_p = -dJ/dD+ (f_a - f_p) / D+,   dJ/df_n = -dJ/dD- (f_a - f_n) / D-
+        dJ/dz = (dJ/df - f (f . dJ/df)) / ||z||   (||z|| >= eps; below it dJ/df / eps)
+        dJ/dTheta(l) = dJ/dz^T h(l),   dJ/dh(l) += dJ/dz Theta(l)
+        dJ/dpre(l) = dJ/dh(l) [h(l) > 0],   dJ/dW(l) = dJ/dpre(l)^T h(l-1),
+        dJ/dh(l-1) += dJ/dpre(l) W(l)
+    (the masks [. >= 0] and [h > 0] are torch's subgradients of clamp and ReLU, so that both
+    backends agree where a loss or a unit sits exactly at its kink)."""
+
+    def __init__(self, hidden, theta, dtype):
+        dt = np.dtype(dtype)
+        L = len(hidden)
+        m, d = np.shape(theta[0])
+        h = np.shape(hidden[0])[0] if L else 0
+        self._shapes = [(m, d), (h, d) if L else (0, d), (max(L - 1, 0), h, h), (L, m, h)]
+        self.L, self.dtype = L, dt
+        self.flat = np.empty(sum(int(np.prod(s)) for s in self._shapes), dtype=dt)
+        self.grad = np.empty_like(self.flat)
+        self._tmp = np.empty_like(self.flat)
+        self._theta0, self._w1, self._w_rest, self._theta_rest = self._split(self.flat)
+        self._g_theta0, self._g_w1, self._g_w_rest, self._g_theta_rest = self._split(self.grad)
+        self.hidden, self.theta = self._views(self.flat)
+        self.grad_hidden, self.grad_theta = self._views(self.grad)
+        for dst, src in zip(self.parameters(), list(hidden) + list(theta)):
+            dst[...] = np.asarray(src)
+        self._Z = np.empty((L + 1, 3, m), dtype=dt)
+        self._H = np.empty((L, 3, h), dtype=dt)
+
+    def _split(self, buf):
+        """Views of ``buf`` (the layout of ``flat``): Theta(0), W(1), W(2..L), Theta(1..L)."""
+        out, lo = [], 0
+        for shp in self._shapes:
+            size = int(np.prod(shp))
+            out.append(buf[lo : lo + size].reshape(shp))
+            lo += size
+        return out
+
+    def _views(self, buf):
+        """(W(1..L), Theta(0..L)) as lists of views of ``buf``."""
+        t0, w1, w_rest, t_rest = self._split(buf)
+        return ([w1] if self.L else []) + list(w_rest), [t0] + list(t_rest)
+
+    def parameters(self):
+        """The parameter views in :meth:`OAHU._parameters` order: W(1..L), Theta(0..L)."""
+        return self.hidden + self.theta
+
+    def velocity_buffer(self, velocity=None):
+        """A buffer in the layout of ``flat``, zero or filled from ``velocity`` (a list in
+        :meth:`parameters` order), and its views in :meth:`parameters` order."""
+        vflat = np.zeros_like(self.flat)
+        hidden, theta = self._views(vflat)
+        views = hidden + theta
+        if velocity is not None:
+            for dst, src in zip(views, velocity):
+                dst[...] = np.asarray(src)
+        return vflat, views
+
+    def forward_backward(self, X3, alpha, tau):
+        """One triplet: ``X3`` (3, d) rows (anchor, positive, negative) of ``dtype``, ``alpha``
+        (L+1,) of ``dtype``, ``tau`` float. Writes the gradient of sum_l alpha(l) L(l) into
+        ``grad`` and returns ``(local, d_pos, d_neg)``, each (L+1,) of ``dtype``: L(l) (eq. 13) and
+        D+(l), D-(l) (eq. 6) before the step."""
+        L, Z, H = self.L, self._Z, self._H
+        np.matmul(X3, self._theta0.T, out=Z[0])
+        prev = X3
+        for l, W in enumerate(self.hidden):  # h(l) = ReLU(W(l) h(l-1)), eq. 1
+            np.matmul(prev, W.T, out=H[l])
+            np.maximum(H[l], 0, out=H[l])
+            prev = H[l]
+        if L:
+            np.matmul(H, self._theta_rest.transpose(0, 2, 1), out=Z[1:])
+        nrm = np.sqrt((Z * Z).sum(axis=2, keepdims=True))  # (L+1, 3, 1)
+        den = np.maximum(nrm, _EPS)
+        F = Z / den  # f(l), unit norm (eq. 3, our normalisation)
+        A = F[:, 0] - F[:, 1]
+        B = F[:, 0] - F[:, 2]
+        d_pos = np.sqrt((A * A).sum(axis=1) + _EPS)  # eq. 6
+        d_neg = np.sqrt((B * B).sum(axis=1) + _EPS)
+        c1, c2 = abtl_bounds(d_pos, d_neg, tau)  # eq. 11, constants of the step
+        attr = (d_pos - c1) / (2.0 - c1)  # eq. 12
+        rep = 1.0 - d_neg / c2
+        local = 0.5 * (np.maximum(attr, 0.0) + np.maximum(rep, 0.0))  # eq. 13
+        half = 0.5 * alpha
+        gp = half * (attr >= 0) / (2.0 - c1) / d_pos  # dJ/dD+ / D+
+        gn = -half * (rep >= 0) / c2 / d_neg
+        GA = gp[:, None] * A
+        GB = gn[:, None] * B
+        GF = np.empty_like(F)
+        GF[:, 0] = GA + GB
+        GF[:, 1] = -GA
+        GF[:, 2] = -GB
+        s = (GF * F).sum(axis=2, keepdims=True) * (nrm >= _EPS)
+        GZ = (GF - F * s) / den  # through the normalisation
+        np.matmul(GZ[0].T, X3, out=self._g_theta0)
+        if L:
+            np.matmul(GZ[1:].transpose(0, 2, 1), H, out=self._g_theta_rest)
+            GH = np.matmul(GZ[1:], self._theta_rest)  # dJ/dh(l) from E_l, (L, 3, h)
+            for l in range(L, 0, -1):
+                Gpre = GH[l - 1] * (H[l - 1] > 0)  # through the ReLU
+                if l == 1:
+                    np.matmul(Gpre.T, X3, out=self._g_w1)
+                else:
+                    np.matmul(Gpre.T, H[l - 2], out=self._g_w_rest[l - 2])
+                    GH[l - 2] += Gpre @ self.hidden[l - 1]
+        return local, d_pos, d_neg
+
+    def apply(self, eta, momentum=0.0, velocity=None):
+        """parameters <- parameters - eta grad (eqs. 21-22), or with ``momentum`` mu > 0 the
+        heavy-ball step on the flat ``velocity`` buffer: v <- mu v + grad, parameters -= eta v."""
+        if momentum == 0:
+            step = np.multiply(self.grad, eta, out=self._tmp)
+        else:
+            velocity *= momentum
+            velocity += self.grad
+            step = np.multiply(velocity, eta, out=self._tmp)
+        self.flat -= step
+
+    def embed(self, X):
+        """:func:`numpy_embed` of the rows of ``X`` (n, d) of ``dtype`` by this network."""
+        return numpy_embed(self.hidden, self.theta, X)
+
+
+def numpy_embed(hidden, theta, X):
+    """The L+1 unit-norm embeddings f(l) = h(l) Theta(l)^T / max(||.||, eps) (eqs. 1, 3) of the
+    rows of ``X`` (n, d), h(0) = X, h(l) = ReLU(h(l-1) W(l)^T): array (L+1, n, m) of X's dtype."""
+    out = [_normalise_rows(X @ theta[0].T)]
+    h = X
+    for W, T in zip(hidden, theta[1:]):
+        h = np.maximum(h @ W.T, 0)
+        out.append(_normalise_rows(h @ T.T))
+    return np.stack(out)
+
+
+def numpy_loss_and_grad(hidden, theta, X3, alpha, tau, dtype="float64"):
+    """One triplet's local losses (eq. 13), distances (eq. 6) and the gradient of
+    sum_l alpha(l) L(l) by :class:`NumpyNet` (the ``backend="numpy"`` step): returns
+    ``(local, d_pos, d_neg, grads)`` with ``grads`` a list of arrays in the order W(1..L),
+    Theta(0..L). For tests and measurements; the learner keeps one :class:`NumpyNet` per fit."""
+    net = NumpyNet(hidden, theta, dtype)
+    dt = net.dtype
+    local, dp, dn = net.forward_backward(
+        np.asarray(X3, dtype=dt), np.asarray(alpha, dtype=dt), float(tau)
+    )
+    return local, dp, dn, [g.copy() for g in net.grad_hidden + net.grad_theta]
+
+
 def weighted_lower_median(values, weights):
     """Per column of ``values`` (n_layers, n), the smallest value v with sum of ``weights``
     (n_layers,) over values <= v at least 0.5: the eq. 26 threshold score. Returns (n,)."""
@@ -205,14 +417,19 @@ class OAHU(OnlineMixin, BaseLearner):
     sampling : "sequential" (the stream order), "permutation" or "uniform".
     deployment : "layers" (section 3.6, eqs. 23-27: the paper's) or "combined" (one distance
         sum_l alpha(l) D(l): a variant, not the paper's).
-    device : "auto" (CUDA when present, else CPU), "cpu" or "cuda".
+    backend : "numpy" (default: the hand-written forward and backward pass of
+        :func:`numpy_step`, CPU, no torch import) or "torch" (autograd; the reference, and the one
+        that runs on a GPU). Both take the same steps up to floating-point rounding (tested).
+    device : for ``backend="torch"``: "auto" (CUDA when present, else CPU), "cpu" or "cuda";
+        ``backend="numpy"`` accepts "auto" and "cpu" (it runs on the CPU).
     dtype : "float32" or "float64".
 
-    Fitted: ``alpha_`` (L+1,) metric weights, ``params_`` (the torch tensors: ``hidden`` W(1..L),
-    ``theta`` Theta(0..L)), ``trace_`` with per-checkpoint ``alpha_0`` .. ``alpha_L`` besides the
+    Fitted: ``alpha_`` (L+1,) metric weights, ``params_`` (``hidden`` W(1..L), ``theta``
+    Theta(0..L): NumPy arrays of ``dtype``, or torch tensors with ``backend="torch"``),
+    ``trace_`` with per-checkpoint ``alpha_0`` .. ``alpha_L`` besides the
     overall loss (eq. 19), mistakes (combined distance of the positive >= of the negative) and
-    utilization, ``n_steps_``; ``velocity_`` (one tensor per parameter, momentum > 0 only, else
-    None).
+    utilization, ``n_steps_``; ``velocity_`` (one array / tensor per parameter, in the order of
+    ``_parameters()``, momentum > 0 only, else None).
     """
 
     name = "OAHU"  # its name in configs and tables (algorithms: found by this)
@@ -232,6 +449,7 @@ class OAHU(OnlineMixin, BaseLearner):
         n_epochs=1,
         sampling="sequential",
         deployment="layers",
+        backend="numpy",
         device="auto",
         dtype="float32",
         preprocessor=None,
@@ -249,6 +467,7 @@ class OAHU(OnlineMixin, BaseLearner):
         self.n_epochs = n_epochs
         self.sampling = sampling
         self.deployment = deployment
+        self.backend = backend
         self.device = device
         self.dtype = dtype
         self.preprocessor = preprocessor
@@ -275,6 +494,13 @@ class OAHU(OnlineMixin, BaseLearner):
             raise ValueError(f"dtype must be 'float32' or 'float64', got {self.dtype!r}")
         if self.deployment not in ("layers", "combined"):
             raise ValueError(f"deployment must be 'layers' or 'combined', got {self.deployment!r}")
+        if self.backend not in ("numpy", "torch"):
+            raise ValueError(f"backend must be 'numpy' or 'torch', got {self.backend!r}")
+        if self.backend == "numpy" and self.device not in ("auto", "cpu"):
+            raise ValueError(
+                f"backend='numpy' runs on the CPU (device 'auto' or 'cpu'), got {self.device!r}; "
+                "use backend='torch' for a GPU"
+            )
 
     def _torch(self):
         import torch
@@ -288,17 +514,17 @@ class OAHU(OnlineMixin, BaseLearner):
         return torch, torch.device(dev), getattr(torch, self.dtype)
 
     def _init_params(self, d):
-        """PyTorch's default linear-layer weights (no bias, eq. 1), seeded by ``random_state``."""
-        torch, dev, dt = self._torch()
-        g = torch.Generator().manual_seed(
-            int(np.random.default_rng(self.random_state).integers(2**62))
-        )
+        """PyTorch's default linear-layer weights (no bias, eq. 1), seeded by ``random_state``:
+        uniform +- 1/sqrt(fan_in), drawn in float64 from a CPU ``torch.Generator`` seeded with an
+        integer from ``np.random.default_rng(random_state)`` (reproduced without torch by
+        :func:`torch_cpu_uniform`, the same numbers for both backends), then cast to ``dtype``."""
+        seed = int(np.random.default_rng(self.random_state).integers(2**62))
+        state = np.random.RandomState(seed & 0xFFFFFFFF)  # the generator torch seeds, exactly
         L, h, m = int(self.n_hidden_layers), int(self.n_hidden), int(self.embedding_dim)
 
         def uniform(shape, fan_in):
             bound = 1.0 / np.sqrt(fan_in)
-            w = (torch.rand(shape, generator=g, dtype=torch.float64) * 2 - 1) * bound
-            return w.to(device=dev, dtype=dt).requires_grad_(True)
+            return (torch_cpu_uniform(state, shape) * 2 - 1) * bound
 
         hidden = []  # W(1..L), shapes (h, fan_in)
         fan = d
@@ -306,13 +532,25 @@ class OAHU(OnlineMixin, BaseLearner):
             hidden.append(uniform((h, fan), fan))
             fan = h
         theta = [uniform((m, d), d)] + [uniform((m, h), h) for _ in range(L)]  # Theta(0..L)
-        self.params_ = {"hidden": hidden, "theta": theta}
+        if self.backend == "torch":
+            torch, dev, dt = self._torch()
+
+            def cast(w):
+                return torch.as_tensor(w).to(device=dev, dtype=dt).requires_grad_(True)
+
+        else:
+
+            def cast(w):
+                return w.astype(self.dtype)
+
+        self.params_ = {"hidden": [cast(w) for w in hidden], "theta": [cast(w) for w in theta]}
         self.alpha_ = np.full(L + 1, 1.0 / (L + 1))
         self.velocity_ = None  # heavy-ball buffers (momentum > 0 only, not the paper's), lazily
         self.n_features_in_ = d
 
     def _embed(self, Xt):
-        """List of the L+1 unit-norm embeddings f(l) (torch tensors (n, m)) of a (n, d) tensor."""
+        """List of the L+1 unit-norm embeddings f(l) (torch tensors (n, m)) of a (n, d) tensor
+        (``backend="torch"``; the NumPy backend's is :meth:`NumpyNet.embed`)."""
         import torch.nn.functional as F
 
         theta = self.params_["theta"]
@@ -357,6 +595,56 @@ class OAHU(OnlineMixin, BaseLearner):
         return 0.5 * (attr + rep)
 
     def _run(self, X, idx):
+        if self.backend == "torch":
+            return self._run_torch(X, idx)
+        return self._run_numpy(X, idx)
+
+    def _run_numpy(self, X, idx):
+        """Algorithm 1 with the hand-written forward and backward pass of :class:`NumpyNet`; the
+        same steps as :meth:`_run_torch` up to floating-point rounding (tested)."""
+        dt = np.dtype(self.dtype)
+        net = NumpyNet(self.params_["hidden"], self.params_["theta"], dt)
+        self.params_ = {"hidden": net.hidden, "theta": net.theta}  # views of net.flat
+        Xd = np.ascontiguousarray(X, dtype=dt)
+        idx = np.asarray(idx, dtype=np.intp)
+        eta, beta, s, tau = float(self.eta), float(self.beta), float(self.s), float(self.tau)
+        mu = float(self.momentum)
+        vflat = None
+        if mu > 0:
+            vflat, self.velocity_ = net.velocity_buffer(getattr(self, "velocity_", None))
+        rng = np.random.default_rng(self.random_state)
+        n_steps = int(self.n_epochs) * len(idx)
+
+        def step(i, t):
+            local, dp, dn = net.forward_backward(Xd[idx[i]], self.alpha_.astype(dt), tau)
+            net.apply(eta, mu, vflat)  # eqs. 21-22 (momentum: ours, not the paper's)
+            losses = local.astype(np.float64)
+            mistake = float(self.alpha_ @ dp) >= float(self.alpha_ @ dn)
+            loss = float(self.alpha_ @ losses)
+            self.alpha_ = hedge_update(self.alpha_, losses, beta, s)  # eq. 20, lines 10-11
+            return loss, mistake, bool(loss > 0)
+
+        def on_checkpoint(t):
+            return {f"alpha_{j}": float(a) for j, a in enumerate(self.alpha_)}
+
+        before = self.n_steps_
+        self._online_loop(len(idx), n_steps, step, rng, self.sampling, on_checkpoint)
+        self.n_steps_ = before + n_steps  # _online_loop sets the count of this call's steps
+        return self
+
+    def _torch_local(self, X3):
+        """``backend="torch"``: for a (3, d) tensor of rows (anchor, positive, negative), the
+        local losses L(l) of eq. 13 (the bounds of eq. 11 held constant) and D+(l), D-(l) of
+        eq. 6, tensors (L+1,) in the autograd graph of the parameters."""
+        import torch
+
+        e = torch.stack(self._embed(X3))  # (L+1, 3, m)
+        d_pos = torch.sqrt(((e[:, 0] - e[:, 1]) ** 2).sum(1) + _EPS)  # D_orig, eq. 6
+        d_neg = torch.sqrt(((e[:, 0] - e[:, 2]) ** 2).sum(1) + _EPS)
+        return self._local_losses(d_pos, d_neg), d_pos, d_neg  # eqs. 11-13, (L+1,)
+
+    def _run_torch(self, X, idx):
+        """Algorithm 1 with torch autograd (``backend="torch"``: the reference, and GPUs)."""
         torch, dev, dt = self._torch()
         Xt = torch.as_tensor(X, dtype=dt, device=dev)
         params = self._parameters()
@@ -369,10 +657,7 @@ class OAHU(OnlineMixin, BaseLearner):
 
         def step(i, t):
             a, p, n = idx[i]
-            e = torch.stack(self._embed(Xt[[int(a), int(p), int(n)]]))  # (L+1, 3, m)
-            d_pos = torch.sqrt(((e[:, 0] - e[:, 1]) ** 2).sum(1) + _EPS)  # D_orig, eq. 6
-            d_neg = torch.sqrt(((e[:, 0] - e[:, 2]) ** 2).sum(1) + _EPS)
-            local = self._local_losses(d_pos, d_neg)  # eqs. 11-13, (L+1,)
+            local, d_pos, d_neg = self._torch_local(Xt[[int(a), int(p), int(n)]])
             alpha = torch.as_tensor(self.alpha_, dtype=dt, device=dev)
             grads = torch.autograd.grad((alpha * local).sum(), params)  # eq. 19
             with torch.no_grad():
@@ -393,8 +678,9 @@ class OAHU(OnlineMixin, BaseLearner):
         def on_checkpoint(t):
             return {f"alpha_{j}": float(a) for j, a in enumerate(self.alpha_)}
 
+        before = self.n_steps_
         self._online_loop(len(idx), n_steps, step, rng, self.sampling, on_checkpoint)
-        self.n_steps_ += n_steps
+        self.n_steps_ = before + n_steps  # _online_loop sets the count of this call's steps
         return self
 
     # ----------------------------------------------------------------------------- embeddings
@@ -404,8 +690,17 @@ class OAHU(OnlineMixin, BaseLearner):
         through here) and scikit-learn's ``ValueError`` for NaN/inf, a non-2-D X or another number
         of features than at fit."""
         self._check_fitted()
-        torch, dev, dt = self._torch()
         X = validate_data(self, X, dtype=np.float64, reset=False)
+        if self.backend != "torch":
+            hidden, theta = self.params_["hidden"], self.params_["theta"]
+            out = [
+                numpy_embed(hidden, theta, X[lo : lo + 4096].astype(self.dtype)).astype(np.float64)
+                for lo in range(0, len(X), 4096)
+            ]
+            if not out:
+                return np.zeros((len(self.alpha_), 0, int(self.embedding_dim)))
+            return np.concatenate(out, axis=1)
+        torch, dev, dt = self._torch()
         out = []
         with torch.no_grad():
             for lo in range(0, len(X), 4096):

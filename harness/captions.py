@@ -430,7 +430,7 @@ def oasis_table2(config: dict, missing) -> list[str]:
 def oahu_table3(config: dict, runs: pd.DataFrame, missing) -> list[str]:
     """Caption of the OAHU paper's Table 3 (rule table_oahu_3), with the diagnosis of OAHU
     against its untrained network where both ran."""
-    from .oahu_experiment import OAHU_CHOICES, SPLIT_WORDS, pair_rule_caption
+    from .oahu_experiment import OAHU_CHOICES, OAHU_ORDER_SPREAD, SPLIT_WORDS, pair_rule_caption
 
     cfg, route = config["oahu"]["table3"], config["data"]["route"]
     methods, art = cfg["methods"], "oahu_table3"
@@ -495,6 +495,7 @@ def oahu_table3(config: dict, runs: pd.DataFrame, missing) -> list[str]:
         *([differ] if differ else []),
         *([f"Chosen on the validation part: {'; '.join(chosen)}."] if chosen else []),
         OAHU_CHOICES,
+        OAHU_ORDER_SPREAD,
         (
             f"Rows not in the paper's table: {', '.join(extra)} (Eucl: kNN under the Euclidean "
             "distance, no learning; OAHU-init: OAHU's network at its seeded initialisation with "

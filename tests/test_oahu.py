@@ -141,12 +141,19 @@ def test_network_of_eq_1_has_no_biases():
     np.testing.assert_allclose(m.transform(3.0 * X), E, atol=1e-5)
 
 
-def test_one_step_is_eqs_21_22_with_the_bounds_held_constant():
+def _np(p):
+    """A parameter (NumPy array or torch tensor) as a NumPy array."""
+    return p.detach().cpu().numpy() if hasattr(p, "detach") else np.asarray(p)
+
+
+@pytest.mark.parametrize("backend", ["numpy", "torch"])
+def test_one_step_is_eqs_21_22_with_the_bounds_held_constant(backend):
     torch = pytest.importorskip("torch")
     X, _y, T = _data()
     kw = {"n_hidden_layers": 2, "n_hidden": 5, "embedding_dim": 3, "random_state": 1}
-    m = OAHU(**kw, preprocessor=X, eta=0.1, tau=TAU, dtype="float64").fit(T[:1])
-    ref = OAHU(**kw, preprocessor=X, dtype="float64")
+    m = OAHU(**kw, preprocessor=X, eta=0.1, tau=TAU, dtype="float64", backend=backend)
+    m.fit(T[:1])
+    ref = OAHU(**kw, preprocessor=X, dtype="float64", backend="torch")
     ref._check_params()
     ref._init_params(X.shape[1])
     W1, W2 = ref.params_["hidden"]
@@ -166,10 +173,10 @@ def test_one_step_is_eqs_21_22_with_the_bounds_held_constant():
         return (p - 0.1 * torch.autograd.grad(obj, p, retain_graph=True)[0]).detach().numpy()
 
     for l in range(3):  # eq. 21: Theta(l) sees its own loss only
-        np.testing.assert_allclose(new[id(th[l])].detach().numpy(), step(th[l], [l]), atol=1e-10)
+        np.testing.assert_allclose(_np(new[id(th[l])]), step(th[l], [l]), atol=1e-10)
     # eq. 22: W(l) sees the losses of the models built on it, j >= l
-    np.testing.assert_allclose(new[id(W1)].detach().numpy(), step(W1, [1, 2]), atol=1e-10)
-    np.testing.assert_allclose(new[id(W2)].detach().numpy(), step(W2, [2]), atol=1e-10)
+    np.testing.assert_allclose(_np(new[id(W1)]), step(W1, [1, 2]), atol=1e-10)
+    np.testing.assert_allclose(_np(new[id(W2)]), step(W2, [2]), atol=1e-10)
     # eq. 20 with the losses before the step
     np.testing.assert_allclose(
         m.alpha_, hedge_update(alpha, abtl_local_loss(P, N, TAU), 0.99, 0.1), atol=1e-12
@@ -295,7 +302,7 @@ def test_partial_fit_continues_the_stream():
     whole = OAHU(**kw).fit(T)
     halves = OAHU(**kw).partial_fit(T[:150]).partial_fit(T[150:])
     np.testing.assert_allclose(whole.alpha_, halves.alpha_, atol=1e-6)
-    assert halves.n_steps_ == len(T)
+    assert halves.n_steps_ == whole.n_steps_ == len(T)  # fit counted its steps twice before
 
 
 def test_zero_epochs_leave_the_seeded_initialisation():

@@ -19,27 +19,34 @@ def _data(n=45, d=7, k=3, seed=1):
     return X, sample_class_triplets(y, 40, rng)
 
 
+def _np(p):
+    """A parameter or velocity (NumPy array or torch tensor) as a NumPy array copy."""
+    return p.detach().cpu().numpy().copy() if hasattr(p, "detach") else np.array(p)
+
+
 def _theta(m):
-    return [p.detach().numpy().copy() for p in m._parameters()]
+    return [_np(p) for p in m._parameters()]
 
 
-def test_zero_momentum_is_the_plain_update_bit_for_bit():
+@pytest.mark.parametrize("backend", ["numpy", "torch"])
+def test_zero_momentum_is_the_plain_update_bit_for_bit(backend):
     X, T = _data()
-    plain = OAHU(preprocessor=X, **KW).fit(T)
-    zero = OAHU(preprocessor=X, momentum=0.0, **KW).fit(T)
+    plain = OAHU(preprocessor=X, backend=backend, **KW).fit(T)
+    zero = OAHU(preprocessor=X, momentum=0.0, backend=backend, **KW).fit(T)
     for a, b in zip(_theta(plain), _theta(zero)):
         np.testing.assert_array_equal(a, b)
     np.testing.assert_array_equal(plain.alpha_, zero.alpha_)
     assert zero.velocity_ is None
 
 
-def test_two_heavy_ball_steps_by_hand():
+@pytest.mark.parametrize("backend", ["numpy", "torch"])
+def test_two_heavy_ball_steps_by_hand(backend):
     """Step 1 from v_0 = 0 is the plain step: theta_1 = theta_0 - eta g_1. Step 2 takes g_2 at
     theta_1 with the same alpha as the plain run, so theta_2 = theta_1 - eta (mu g_1 + g_2) =
     plain theta_2 + mu (theta_1 - theta_0), with g_1 = (theta_0 - theta_1) / eta."""
     X, T = _data()
     mu = 0.7
-    kw = {**KW, "dtype": "float64"}
+    kw = {**KW, "dtype": "float64", "backend": backend}
     init = OAHU(preprocessor=X, n_epochs=0, **kw).fit(T[:1])
     plain1 = OAHU(preprocessor=X, **kw).fit(T[:1])
     plain2 = OAHU(preprocessor=X, **kw).fit(T[:2])
@@ -54,7 +61,7 @@ def test_two_heavy_ball_steps_by_hand():
     # the velocity is v_2 = mu g_1 + g_2 = mu (theta_0 - theta_1) / eta + (theta_1 - plain_2) / eta
     for v, b0, b1, b2 in zip(mom2.velocity_, t0, t1, p2):
         np.testing.assert_allclose(
-            v.numpy(), (mu * (b0 - b1) + (b1 - b2)) / KW["eta"], rtol=0, atol=1e-10
+            _np(v), (mu * (b0 - b1) + (b1 - b2)) / KW["eta"], rtol=0, atol=1e-10
         )
     np.testing.assert_allclose(mom2.alpha_, plain2.alpha_, atol=1e-15)  # eq. 20 unaffected at t=2
     # partial_fit carries the velocity: fit(T[:1]) then partial_fit(T[1:2]) = fit(T[:2])
