@@ -93,7 +93,7 @@ with the bounds of eq. 11 held constant; all parameters in one buffer, so eqs. 2
 update) and never imports torch; "torch" differentiates the same loss by autograd (the reference,
 and the backend for a GPU). Both start from the same parameters and take the same steps up to
 rounding: gradients equal to 1e-10 in float64, whole fits to float32 rounding over a short
-stream (tests/test_oahu_backends.py). Measured (``python -m harness.oahu_speed``; process CPU
+stream (tests/test_oahu_backends.py). Measured (``python -m tripletbench.harness.oahu_speed``; process CPU
 time, one thread, medians of 3 in one process, loaded 2-core machine) at the paper's network
 (d = 784, L = 5, 100 units, 50-d embeddings), float32, two runs: torch 3.6-4.8 ms per step,
 NumPy backend 0.86 ms (4.1-5.6x faster), the bare NumPy forward/backward loop without the hedge
@@ -103,7 +103,7 @@ below it); ``import torch`` costs a further 2.7 CPU s per process.
 
 Operation order. The online steps are chaotic: a difference in the order of floating-point sums
 grows along the stream until the parameters share no digit. Measured (``python -m
-harness.oahu_order``) on Fashion-MNIST at the default config's Table 3 size (4,000 samples,
+tripletbench.harness.oahu_order``) on Fashion-MNIST at the default config's Table 3 size (4,000 samples,
 2,500 seed + 2,500 closure triplets, k = 5, tau = 0.1; seeds 0-2), float32, the NumPy backend
 against itself with the feature columns and the matching input columns of W(1) and Theta(0)
 permuted (the same function, other summation order): the largest parameter difference relative

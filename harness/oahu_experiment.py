@@ -429,3 +429,17 @@ def verification_rows(
         for f, t in zip(r["fpr"], r["tpr"])
     ]
     return auc_rows, roc_rows
+
+
+def torch_version() -> str:
+    """``";torch=X"`` when torch is installed (read from its metadata, not imported), else ``""``:
+    the OAHU jobs record it without importing torch, which only the torch backend of
+    :class:`~tripletbench.algorithms.oahu.OAHU` loads (about 2.7 CPU s per job, issue 40). Those
+    jobs no longer set torch's thread count or global seed: the torch backend seeds its own
+    generator, and the workflow's OMP_NUM_THREADS = 1 holds torch to one thread when it loads."""
+    from importlib import metadata
+
+    try:
+        return f";torch={metadata.version('torch')}"
+    except metadata.PackageNotFoundError:
+        return ""

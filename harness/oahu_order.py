@@ -4,7 +4,7 @@ that differ only in the order of floating-point operations.
 OAHU's online steps are chaotic (algorithms/oahu.py, module docstring): a rounding difference in
 one step grows along the stream, so two runs that compute the same mathematical steps in another
 order end with different parameters and a different error. On one (dataset, seed) cell of the OAHU
-paper's Table 3 protocol (:func:`harness.oahu_experiment.dev_test_split`, the seed + closure
+paper's Table 3 protocol (:func:`tripletbench.harness.oahu_experiment.dev_test_split`, the seed + closure
 stream of ``constraint_stream``, kNN by eqs. 23-25 on the test half with the development half as
 reference; tau fixed at the default 0.1, the grid's choice left out so that only the fit varies),
 it fits OAHU in these variants, all from the same seeded parameters and stream:
@@ -19,7 +19,7 @@ it fits OAHU in these variants, all from the same seeded parameters and stream:
 
 For each it records the test error rate and the largest parameter difference to ``numpy``
 relative to the largest parameter; the spread of an order is max - min of the error over
-``numpy``, ``torch`` and the ``permK``. Run: ``python -m harness.oahu_order [--seeds 0 1 2]
+``numpy``, ``torch`` and the ``permK``. Run: ``python -m tripletbench.harness.oahu_order [--seeds 0 1 2]
 [--perms 3] [--out PREFIX]``. Not a test (minutes of CPU; it needs the prepared data).
 """
 
@@ -60,8 +60,8 @@ def cell_variants(X, y, seed, cfg, n_perms=3, params=None, log=print) -> pd.Data
     """The variants of the module docstring on one cell: rows (seed, variant, error_rate,
     max_rel_param_diff, fit_cpu_s). ``cfg``: the Table 3 block (n_samples, n_seeds, n_closure, k,
     split); ``params``: OAHU's parameters (default: the paper's, tau = 0.1)."""
-    from algorithms import OAHU
-    from harness.experiment import learner_seed
+    from tripletbench.algorithms import OAHU
+    from tripletbench.harness.experiment import learner_seed
 
     split = dev_test_split(y, seed, cfg.get("n_samples"), cfg.get("split", "shuffled"))
     dev, test = split["dev"], split["test"]
@@ -122,8 +122,8 @@ def divergence(X, y, seed, cfg, marks=(1, 10, 100, 300, 1000, 3000, 5000), param
     (module docstring) of one cell, fitted in chunks that end at ``marks`` (partial_fit continues
     a stream exactly, tested), and at each mark the largest parameter difference relative to the
     largest parameter. Returns rows (seed, step, max_rel_param_diff)."""
-    from algorithms import OAHU
-    from harness.experiment import learner_seed
+    from tripletbench.algorithms import OAHU
+    from tripletbench.harness.experiment import learner_seed
 
     split = dev_test_split(y, seed, cfg.get("n_samples"), cfg.get("split", "shuffled"))
     dev = split["dev"]
@@ -185,8 +185,8 @@ def main(argv=None):
     import yaml
     from threadpoolctl import threadpool_limits
 
-    from datasets import get_dataset
-    from datasets.base import load
+    from tripletbench.datasets import get_dataset
+    from tripletbench.datasets.base import load
 
     torch.set_num_threads(1)
     cfg = yaml.safe_load(Path(args.config).read_text())["oahu"]["table3"]

@@ -10,18 +10,18 @@ paper's, section 4.3.2 and ``config/default.yaml``'s oahu block: L = 5 hidden la
 * ``torch``: ``OAHU(backend="torch").partial_fit`` (the whole learner step: embedding, losses,
   autograd, update, hedge update of eq. 20, trace);
 * ``numpy``: ``OAHU(backend="numpy").partial_fit``, the same learner step;
-* ``floor``: a bare loop of :meth:`algorithms.oahu.NumpyNet.forward_backward` and ``apply`` on
+* ``floor``: a bare loop of :meth:`tripletbench.algorithms.oahu.NumpyNet.forward_backward` and ``apply`` on
   the same triplets with fixed alpha (no hedge update, no trace, no learner): what the
   hand-written NumPy forward and backward pass costs by itself;
 * ``arithmetic``: the step's flops (forward, backward, update; counted below) at the machine's
-  one-core matrix-multiply rate (:func:`harness.performance.gemm_flops_per_s`), a lower bound no
+  one-core matrix-multiply rate (:func:`tripletbench.harness.performance.gemm_flops_per_s`), a lower bound no
   per-step code reaches (3-row products run far below the GEMM rate).
 
 It also reports the largest relative difference of the two backends' parameters after the
 stream (float32: chaotic growth of rounding differences, see OAHU's module docstring) and the
 CPU seconds of ``import torch`` in a fresh interpreter (which the NumPy backend does not pay).
 
-Run: ``python -m harness.oahu_speed [--d 784] [--steps 300] [--repeats 3] [--out PREFIX]``
+Run: ``python -m tripletbench.harness.oahu_speed [--d 784] [--steps 300] [--repeats 3] [--out PREFIX]``
 (writes PREFIX.csv and PREFIX.md when ``--out`` is given). Not a test: the numbers depend on the
 machine; equality of the backends is tested in ``tests/test_oahu_backends.py``.
 """
@@ -75,7 +75,7 @@ def import_torch_cpu_s(repeats: int = 3) -> float:
 
 
 def _data(d, n_points, n_triplets, seed):
-    from datasets.constraints import sample_class_triplets
+    from tripletbench.datasets.constraints import sample_class_triplets
 
     rng = np.random.default_rng(seed)
     y = rng.integers(0, 10, size=n_points)
@@ -89,9 +89,9 @@ def measure(d=784, L=5, h=100, m=50, n_steps=300, repeats=3, dtype="float32", se
     docstring) over ``n_steps`` steps, the arithmetic bound, and the backends' final difference."""
     import torch
 
-    from algorithms import OAHU
-    from algorithms.oahu import NumpyNet
-    from harness.performance import gemm_flops_per_s
+    from tripletbench.algorithms import OAHU
+    from tripletbench.algorithms.oahu import NumpyNet
+    from tripletbench.harness.performance import gemm_flops_per_s
 
     torch.set_num_threads(1)
     X, T = _data(d, 2000, n_steps, seed)

@@ -1,5 +1,5 @@
 """OAHU's two backends (algorithms/oahu.py): the hand-written NumPy forward and backward pass
-(``backend="numpy"``, :class:`algorithms.oahu.NumpyNet`) is the exact gradient of the loss the
+(``backend="numpy"``, :class:`tripletbench.algorithms.oahu.NumpyNet`) is the exact gradient of the loss the
 torch backend differentiates by autograd (sum_l alpha(l) L(l), eqs. 6, 11-13, 19, the bounds of
 eq. 11 held constant), both start from the same seeded parameters, and whole fits agree to the
 rounding of their dtype over a short stream (the steps are chaotic: the difference grows with the
@@ -13,9 +13,9 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-from algorithms import OAHU
-from algorithms.oahu import NumpyNet, numpy_loss_and_grad, torch_cpu_uniform
-from datasets.constraints import sample_class_triplets
+from tripletbench.algorithms import OAHU
+from tripletbench.algorithms.oahu import NumpyNet, numpy_loss_and_grad, torch_cpu_uniform
+from tripletbench.datasets.constraints import sample_class_triplets
 
 ROOT = Path(__file__).resolve().parents[1]
 
@@ -251,7 +251,7 @@ def test_numpy_backend_imports_no_torch():
     """A fit, transform and the kNN deployment with the NumPy backend leave torch unloaded."""
     code = (
         "import sys, numpy as np\n"
-        "from algorithms import OAHU\n"
+        "from tripletbench.algorithms import OAHU\n"
         "X = np.random.default_rng(0).normal(size=(30, 5)); y = np.arange(30) % 3\n"
         "T = np.array([[i, (i + 3) % 30, (i + 1) % 30] for i in range(30)])\n"
         "m = OAHU(n_hidden_layers=2, n_hidden=6, embedding_dim=3, random_state=0,"

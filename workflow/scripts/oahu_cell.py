@@ -2,7 +2,6 @@
 (also the Recall@K of Figure 7 and OAHU's alpha trace of Figure 4c): tidy CSVs."""
 
 import pandas as pd
-import torch
 
 from tripletbench.datasets.base import load_prepared
 from tripletbench.harness.io import config_hash, now, package_versions, peak_rss_mb, save_csv, start_log
@@ -11,15 +10,14 @@ from tripletbench.harness.oahu_experiment import (
     classification_rows,
     dev_test_split,
     retrieval_rows,
+    torch_version,
 )
 from tripletbench.harness.settings import settings_hash
 
 start_log(snakemake.log[0])
-torch.set_num_threads(1)  # jobs run in parallel, one core each
 w = snakemake.wildcards
 exp = snakemake.config["oahu"][w.experiment]
 seed, method = int(w.seed), w.method
-torch.manual_seed(seed)
 d = load_prepared(snakemake.input[0], ["X", "y", "route"])
 X, y = d["X"], d["y"]
 print(f"[{now()}] {w.experiment} {w.dataset} seed {seed} {method}: {X.shape}")
@@ -29,7 +27,7 @@ base = {
     "route": str(d["route"]),
     "config_hash": config_hash(exp),
     "settings_hash": settings_hash(snakemake.params.settings),  # tripletbench.harness.settings
-    "versions": package_versions() + f";torch={torch.__version__}",
+    "versions": package_versions() + torch_version(),
 }
 rows, model = classification_rows(method, exp["methods"][method], X, y, seed, exp, base)
 split = dev_test_split(y, seed, exp.get("n_samples"), exp.get("split", "shuffled"))

@@ -5,7 +5,6 @@ import json
 
 import numpy as np
 import pandas as pd
-import torch
 
 from tripletbench.datasets.base import load_prepared
 from tripletbench.datasets.preprocess import rng
@@ -21,11 +20,9 @@ from tripletbench.harness.oahu_experiment import (
 from tripletbench.harness.settings import settings_hash
 
 start_log(snakemake.log[0])
-torch.set_num_threads(1)
 w = snakemake.wildcards
 cfg = snakemake.config["oahu"]["figure4"]
 seed, method, n = int(w.seed), w.method, int(w.n)
-torch.manual_seed(seed)
 d = load_prepared(snakemake.input[0], ["X", "y"])
 X, y = d["X"], d["y"]
 mcfg = cfg["methods"][method]

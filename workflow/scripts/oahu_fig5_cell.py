@@ -4,7 +4,6 @@ protocol on a class-labelled stand-in (folds of matched/mismatched pairs from it
 
 import numpy as np
 import pandas as pd
-import torch
 
 from tripletbench.datasets.base import load_prepared
 from tripletbench.datasets.preprocess import rng, split_per_class
@@ -14,11 +13,9 @@ from tripletbench.harness.oahu_experiment import subsample, verification_rows
 from tripletbench.harness.settings import settings_hash
 
 start_log(snakemake.log[0])
-torch.set_num_threads(1)
 w = snakemake.wildcards
 cfg = snakemake.config["oahu"]["figure5"]
 seed, method = int(w.seed), w.method
-torch.manual_seed(seed)
 if w.dataset == "lfw":
     from tripletbench.datasets.lfw import load_lfw
 

@@ -14,7 +14,6 @@ the rows.
 
 import numpy as np
 import pandas as pd
-import torch
 
 from tripletbench.datasets.base import load_prepared
 from tripletbench.harness.experiment import fit_learner
@@ -22,7 +21,6 @@ from tripletbench.harness.io import now, save_csv, save_text, start_log
 from tripletbench.harness.oahu_experiment import OAHU_CHOICES, constraint_stream, dev_test_split, knn_scores
 
 start_log(snakemake.log[0])
-torch.set_num_threads(1)  # as every OAHU job: one core
 t3 = snakemake.config["oahu"]["table3"]
 sens = snakemake.config["oahu"]["sensitivity"]
 dataset, tau = sens["dataset"], float(sens["tau"])
@@ -73,7 +71,6 @@ print(f"[{now()}] {dataset} {X.shape}: {len(settings)} settings, seeds {t3['seed
 
 rows = []
 for seed in t3["seeds"]:
-    torch.manual_seed(seed)
     split = dev_test_split(y, seed, t3.get("n_samples"), t3.get("split", "shuffled"))
     dev, test = split["dev"], split["test"]
     refs = {"dev": dev, "all": np.setdiff1d(np.arange(len(y)), test)}
