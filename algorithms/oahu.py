@@ -595,30 +595,16 @@ class OAHU(OnlineMixin, BaseLearner):
         return 0.5 * (attr + rep)
 
     def _run(self, X, idx):
-        if self.backend == "torch":
-            return self._run_torch(X, idx)
-        return self._run_numpy(X, idx)
-
-    def _run_numpy(self, X, idx):
-        """Algorithm 1 with the hand-written forward and backward pass of :class:`NumpyNet`; the
-        same steps as :meth:`_run_torch` up to floating-point rounding (tested)."""
-        dt = np.dtype(self.dtype)
-        net = NumpyNet(self.params_["hidden"], self.params_["theta"], dt)
-        self.params_ = {"hidden": net.hidden, "theta": net.theta}  # views of net.flat
-        Xd = np.ascontiguousarray(X, dtype=dt)
-        idx = np.asarray(idx, dtype=np.intp)
-        eta, beta, s, tau = float(self.eta), float(self.beta), float(self.s), float(self.tau)
-        mu = float(self.momentum)
-        vflat = None
-        if mu > 0:
-            vflat, self.velocity_ = net.velocity_buffer(getattr(self, "velocity_", None))
+        """Algorithm 1 over the triplets ``idx`` (n, 3): one backend's network step
+        (:meth:`_numpy_step` or :meth:`_torch_step`: eqs. 6, 11-13, 19, 21-22), then the hedge
+        update of the layer weights (eq. 20, lines 10-11), shared by both backends."""
+        core = (self._torch_step if self.backend == "torch" else self._numpy_step)(X, idx)
+        beta, s = float(self.beta), float(self.s)
         rng = np.random.default_rng(self.random_state)
         n_steps = int(self.n_epochs) * len(idx)
 
         def step(i, t):
-            local, dp, dn = net.forward_backward(Xd[idx[i]], self.alpha_.astype(dt), tau)
-            net.apply(eta, mu, vflat)  # eqs. 21-22 (momentum: ours, not the paper's)
-            losses = local.astype(np.float64)
+            losses, dp, dn = core(i)  # the network updated on triplet idx[i]
             mistake = float(self.alpha_ @ dp) >= float(self.alpha_ @ dn)
             loss = float(self.alpha_ @ losses)
             self.alpha_ = hedge_update(self.alpha_, losses, beta, s)  # eq. 20, lines 10-11
@@ -632,6 +618,29 @@ class OAHU(OnlineMixin, BaseLearner):
         self.n_steps_ = before + n_steps  # _online_loop sets the count of this call's steps
         return self
 
+    def _numpy_step(self, X, idx):
+        """``core(i)`` for :meth:`_run`: the hand-written forward and backward pass of
+        :class:`NumpyNet` on triplet idx[i] and its update (eqs. 21-22); returns the local losses,
+        D+ and D- per layer ((L+1,) arrays) before the update. The same steps as
+        :meth:`_torch_step` up to floating-point rounding (tested)."""
+        dt = np.dtype(self.dtype)
+        net = NumpyNet(self.params_["hidden"], self.params_["theta"], dt)
+        self.params_ = {"hidden": net.hidden, "theta": net.theta}  # views of net.flat
+        Xd = np.ascontiguousarray(X, dtype=dt)
+        idx = np.asarray(idx, dtype=np.intp)
+        eta, tau = float(self.eta), float(self.tau)
+        mu = float(self.momentum)
+        vflat = None
+        if mu > 0:
+            vflat, self.velocity_ = net.velocity_buffer(getattr(self, "velocity_", None))
+
+        def core(i):
+            local, dp, dn = net.forward_backward(Xd[idx[i]], self.alpha_.astype(dt), tau)
+            net.apply(eta, mu, vflat)  # eqs. 21-22 (momentum: ours, not the paper's)
+            return local.astype(np.float64), dp, dn
+
+        return core
+
     def _torch_local(self, X3):
         """``backend="torch"``: for a (3, d) tensor of rows (anchor, positive, negative), the
         local losses L(l) of eq. 13 (the bounds of eq. 11 held constant) and D+(l), D-(l) of
@@ -643,19 +652,18 @@ class OAHU(OnlineMixin, BaseLearner):
         d_neg = torch.sqrt(((e[:, 0] - e[:, 2]) ** 2).sum(1) + _EPS)
         return self._local_losses(d_pos, d_neg), d_pos, d_neg  # eqs. 11-13, (L+1,)
 
-    def _run_torch(self, X, idx):
-        """Algorithm 1 with torch autograd (``backend="torch"``: the reference, and GPUs)."""
+    def _torch_step(self, X, idx):
+        """``core(i)`` for :meth:`_run` with torch autograd (``backend="torch"``: the reference,
+        and GPUs): the gradient of eq. 19 on triplet idx[i] and the update (eqs. 21-22)."""
         torch, dev, dt = self._torch()
         Xt = torch.as_tensor(X, dtype=dt, device=dev)
         params = self._parameters()
-        eta, beta, s = float(self.eta), float(self.beta), float(self.s)
+        eta = float(self.eta)
         mu = float(self.momentum)
         if mu > 0 and getattr(self, "velocity_", None) is None:
             self.velocity_ = [torch.zeros_like(p) for p in params]
-        rng = np.random.default_rng(self.random_state)
-        n_steps = int(self.n_epochs) * len(idx)
 
-        def step(i, t):
+        def core(i):
             a, p, n = idx[i]
             local, d_pos, d_neg = self._torch_local(Xt[[int(a), int(p), int(n)]])
             alpha = torch.as_tensor(self.alpha_, dtype=dt, device=dev)
@@ -669,19 +677,9 @@ class OAHU(OnlineMixin, BaseLearner):
                         v.mul_(mu).add_(g)
                         prm.sub_(eta * v)
             losses = local.detach().cpu().numpy().astype(np.float64)
-            dp, dn = d_pos.detach().cpu().numpy(), d_neg.detach().cpu().numpy()
-            mistake = float(self.alpha_ @ dp) >= float(self.alpha_ @ dn)
-            loss = float(self.alpha_ @ losses)
-            self.alpha_ = hedge_update(self.alpha_, losses, beta, s)  # eq. 20, lines 10-11
-            return loss, mistake, bool(loss > 0)
+            return losses, d_pos.detach().cpu().numpy(), d_neg.detach().cpu().numpy()
 
-        def on_checkpoint(t):
-            return {f"alpha_{j}": float(a) for j, a in enumerate(self.alpha_)}
-
-        before = self.n_steps_
-        self._online_loop(len(idx), n_steps, step, rng, self.sampling, on_checkpoint)
-        self.n_steps_ = before + n_steps  # _online_loop sets the count of this call's steps
-        return self
+        return core
 
     # ----------------------------------------------------------------------------- embeddings
     def transform(self, X) -> np.ndarray:

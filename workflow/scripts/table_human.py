@@ -8,7 +8,14 @@ where the route cannot give a set. The learning curve (c) is figure_human_curve'
 import pandas as pd
 
 from tripletbench.harness import captions
-from tripletbench.harness.human import FEATURE_FREE_ROWS, missing_reason, row_name, table_column, table_status
+from tripletbench.harness.human import (
+    FEATURE_FREE_ROWS,
+    PROTOCOL_LETTERS,
+    missing_reason,
+    row_name,
+    table_column,
+    table_status,
+)
 from tripletbench.harness.io import save_csv, start_log
 from tripletbench.harness.paper_table import Metric, PaperTable, summarize, wide, write_table
 from tripletbench.harness.settings import check_block_fresh
@@ -69,57 +76,47 @@ seeds_a = [f"{s}.{k}" for s in cfg["seeds"] for k in range(cfg["n_splits"])]
 cols_a = [table_column(s, "triplets", "answers") for s in cfg["sets"]]
 sections = []
 extra = []  # (protocol, summary) of the sections, for the one CSV
+
+
+def section(protocol, columns, seeds, heading):
+    """A protocol's block below the table: its own PaperTable over ``columns``, summarised into
+    ``extra`` (the CSV) and shown under ``heading`` (the Markdown)."""
+    block = PaperTable(
+        name=f"human_table_{PROTOCOL_LETTERS[protocol]}",
+        title=f"Protocol ({PROTOCOL_LETTERS[protocol]})",
+        values=values[values.protocol == protocol].drop(columns="protocol"),
+        metrics=[metric],
+        datasets=columns,
+        methods=methods,
+        status=status(columns),
+        seeds=seeds,
+        unranked=("chance", "ceiling"),
+    )
+    summary = summarize(block)
+    extra.append((protocol, summary))
+    frame, _ = wide(summary, block, metric)
+    frame.columns = [c[0] if isinstance(c, tuple) else c for c in frame.columns]
+    sections.append((heading, frame))
+
+
 if "items" in cfg["protocols"]:
-    cols_b = [table_column(s, "items", "answers") for s in cfg["sets"]]
-    table_b = PaperTable(
-        name="human_table_b",
-        title="Protocol (b)",
-        values=values[values.protocol == "items"].drop(columns="protocol"),
-        metrics=[metric],
-        datasets=cols_b,
-        methods=methods,
-        status=status(cols_b),
-        seeds=seeds_a,
-        unranked=("chance", "ceiling"),
+    section(
+        "items",
+        [table_column(s, "items", "answers") for s in cfg["sets"]],
+        seeds_a,
+        f"Protocol (b), held-out items: the items split {cfg['n_splits']}-fold; trained on "
+        "the answers among training items only, scored on every answer that involves a "
+        "held-out item (mean ± std over the folds of every seed; a row without a feature "
+        "map cannot place a new item: n/a):",
     )
-    summary_b = summarize(table_b)
-    extra.append(("items", summary_b))
-    frame, _ = wide(summary_b, table_b, metric)
-    frame.columns = [c[0] if isinstance(c, tuple) else c for c in frame.columns]
-    sections.append(
-        (
-            f"Protocol (b), held-out items: the items split {cfg['n_splits']}-fold; trained on "
-            "the answers among training items only, scored on every answer that involves a "
-            "held-out item (mean ± std over the folds of every seed; a row without a feature "
-            "map cannot place a new item: n/a):",
-            frame,
-        )
-    )
-d_on = "material" in cfg["sets"] and "publisher" in cfg["protocols"]
-if d_on:
-    cols_d = [table_column("material", "publisher", c) for c in ("answers", "majority")]
-    table_d = PaperTable(
-        name="human_table_d",
-        title="Protocol (d)",
-        values=values[values.protocol == "publisher"].drop(columns="protocol"),
-        metrics=[metric],
-        datasets=cols_d,
-        methods=methods,
-        status=status(cols_d),
-        seeds=[str(s) for s in cfg["seeds"]],
-        unranked=("chance", "ceiling"),
-    )
-    summary_d = summarize(table_d)
-    extra.append(("publisher", summary_d))
-    frame, _ = wide(summary_d, table_d, metric)
-    frame.columns = [c[0] if isinstance(c, tuple) else c for c in frame.columns]
-    sections.append(
-        (
-            "Protocol (d), material: the publisher's training questions, scored on its test "
-            "questions against every answer and against each question's majority (mean ± std "
-            "over the seeds):",
-            frame,
-        )
+if "material" in cfg["sets"] and "publisher" in cfg["protocols"]:
+    section(
+        "publisher",
+        [table_column("material", "publisher", c) for c in ("answers", "majority")],
+        [str(s) for s in cfg["seeds"]],
+        "Protocol (d), material: the publisher's training questions, scored on its test "
+        "questions against every answer and against each question's majority (mean ± std "
+        "over the seeds):",
     )
 table = PaperTable(
     name="human_table",
