@@ -60,7 +60,7 @@ def cell_variants(X, y, seed, cfg, n_perms=3, params=None, log=print) -> pd.Data
     """The variants of the module docstring on one cell: rows (seed, variant, error_rate,
     max_rel_param_diff, fit_cpu_s). ``cfg``: the Table 3 block (n_samples, n_seeds, n_closure, k,
     split); ``params``: OAHU's parameters (default: the paper's, tau = 0.1)."""
-    from tripletbench.algorithms import OAHU
+    from tripletbench.algorithms.oahu import OAHU
     from tripletbench.harness.experiment import learner_seed
 
     split = dev_test_split(y, seed, cfg.get("n_samples"), cfg.get("split", "shuffled"))
@@ -122,7 +122,7 @@ def divergence(X, y, seed, cfg, marks=(1, 10, 100, 300, 1000, 3000, 5000), param
     (module docstring) of one cell, fitted in chunks that end at ``marks`` (partial_fit continues
     a stream exactly, tested), and at each mark the largest parameter difference relative to the
     largest parameter. Returns rows (seed, step, max_rel_param_diff)."""
-    from tripletbench.algorithms import OAHU
+    from tripletbench.algorithms.oahu import OAHU
     from tripletbench.harness.experiment import learner_seed
 
     split = dev_test_split(y, seed, cfg.get("n_samples"), cfg.get("split", "shuffled"))

@@ -89,7 +89,7 @@ def measure(d=784, L=5, h=100, m=50, n_steps=300, repeats=3, dtype="float32", se
     docstring) over ``n_steps`` steps, the arithmetic bound, and the backends' final difference."""
     import torch
 
-    from tripletbench.algorithms import OAHU
+    from tripletbench.algorithms.oahu import OAHU
     from tripletbench.algorithms.oahu import NumpyNet
     from tripletbench.harness.performance import gemm_flops_per_s
 
