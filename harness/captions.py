@@ -773,7 +773,7 @@ SDCA_TABLE2_GAPS = [  # (the columns it concerns, the rows it concerns, the stat
         {"LEGO"},
         "LEGO stays 0.03-0.07 above the paper on the four embedded sets under every variant an "
         "independent replay tried (a fixed eta, an update on violation only, 1,000 or 200 "
-        "triplets; issue 36, 2026-11); the cause is not found.",
+        "triplets; measured 2026-11); the cause is not found.",
     ),
 ]
 
