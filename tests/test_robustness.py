@@ -710,17 +710,29 @@ def test_the_regression_module_checks_by_default_and_stores_only_with_update(tmp
     table = tmp_path / "t.csv"
     expected = tmp_path / "e.csv"
     pd.DataFrame(
-        {"dataset": ["vehicle"], "algorithm": ["Eucl"], "mean": [0.39], "status": ["ok"]}
-    ).to_csv(table, index=False)
-    stored = "dataset,algorithm,column,value,abs_tol\nvehicle,Eucl,mean,0.381265,0.0005\n"
+        {"dataset": ["vehicle", "vehicle"], "algorithm": ["Eucl", "RCA"], "mean": [0.39, 0.5249],
+         "status": ["ok", "ok"]}
+    ).to_csv(table, index=False)  # fmt: skip
+    stored = (
+        "dataset,algorithm,column,value,abs_tol\n"
+        "vehicle,Eucl,mean,0.381265,0.0005\nvehicle,RCA,mean,0.524914,0.0005\n"
+    )
     expected.write_text(stored)
     assert main([str(table), str(expected)]) == 1
     out = capsys.readouterr().out
-    assert "vehicle/Eucl/mean: stored 0.381265, new 0.390000" in out and "--update" in out
+    # issue 41: every stored number beside the new one and its tolerance, the moved one marked,
+    # and the command that accepts a deliberate change
+    assert "MOVED vehicle/Eucl/mean: stored 0.381265, new 0.390000 (tolerance ±0.0005)" in out
+    assert "ok    vehicle/RCA/mean: stored 0.524914, new 0.524900 (tolerance ±0.0005)" in out
+    assert "1 of 2 stored numbers moved" in out and f"{expected} --update" in out
     assert expected.read_text() == stored  # untouched
     assert main([str(table), str(expected), "--update"]) == 0
+    out = capsys.readouterr().out
+    assert "-vehicle,Eucl,mean,0.381265,0.0005" in out and "+vehicle,Eucl,mean,0.390000" in out
     assert "0.390000" in expected.read_text()
     assert main([str(table), str(expected)]) == 0
+    assert main([str(table), str(expected), "--update"]) == 0
+    assert "nothing moved" in capsys.readouterr().out
 
 
 # --- paper.yaml took five sources as served, WebKB over plain http --------------------------------
