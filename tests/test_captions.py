@@ -531,4 +531,6 @@ def test_the_measured_gap_lines_follow_the_tables_columns_and_rows():
     (line,) = sdca_table2_gaps(["letter"], every)  # the RCA statement concerns vehicle and vowel
     assert "svmguide4" not in line and "vehicle and vowel, RCA" not in line and "LEGO" in line
     assert sdca_table2_gaps(["letter"], ["Eucl", "SDCA"]) == []  # no row it concerns
+    (line,) = sdca_table2_gaps(["vowel"], ["ITML"])
+    assert "ITML (metric-learn" in line and "LEGO" not in line
     assert sdca_table2_gaps([], every) == []  # svmguide4 "needs download" offline: not a column
