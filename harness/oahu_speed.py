@@ -39,16 +39,6 @@ import pandas as pd
 from threadpoolctl import threadpool_limits
 
 
-def _cpu(fn, repeats):
-    """(median process CPU seconds of ``repeats`` calls of fn(), each run's seconds)."""
-    times = []
-    for _ in range(repeats):
-        t = time.process_time()
-        fn()
-        times.append(time.process_time() - t)
-    return float(np.median(times)), times
-
-
 def step_flops(d: int, L: int, h: int, m: int) -> int:
     """Flops of one step: forward (3 rows through W(1..L) and Theta(0..L)), backward (the
     gradients of every Theta(l) and W(l) and dJ/dh(l) for l >= 1), update (2 per parameter)."""
@@ -91,7 +81,7 @@ def measure(d=784, L=5, h=100, m=50, n_steps=300, repeats=3, dtype="float32", se
 
     from tripletbench.algorithms.oahu import OAHU
     from tripletbench.algorithms.oahu import NumpyNet
-    from tripletbench.harness.performance import gemm_flops_per_s
+    from tripletbench.harness.performance import _cpu, gemm_flops_per_s
 
     torch.set_num_threads(1)
     X, T = _data(d, 2000, n_steps, seed)
