@@ -993,10 +993,31 @@ def human_table(config: dict, cfg: dict, missing, runs: pd.DataFrame) -> list[st
             "the answers. Food-100 and the cars have about one answer per question, so no "
             "ceiling is shown for them."
         ),
+        *human_published(cfg),
         (
-            "No paper number is shown: Lagunas et al. (2019) score a deep network of their own on "
-            "images we do not use, and we found no published number under this protocol "
-            "(searched briefly); the ordinal embeddings (cblearn) are not in this table yet. "
+            "The ordinal embeddings (cblearn) are not in this table yet. "
             "The learning curve (protocol c) is figure_human_curve."
         ),
+    ]
+
+
+def human_published(cfg: dict) -> list[str]:
+    """The human table's paragraph on published numbers (``human.published``): each row's
+    number, column and source, and what else was looked for and not found."""
+    from .human import all_columns, published
+
+    rows, paper = published(cfg, all_columns(cfg["sets"], cfg.get("protocols", [])))
+    shown = "; ".join(
+        f"**{name}** ({r.dataset}, {r.paper:.4f}): {cfg['published'][name]['source']}"
+        for name, r in zip(rows, paper.itertuples())
+    )
+    return [
+        (
+            (f"Published numbers (their own rows, in a \"published\" column; never rerun, "
+             f"never ranked): {shown}. " if rows else "No published number is shown. ")
+            + "No other number under these protocols was found: Wilber et al. (2014) and "
+            "Vankadara et al. (ordinal embedding, systematic evaluation) report embedding "
+            "errors on Food-100 or the cars in figures or under other splits, and their text "
+            "was not within our reach as numbers."
+        )
     ]

@@ -121,6 +121,12 @@ def _check_human(block: dict) -> None:
                 f"config human.methods.{method}: a row of its own in every human table; "
                 "give learners only"
             )
+    from .human import check_published
+
+    try:
+        check_published(block)
+    except ValueError as err:
+        raise ConfigError(str(err)) from None
     mirror = block.get("mirror")
     if mirror:  # a scheme we cannot read is refused; a folder that is absent is not (CI)
         from tripletbench.datasets.base import DataError as _DataError

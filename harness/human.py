@@ -300,13 +300,70 @@ def table_column(name: str, protocol: str, scoring: str) -> str:
     return f"{name} ({letter})"
 
 
-def table_status(columns, methods, missing: dict, feature_free=FEATURE_FREE_ROWS) -> dict:
+def all_columns(sets=tuple(SETS), protocols=PROTOCOLS) -> list[str]:
+    """Every table column of ``sets`` under ``protocols`` (:func:`table_column`): (a) and (b)
+    per set, (d) ``answers`` and ``majority`` for material; (c) has none."""
+    out = []
+    for name in sets:
+        for p in protocols:
+            if p in ("triplets", "items"):
+                out.append(table_column(name, p, "answers"))
+            elif p == "publisher" and name == "material":
+                out += [table_column(name, p, c) for c in ("answers", "majority")]
+    return out
+
+
+def check_published(block: dict) -> None:
+    """Raise ``ValueError`` naming a ``human.published`` row whose ``column`` is no column any
+    human table has (:func:`all_columns`: e.g. ``"material (d) majority"``) or that has the name
+    of a row of ours (a learner, ``Eucl``, ``chance``, ``ceiling``)."""
+    ours = {*(block.get("methods") or {}), EUCLIDEAN, "chance", "ceiling"}
+    for name, row in (block.get("published") or {}).items():
+        if row.get("column") not in all_columns():
+            raise ValueError(
+                f"config human.published.{name}: column {row.get('column')!r} is no column of "
+                f"the human table; one of {all_columns()}"
+            )
+        if name in ours or name.split(" · ")[0] in ours:
+            raise ValueError(
+                f"config human.published.{name}: the name of one of our rows; give the "
+                "published method a name of its own"
+            )
+
+
+def published(block: dict, columns) -> tuple[list[str], pd.DataFrame]:
+    """``(rows, paper)``: the ``human.published`` rows that have a number in one of ``columns``
+    (in the config's order) and their numbers as a
+    :class:`tripletbench.harness.paper_table.PaperTable` ``paper`` frame (columns dataset,
+    algorithm, metric, paper, paper_std, paper_method): shown beside ours, never rerun or
+    ranked (:func:`table_status` gives their own cells' reason)."""
+    rows = {
+        name: r for name, r in (block.get("published") or {}).items() if r["column"] in columns
+    }
+    paper = pd.DataFrame(
+        [
+            {"dataset": r["column"], "algorithm": name, "metric": "triplet_accuracy",
+             "paper": float(r["value"]), "paper_std": np.nan, "paper_method": name}
+            for name, r in rows.items()
+        ],
+        columns=["dataset", "algorithm", "metric", "paper", "paper_std", "paper_method"],
+    )
+    return list(rows), paper
+
+
+PUBLISHED_STATUS = "n/a (published number only)"
+
+
+def table_status(columns, methods, missing: dict, feature_free=FEATURE_FREE_ROWS,
+                 published_rows=()) -> dict:
     """Why a table cell has no number (:class:`tripletbench.harness.paper_table.PaperTable`'s ``status``):
     a whole column whose set did not run (``missing``: set -> reason), a feature set that is
     another set's only (``ingredients``: Food-100), no ceiling where a question is mostly
     answered once (Food-100, the cars) or where the majority is the reference (d, majority),
     and on protocol (b) every row of ``feature_free`` (a method with no feature map cannot
-    place an item it never saw: "n/a (no feature map)")."""
+    place an item it never saw: "n/a (no feature map)"); every cell of a ``published_rows`` row
+    (:func:`published`: the number is another's, shown in the paper column) says
+    :data:`PUBLISHED_STATUS`."""
     out = {}
     for col in columns:
         s = col.split(" ", 1)[0]
@@ -322,6 +379,8 @@ def table_status(columns, methods, missing: dict, feature_free=FEATURE_FREE_ROWS
             out[(col, "ceiling")] = "n/a (one answer per question)"
         if col.endswith("majority"):
             out[(col, "ceiling")] = "n/a (1 by definition)"
+        for m in published_rows:
+            out[(col, m)] = PUBLISHED_STATUS
     return out
 
 
@@ -372,11 +431,14 @@ __all__ = [
     "available",
     "item_scores",
     "cell_rows",
+    "all_columns",
+    "check_published",
     "feature_sets",
     "load",
     "missing_reason",
     "module",
     "normalize",
+    "published",
     "route_and_mirror",
     "row_name",
     "splits",

@@ -106,7 +106,7 @@ def test_table_human_on_the_mirror_has_every_row(tmp_path):
         assert d.loc[(col, "chance")]["mean"] == 0.5
         for row in ("Eucl · hog", "OASIS · hog", "SDCA · hog"):
             assert d.loc[(col, row)].status == "ok"
-    assert "ties" in md and "ceiling" in md and "No paper number" in md
+    assert "ties" in md and "ceiling" in md and "No published number is shown" in md
     assert "Protocol (d), material" in md
     runs = pd.read_csv(tmp_path / "results/human/all_runs.csv", dtype={"settings_hash": str})
     assert {"set", "protocol", "fold", "method", "features", "metric", "value", "seed", "fit_s",
@@ -237,6 +237,14 @@ def test_the_ci_config_builds_a_tiny_human_table_and_curve_from_the_mirror(tmp_p
         for row in ("Eucl · hog", "OASIS · hog", "chance"):
             assert table.loc[(col, row)].status == "ok", (col, row)
     assert round(table.loc[("material (d) answers", "ceiling")]["mean"], 3) == 0.838
+    # the published number (human.published): its own row in (d) majority, the number in the
+    # paper column, never ranked; no such row in the columns it has no number for
+    pub = table.loc[("material (d) majority", "Lagunas et al. 2019 network")]
+    assert pub.paper == ci["published"]["Lagunas et al. 2019 network"]["value"] == 0.8199
+    assert pub.status == "n/a (published number only)" and pd.isna(pub["rank"])
+    assert ("material (a)", "Lagunas et al. 2019 network") not in table.index
+    md = (out / "tables/human_table.md").read_text()
+    assert "material (d) majority (published)" in md and "81.99%" in md
     runs = pd.read_csv(out / "human/all_runs.csv")
     curve = runs[runs.protocol == "curve"]
     assert set(curve.n_train) == set(ci["curve_sizes"]) and set(curve.method) == {"OASIS"}
@@ -254,3 +262,32 @@ def test_a_human_mirror_with_a_scheme_we_cannot_read_is_refused_an_absent_folder
             _check_human({"mirror": bad, "methods": {}})
     _check_human({"mirror": str(tmp_path / "absent"), "methods": {}})
     _check_human({"mirror": str(tmp_path), "methods": {}})
+
+
+def test_a_published_number_must_name_a_column_of_the_table_and_a_row_of_its_own():
+    """human.published: a row whose column no human table has ("material (e)") or that takes the
+    name of one of our rows (a learner, Eucl, chance, ceiling) is refused when the workflow
+    starts (ConfigError naming the row); the CI config's entry is accepted and lands in the
+    column it names only."""
+    from tripletbench.harness.config import ConfigError, _check_human
+    from tripletbench.harness.human import all_columns, published
+
+    ok = {"column": "material (d) majority", "value": 0.8, "source": "somewhere"}
+    methods = {"OASIS": {"fixed": {"C": 0.1}}}
+    _check_human({"methods": methods, "published": {"Their net": ok}})
+    for name, row in (
+        ("Their net", {**ok, "column": "material (e)"}),
+        ("Their net", {**ok, "column": "cars60 (d) majority"}),  # (d) is material's only
+        ("OASIS", ok),
+        ("ceiling", ok),
+    ):
+        with pytest.raises(ConfigError, match=f"human.published.{name}"):
+            _check_human({"methods": methods, "published": {name: row}})
+    ci = yaml.safe_load((ROOT / "config/ci.yaml").read_text())["human"]
+    cols = all_columns(ci["sets"], ci["protocols"])
+    assert cols == ["material (a)", "material (b)", "material (d) answers", "material (d) majority"]
+    rows, paper = published(ci, ["material (a)"])
+    assert rows == [] and paper.empty
+    rows, paper = published(ci, cols)
+    assert rows == ["Lagunas et al. 2019 network"]
+    assert paper.set_index("algorithm").loc[rows[0], "dataset"] == "material (d) majority"

@@ -12,6 +12,7 @@ from tripletbench.harness.human import (
     FEATURE_FREE_ROWS,
     PROTOCOL_LETTERS,
     missing_reason,
+    published,
     row_name,
     table_column,
     table_status,
@@ -64,12 +65,12 @@ values = runs.assign(
 )[["dataset", "algorithm", "metric", "seed", "value", "protocol"]]
 
 
-def status(columns):
+def status(columns, rows):
     """Why a cell has no number (tripletbench.harness.human.table_status): the set did not run, a feature set
     another set's only, no ceiling where a question is mostly answered once, no feature map on
-    held-out items."""
+    held-out items, a published number that is another's (``rows``: those rows)."""
     reason = missing_reason(config)
-    return table_status(columns, methods, {s: reason for s in missing})
+    return table_status(columns, methods + rows, {s: reason for s in missing}, published_rows=rows)
 
 
 seeds_a = [f"{s}.{k}" for s in cfg["seeds"] for k in range(cfg["n_splits"])]
@@ -80,22 +81,28 @@ extra = []  # (protocol, summary) of the sections, for the one CSV
 
 def section(protocol, columns, seeds, heading):
     """A protocol's block below the table: its own PaperTable over ``columns``, summarised into
-    ``extra`` (the CSV) and shown under ``heading`` (the Markdown)."""
+    ``extra`` (the CSV) and shown under ``heading`` (the Markdown); a published number of
+    ``columns`` (human.published) as its own unranked row, in a paper column."""
+    rows, paper = published(cfg, columns)
     block = PaperTable(
         name=f"human_table_{PROTOCOL_LETTERS[protocol]}",
         title=f"Protocol ({PROTOCOL_LETTERS[protocol]})",
         values=values[values.protocol == protocol].drop(columns="protocol"),
         metrics=[metric],
         datasets=columns,
-        methods=methods,
-        status=status(columns),
+        methods=methods + rows,
+        paper=paper,
+        status=status(columns, rows),
         seeds=seeds,
-        unranked=("chance", "ceiling"),
+        unranked=("chance", "ceiling", *rows),
     )
     summary = summarize(block)
     extra.append((protocol, summary))
     frame, _ = wide(summary, block, metric)
-    frame.columns = [c[0] if isinstance(c, tuple) else c for c in frame.columns]
+    frame.columns = [
+        f"{c[0]} (published)" if isinstance(c, tuple) and c[1] == "paper" else
+        (c[0] if isinstance(c, tuple) else c) for c in frame.columns
+    ]
     sections.append((heading, frame))
 
 
@@ -118,6 +125,7 @@ if "material" in cfg["sets"] and "publisher" in cfg["protocols"]:
         "questions against every answer and against each question's majority (mean ± std "
         "over the seeds):",
     )
+rows_a, paper_a = published(cfg, cols_a)
 table = PaperTable(
     name="human_table",
     title="Human judgments: triplet accuracy on people's relative comparisons",
@@ -126,12 +134,13 @@ table = PaperTable(
     else values.iloc[:0].drop(columns="protocol"),
     metrics=[metric],
     datasets=cols_a,
-    methods=methods,
-    status=status(cols_a),
+    methods=methods + rows_a,
+    paper=paper_a,
+    status=status(cols_a, rows_a),
     caption=captions.human_table(config, cfg, missing, runs),
     sections=sections,
     seeds=seeds_a,
-    unranked=("chance", "ceiling"),  # reference rows: shown, never ranked
+    unranked=("chance", "ceiling", *rows_a),  # reference rows: shown, never ranked
 )
 out = snakemake.output
 summary = write_table(table, out.csv, out.md, out.tex)
