@@ -169,7 +169,7 @@ def check_ordinal_embedding(
 
     ``libraries=False`` (a job's own process, :func:`check_config`): only what needs no import
     (``random_state``); the run's main process has checked the rest before any job started.
-    Measured 2026-11-27: importing cblearn costs about 2.2 s of CPU, FORTE's trial fit 2 s more
+    Measured 2026-11-26: importing cblearn costs about 2.2 s of CPU, FORTE's trial fit 2 s more
     (it imports torch), the other trial fits 0.04 s each."""
     from .human import ordinal_class
 

@@ -6,7 +6,23 @@ Everything about the data is in :mod:`tripletbench.datasets.food100`, :mod:`trip
 :mod:`tripletbench.datasets.material_similarity` (parsing), :mod:`tripletbench.datasets.human_features` (features) and
 :mod:`tripletbench.evaluation.human_protocols` (folds, scoring with ties as half, the human ceiling); the
 learners are fitted by :func:`tripletbench.harness.experiment.fit_learner`, as every other experiment fits
-them. This module only puts them together:
+them; the ordinal embeddings by :func:`fit_ordinal_embedding` (cblearn). This module only puts
+them together.
+
+Rows (``human.methods``): a **learner** (ours, by name: OASIS, SDCA) learns a metric on each
+feature set's item vectors, one row per (learner, feature set); an **ordinal embedding** (a
+cblearn class by its dotted path, ``algorithm: cblearn.embedding.SOE``, :func:`is_feature_free`)
+uses no features at all: it fits a position per item from the training answers alone
+(``n_objects`` = every item of the set, so an item that no training answer names still gets
+one), once per fold, and is scored by the squared Euclidean distances of those positions: one
+row of its own, with ``features`` ``""``. Its dimension (``n_components``) is the row's setting
+(ours). The embeddings the default config runs: SOE (Terada & von Luxburg 2014), STE and t-STE
+(van der Maaten & Weinberger 2012), CKL (Tamuz et al. 2011), GNMDS (Agarwal et al. 2007), FORTE
+(Jain et al. 2016). cblearn 0.4.0 declares numpy~=1.26, which excludes our numpy; its own test
+suite was run on our pins and it is installed without its declared dependencies
+(``requirements-nodeps.txt`` says what was measured). :func:`tripletbench.harness.config.check_config`
+refuses, before any job, a class that cannot be imported or cannot place every item, a
+hyperparameter the class lacks and settings that cblearn's own fit refuses (a trial fit).
 
 * protocol **(a)** (``"triplets"``): k-fold over the answers
   (:func:`tripletbench.evaluation.human_protocols.triplet_folds`, ``human.n_splits`` folds, one seed per
@@ -23,7 +39,8 @@ them. This module only puts them together:
   ``human.max_train_triplets`` as above) and scored on every answer that involves at least one
   held-out item (our rule, stated in :mod:`tripletbench.evaluation.human_protocols`). Only a method that maps
   item features can place an item it never saw: a row without a feature map (an ordinal
-  embedding, :data:`FEATURE_FREE_ROWS`) is "n/a" there (:func:`table_status`). The sets' papers
+  embedding, :func:`feature_free_rows`) is not fitted there and the table says "n/a"
+  (:func:`table_status`). The sets' papers
   (Wilber et al. 2014; Kleindessner & von Luxburg 2017; Lagunas et al. 2019) are cited for the
   data only: their text is not in ``../shared/papers``, and this protocol, its folds and its
   test rule are ours;
@@ -71,6 +88,15 @@ PROTOCOL_LETTERS = {"triplets": "a", "items": "b", "curve": "c", "publisher": "d
 #: The prefix of an ordinal-embedding row's ``algorithm`` (a cblearn class by its dotted path,
 #: ``cblearn.embedding.SOE``): such a row uses no item features (:func:`is_feature_free`).
 ORDINAL_PREFIX = "cblearn."
+#: The paper of each cblearn ordinal embedding a caption names (by class name).
+EMBEDDING_PAPERS = {
+    "SOE": "soft ordinal embedding, Terada & von Luxburg 2014",
+    "STE": "stochastic triplet embedding, van der Maaten & Weinberger 2012",
+    "TSTE": "t-distributed STE, van der Maaten & Weinberger 2012",
+    "CKL": "crowd kernel learning, Tamuz et al. 2011",
+    "GNMDS": "generalized non-metric MDS, Agarwal et al. 2007",
+    "FORTE": "fast ordinal triplet embedding, Jain et al. 2016",
+}
 EUCLIDEAN = "Eucl"  # the cell "method" of the Euclidean distance on each feature set, and of
 # the reference rows (chance, ceiling): none of them fits anything
 
@@ -488,6 +514,7 @@ def row_name(method: str, features: str) -> str:
 
 
 __all__ = [
+    "EMBEDDING_PAPERS",
     "EUCLIDEAN",
     "ORDINAL_PREFIX",
     "PROTOCOLS",
