@@ -891,7 +891,8 @@ def svm_far_cells(runs: pd.DataFrame, paper: pd.DataFrame, n_max: int, tol: floa
 def human_table(config: dict, cfg: dict, missing, runs: pd.DataFrame) -> list[str]:
     """Caption of the human-judgment table (issue 38, :mod:`tripletbench.harness.human`): protocol, features,
     scoring, the reference rows, the learners' settings and that no paper number is shown."""
-    from .human import missing_reason, route_and_mirror
+    from .human import EMBEDDING_PAPERS, embedding_versions, is_feature_free, missing_reason
+    from .human import route_and_mirror
 
     route, mirror = route_and_mirror(config)
     seeds = ", ".join(str(s) for s in cfg["seeds"])
@@ -910,17 +911,38 @@ def human_table(config: dict, cfg: dict, missing, runs: pd.DataFrame) -> list[st
     runs = runs[runs.protocol != "curve"] if len(runs) else runs  # the table's rows
     fit = runs[(runs.fit_s.astype(float) > 0)] if len(runs) else runs
     times = (
-        "; mean fit time per fold: "
-        + ", ".join(
+        ", ".join(
             f"{m} {g.fit_s.astype(float).mean():.2f} s"
             for m, g in fit.groupby("method", sort=False)
         )
         if len(fit)
         else ""
     )
+
+    def settings(mc):
+        return ", ".join(f"{k} = {v}" for k, v in (mc.get("fixed") or {}).items()) or "defaults"
+
     learners = "; ".join(
-        f"{m}: {', '.join(f'{k} = {v}' for k, v in (mc.get('fixed') or {}).items()) or 'defaults'}"
-        for m, mc in cfg["methods"].items()
+        f"{m}: {settings(mc)}" for m, mc in cfg["methods"].items() if not is_feature_free(mc)
+    )
+    embeddings = {m: mc for m, mc in cfg["methods"].items() if is_feature_free(mc)}
+    versions = sorted(set(embedding_versions(embeddings).values()))
+    embedding_text = (
+        [
+            f"Ordinal embeddings ({', '.join(versions)}; one row each): "
+            + "; ".join(
+                f"{m} ({EMBEDDING_PAPERS.get(mc['algorithm'].rsplit('.', 1)[1], mc['algorithm'])}"
+                f"): {settings(mc)}"
+                for m, mc in embeddings.items()
+            )
+            + ". They **use no item features**: each fits a position per item from the training "
+            "answers alone (every item of the set, also one that no training answer names) and "
+            "is scored by the squared Euclidean distances of those positions. Their dimension "
+            "(n_components) is **ours**, not tuned, cblearn's defaults otherwise. With no "
+            "feature map they cannot place an item they never saw: **n/a on protocol (b)**."
+        ]
+        if embeddings
+        else []
     )
     return [
         (
@@ -937,8 +959,8 @@ def human_table(config: dict, cfg: dict, missing, runs: pd.DataFrame) -> list[st
             + ("answers grouped by question (every answer to one question, an anchor with an "
                "unordered pair, in one fold)" if cfg.get("grouped", True) else "answers")
             + f", seed(s) {seeds}: a cell is the mean ± std over the {cfg['n_splits']} test folds "
-            "of every seed, every method on the same folds. A learner is trained on one triplet "
-            "per training answer"
+            "of every seed, every method on the same folds. A learner (or an ordinal embedding) "
+            "is trained on one triplet per training answer"
             + (f", at most {bound:,} of them per fold (the first of one seeded permutation; "
                "ours: a bound)" if bound else "")
             + "."
@@ -981,10 +1003,16 @@ def human_table(config: dict, cfg: dict, missing, runs: pd.DataFrame) -> list[st
             + f"; normalisation: {'each vector at unit length' if cfg['normalize'] == 'l2' else 'none'} "
             "(ours). Eucl = the Euclidean distance on a feature set."
         ),
-        (
-            f"Learners (ours, not tuned): {learners}; fitted by the project's learners on the "
-            f"training triplets over the item features{times}."
+        *(
+            [
+                f"Learners (ours, not tuned): {learners}; fitted by the project's learners on "
+                "the training triplets over the item features."
+            ]
+            if learners
+            else []
         ),
+        *embedding_text,
+        *([f"Mean fit time per fold (wall clock): {times}."] if times else []),
         (
             "Reference rows: chance = a distance that ties every pair (0.5 exactly under "
             "ties-as-half, the expectation of a coin flip); ceiling (material only) = the share "
@@ -995,7 +1023,6 @@ def human_table(config: dict, cfg: dict, missing, runs: pd.DataFrame) -> list[st
         ),
         *human_published(cfg),
         (
-            "The ordinal embeddings (cblearn) are not in this table yet. "
             "The learning curve (protocol c) is figure_human_curve."
         ),
     ]

@@ -105,21 +105,28 @@ EXPERIMENT_BLOCKS = (
 in ``workflow/rules``); a config runs exactly the blocks it gives."""
 
 
-def _check_human(block: dict) -> None:
+def _check_human(block: dict, libraries: bool = True) -> None:
     """The human-judgment rows learn from triplets or the pairs of triplets only (the sets have
-    no class labels, :mod:`tripletbench.harness.human`); ``human.mirror`` is a folder, a ``file://`` or an
-    http(s) URL (a folder that does not exist is allowed: the sets are then not run)."""
+    no class labels, :mod:`tripletbench.harness.human`), or are cblearn ordinal embeddings
+    (:func:`check_ordinal_embedding`); ``human.mirror`` is a folder, a ``file://`` or an
+    http(s) URL (a folder that does not exist is allowed: the sets are then not run).
+    ``libraries``: :func:`check_config`'s."""
     for method, mcfg in (block.get("methods") or {}).items():
+        if method in ("Eucl", "chance", "ceiling"):
+            raise ConfigError(
+                f"config human.methods.{method}: a row of its own in every human table; "
+                "give learners only"
+            )
+        if _is_ordinal(mcfg):  # a cblearn ordinal embedding: a feature-free row
+            check_ordinal_embedding(
+                f"human.methods.{method}", mcfg["algorithm"], mcfg, libraries=libraries
+            )
+            continue
         kind = constraint_kind_of(method, mcfg)
         if kind not in ("triplets", "pairs"):
             raise ConfigError(
                 f"config human.methods.{method}: {algorithm_of(method, mcfg)} learns from "
                 f"{kind}; the human sets give triplets only (a triplet or pair learner)"
-            )
-        if method in ("Eucl", "chance", "ceiling"):
-            raise ConfigError(
-                f"config human.methods.{method}: a row of its own in every human table; "
-                "give learners only"
             )
     from .human import check_published
 
@@ -141,6 +148,87 @@ def _check_human(block: dict) -> None:
             raise ConfigError(f"config human.mirror: {err}") from None
 
 
+def _is_ordinal(mcfg) -> bool:
+    from .human import is_feature_free
+
+    return is_feature_free(mcfg)
+
+
+#: Where a trial fit caps an ordinal embedding's iterations and restarts (a check of the
+#: settings, not a fit worth keeping): milliseconds per row at start-up.
+_TRIAL_CAPS = {"max_iter": 5, "n_init": 1}
+
+
+def check_ordinal_embedding(
+    place: str, algorithm: str, mcfg: dict, libraries: bool = True
+) -> None:
+    """A human row whose ``algorithm`` is a cblearn ordinal embedding
+    (:func:`tripletbench.harness.human.is_feature_free`), checked when the workflow starts
+    instead of :func:`check_method` and :func:`_check_external` (which refuse an embedding: it
+    has no metric on new points; here it is a feature-free row of its own). Raises
+    :class:`ConfigError` naming ``<place>.algorithm`` for a class that cannot be imported or is
+    not a triplet embedding able to place every item
+    (:func:`tripletbench.harness.human.ordinal_class`), ``<place>.fixed.<key>`` for a
+    hyperparameter the class does not have or one the harness sets (``random_state``: from the
+    cell's seed), and ``<place>.fixed`` for settings that a trial fit refuses (the class's own
+    checks, run by cblearn in ``fit``: 12 items on a line, 60 answers, iterations capped).
+
+    ``libraries=False`` (a job's own process, :func:`check_config`): only what needs no import
+    (``random_state``); the run's main process has checked the rest before any job started.
+    Measured 2026-11-26: importing cblearn costs about 2.2 s of CPU, FORTE's trial fit 2 s more
+    (it imports torch), the other trial fits 0.04 s each."""
+    from .human import ordinal_class
+
+    if "random_state" in (mcfg.get("fixed") or {}):
+        raise ConfigError(
+            f"config {place}.fixed.random_state: set by the harness from the cell's seed "
+            "(one seed, one embedding); remove the key"
+        )
+    if not libraries:
+        return
+    try:
+        cls = ordinal_class(algorithm)
+    except (KeyError, TypeError) as err:
+        msg = err.args[0] if isinstance(err, KeyError) and err.args else err
+        raise ConfigError(f"config {place}.algorithm: {msg}") from None
+    fixed = dict(mcfg.get("fixed") or {})
+    known = cls().get_params()
+    for key in fixed:
+        if key not in known:
+            raise ConfigError(
+                f"config {place}.fixed.{key}: {algorithm} has no hyperparameter {key!r}; it has "
+                f"{sorted(k for k in known if k != 'random_state')}"
+            )
+    _trial_embedding(place, algorithm, tuple(sorted(fixed.items(), key=str)))
+
+
+@functools.lru_cache(maxsize=None)
+def _trial_embedding(place: str, algorithm: str, fixed: tuple) -> None:
+    import numpy as np
+
+    from .human import fit_ordinal_embedding, ordinal_class
+
+    params = dict(fixed)
+    defaults = ordinal_class(algorithm)().get_params()
+    for key, cap in _TRIAL_CAPS.items():
+        if key in defaults:
+            value = params.get(key, defaults[key])
+            params[key] = min(value, cap) if isinstance(value, int) else value
+    # 12 items on a line, anchor closer to positive: every 20th of the ordered triplets
+    x = np.arange(12)
+    t = np.array(
+        [(i, j, k) for i in x for j in x for k in x
+         if len({i, j, k}) == 3 and abs(i - j) < abs(i - k)]
+    )[::20]
+    try:
+        fit_ordinal_embedding(algorithm, params, t, 12, 0)
+    except Exception as err:  # noqa: BLE001 -- the library's own check of a setting
+        raise ConfigError(
+            f"config {place}.fixed: {algorithm} refuses these settings ({dict(fixed)}) in a "
+            f"trial fit: {type(err).__name__}: {err}"
+        ) from None
+
+
 def experiment_blocks(config: dict) -> list[str]:
     """The experiment blocks that ``config`` gives (call it before the schema fills defaults): a
     block left out plans nothing, so a config with one block runs that block's tables alone.
@@ -156,7 +244,7 @@ def experiment_blocks(config: dict) -> list[str]:
     return on
 
 
-def check_config(config: dict) -> None:
+def check_config(config: dict, libraries: bool = True) -> None:
     """Raise :class:`ConfigError` for an unknown method or hyperparameter, a value of the wrong type
     or out of range, or an unusable output folder, naming the value's full dotted config path
     (``sdca_table2.methods.OASIS.grid.C[1]``).
@@ -180,7 +268,12 @@ def check_config(config: dict) -> None:
     * the ``images`` sizes its protocol needs (:func:`_check_images`: two fit images per class,
       ``precision_at_k`` within the ranked database);
     * every dataset name is looked up (an unknown one raises :class:`~tripletbench.datasets.base.DataError`);
-      ``figures.dataset`` (a dataset or an image set) must also be buildable on ``data.route``.
+      ``figures.dataset`` (a dataset or an image set) must also be buildable on ``data.route``;
+    * a ``human.methods`` row naming a cblearn ordinal embedding (a feature-free row, not a metric
+      learner: :func:`check_ordinal_embedding` instead of the learner checks): its class, its
+      hyperparameters and a trial fit. ``libraries=False`` (the Snakefile passes it in a job's
+      own process) leaves out what imports cblearn: the run's main process checked it before any
+      job, and a job need not pay for the import again.
     """
     check_integers(config)
     _check_folders(config)
@@ -195,6 +288,8 @@ def check_config(config: dict) -> None:
             raise ConfigError(f"config data.mirror: {err}") from None
     for place, methods, datasets in method_blocks(config):
         for method, mcfg in methods.items():
+            if place == "human" and _is_ordinal(mcfg):
+                continue  # an ordinal embedding, not a metric learner: _check_human's
             check_method(f"{place}.methods.{method}", algorithm_of(method, mcfg), mcfg)
             _check_external(f"{place}.methods.{method}", algorithm_of(method, mcfg), mcfg)
             _check_pair_rule(f"{place}.methods.{method}", algorithm_of(method, mcfg), mcfg)
@@ -202,7 +297,7 @@ def check_config(config: dict) -> None:
         for exp, name in datasets:
             _dataset(exp, name)
     _check_images(config.get("images") or {})
-    _check_human(config.get("human") or {})
+    _check_human(config.get("human") or {}, libraries=libraries)
     _check_sizes(config)
     figures = config.get("figures") or {}
     if "scaling_lmnn" in figures:

@@ -6,7 +6,23 @@ Everything about the data is in :mod:`tripletbench.datasets.food100`, :mod:`trip
 :mod:`tripletbench.datasets.material_similarity` (parsing), :mod:`tripletbench.datasets.human_features` (features) and
 :mod:`tripletbench.evaluation.human_protocols` (folds, scoring with ties as half, the human ceiling); the
 learners are fitted by :func:`tripletbench.harness.experiment.fit_learner`, as every other experiment fits
-them. This module only puts them together:
+them; the ordinal embeddings by :func:`fit_ordinal_embedding` (cblearn). This module only puts
+them together.
+
+Rows (``human.methods``): a **learner** (ours, by name: OASIS, SDCA) learns a metric on each
+feature set's item vectors, one row per (learner, feature set); an **ordinal embedding** (a
+cblearn class by its dotted path, ``algorithm: cblearn.embedding.SOE``, :func:`is_feature_free`)
+uses no features at all: it fits a position per item from the training answers alone
+(``n_objects`` = every item of the set, so an item that no training answer names still gets
+one), once per fold, and is scored by the squared Euclidean distances of those positions: one
+row of its own, with ``features`` ``""``. Its dimension (``n_components``) is the row's setting
+(ours). The embeddings the default config runs: SOE (Terada & von Luxburg 2014), STE and t-STE
+(van der Maaten & Weinberger 2012), CKL (Tamuz et al. 2011), GNMDS (Agarwal et al. 2007), FORTE
+(Jain et al. 2016). cblearn 0.4.0 declares numpy~=1.26, which excludes our numpy; its own test
+suite was run on our pins and it is installed without its declared dependencies
+(``requirements-nodeps.txt`` says what was measured). :func:`tripletbench.harness.config.check_config`
+refuses, before any job, a class that cannot be imported or cannot place every item, a
+hyperparameter the class lacks and settings that cblearn's own fit refuses (a trial fit).
 
 * protocol **(a)** (``"triplets"``): k-fold over the answers
   (:func:`tripletbench.evaluation.human_protocols.triplet_folds`, ``human.n_splits`` folds, one seed per
@@ -23,7 +39,8 @@ them. This module only puts them together:
   ``human.max_train_triplets`` as above) and scored on every answer that involves at least one
   held-out item (our rule, stated in :mod:`tripletbench.evaluation.human_protocols`). Only a method that maps
   item features can place an item it never saw: a row without a feature map (an ordinal
-  embedding, :data:`FEATURE_FREE_ROWS`) is "n/a" there (:func:`table_status`). The sets' papers
+  embedding, :func:`feature_free_rows`) is not fitted there and the table says "n/a"
+  (:func:`table_status`). The sets' papers
   (Wilber et al. 2014; Kleindessner & von Luxburg 2017; Lagunas et al. 2019) are cited for the
   data only: their text is not in ``../shared/papers``, and this protocol, its folds and its
   test rule are ours;
@@ -68,10 +85,18 @@ SETS = {  # the config's set name -> its module's name under datasets/
 PROTOCOLS = ("triplets", "items", "curve", "publisher")
 #: The protocol letters of the issue and the papers' write-up, by config name.
 PROTOCOL_LETTERS = {"triplets": "a", "items": "b", "curve": "c", "publisher": "d"}
-#: Rows that have no feature map (ordinal embeddings: a position per item seen in training,
-#: none for a new item), "n/a" on protocol (b). None yet: cblearn's ordinal embeddings (SOE,
-#: t-STE, CKL) are the next slice of this experiment.
-FEATURE_FREE_ROWS: tuple[str, ...] = ()
+#: The prefix of an ordinal-embedding row's ``algorithm`` (a cblearn class by its dotted path,
+#: ``cblearn.embedding.SOE``): such a row uses no item features (:func:`is_feature_free`).
+ORDINAL_PREFIX = "cblearn."
+#: The paper of each cblearn ordinal embedding a caption names (by class name).
+EMBEDDING_PAPERS = {
+    "SOE": "soft ordinal embedding, Terada & von Luxburg 2014",
+    "STE": "stochastic triplet embedding, van der Maaten & Weinberger 2012",
+    "TSTE": "t-distributed STE, van der Maaten & Weinberger 2012",
+    "CKL": "crowd kernel learning, Tamuz et al. 2011",
+    "GNMDS": "generalized non-metric MDS, Agarwal et al. 2007",
+    "FORTE": "fast ordinal triplet embedding, Jain et al. 2016",
+}
 EUCLIDEAN = "Eucl"  # the cell "method" of the Euclidean distance on each feature set, and of
 # the reference rows (chance, ceiling): none of them fits anything
 
@@ -223,6 +248,107 @@ def item_scores(model_or_X, X) -> tuple[np.ndarray, bool]:
     return np.asarray(score_function(model_or_X, X)(X, X), dtype=np.float64), True
 
 
+def is_feature_free(mcfg: dict | None) -> bool:
+    """Whether a ``human.methods`` row is an ordinal embedding (its ``algorithm`` a dotted path
+    starting with :data:`ORDINAL_PREFIX`): a position per item fitted from the training answers
+    alone, no item features, so no feature map to place an item it never saw."""
+    return str((mcfg or {}).get("algorithm", "")).startswith(ORDINAL_PREFIX)
+
+
+def feature_free_rows(methods: dict) -> list[str]:
+    """The rows of ``methods`` (``human.methods``) that use no features (:func:`is_feature_free`),
+    in the config's order: one table row each (no feature set), "n/a" on protocol (b)."""
+    return [m for m, mcfg in (methods or {}).items() if is_feature_free(mcfg)]
+
+
+def embedding_versions(methods: dict) -> dict:
+    """``{algorithm: "cblearn <version>"}`` of the ordinal-embedding rows of ``methods`` (part of
+    the human cells' settings: upgrading cblearn reruns them); read from the installed
+    distribution's metadata, nothing imported."""
+    from importlib.metadata import PackageNotFoundError, version
+
+    out = {}
+    for mcfg in (methods or {}).values():
+        if is_feature_free(mcfg):
+            top = mcfg["algorithm"].split(".")[0]
+            try:
+                out[mcfg["algorithm"]] = f"{top} {version(top)}"
+            except PackageNotFoundError:
+                out[mcfg["algorithm"]] = f"{top} not installed"
+    return out
+
+
+def ordinal_class(algorithm: str) -> type:
+    """The cblearn ordinal-embedding class at dotted path ``algorithm``
+    (``cblearn.embedding.SOE``). ``KeyError`` when it cannot be imported (naming the classes
+    that :mod:`cblearn.embedding` offers), ``TypeError`` when it is not a triplet embedding that
+    can place every item (cblearn's ``TripletEmbeddingMixin`` with a ``fit(X, n_objects=...)``:
+    MLDS, a one-dimensional scale with no ``n_objects``, is refused)."""
+    import importlib
+    import inspect
+
+    if not algorithm.startswith(ORDINAL_PREFIX):
+        raise KeyError(f"{algorithm!r} is not a cblearn class (a dotted path {ORDINAL_PREFIX}...)")
+    module, _, attr = algorithm.rpartition(".")
+    try:
+        cls = getattr(importlib.import_module(module), attr)
+    except (ImportError, AttributeError, ValueError) as err:
+        import cblearn.embedding as emb
+
+        offers = sorted(n for n in dir(emb) if isinstance(getattr(emb, n), type))
+        raise KeyError(
+            f"cannot import {algorithm!r} ({err}); cblearn.embedding offers {', '.join(offers)}"
+        ) from None
+    from cblearn.embedding._base import TripletEmbeddingMixin
+
+    if not (isinstance(cls, type) and issubclass(cls, TripletEmbeddingMixin)):
+        raise TypeError(f"{algorithm} is not a cblearn triplet embedding (TripletEmbeddingMixin)")
+    if "n_objects" not in inspect.signature(cls.fit).parameters:
+        raise TypeError(
+            f"{algorithm}.fit takes no n_objects: it cannot give a position to an item that no "
+            "training answer holds"
+        )
+    return cls
+
+
+def fit_ordinal_embedding(
+    algorithm: str, params: dict, triplets: np.ndarray, n_items: int, seed: int
+) -> tuple[np.ndarray, dict]:
+    """Fit the cblearn ordinal embedding ``algorithm`` (a dotted path, :func:`ordinal_class`)
+    with hyperparameters ``params`` on index ``triplets`` (rows (anchor, positive, negative):
+    "anchor is closer to positive than to negative", cblearn's ``list-order`` format, the same
+    order) over ``n_items`` items (``n_objects``: an item in no training answer still gets a
+    position, wherever the optimiser leaves it). ``random_state`` is the learners' seed of
+    ``seed`` (:func:`tripletbench.harness.experiment.learner_seed`), so one seed gives one
+    embedding.
+
+    Returns ``(embedding, timing)``: the (n_items, k) float64 positions and
+    ``{"fit_wall_s", "fit_cpu_s"}`` (the keys of
+    :func:`tripletbench.harness.experiment.fit_learner`; the fit alone)."""
+    from .experiment import learner_seed
+
+    cls = ordinal_class(algorithm)
+    if "random_state" in params:
+        raise ValueError(f"{algorithm}: random_state is set from the cell's seed, not by a row")
+    t = np.asarray(triplets)
+    if t.ndim != 2 or t.shape[1] != 3 or not np.issubdtype(t.dtype, np.integer):
+        raise ValueError(f"{algorithm}: triplets must be an (n, 3) integer index array")
+    if len(t) and (t.min() < 0 or t.max() >= n_items):
+        raise ValueError(f"{algorithm}: a triplet names an item outside 0..{n_items - 1}")
+    model = cls(**params, random_state=learner_seed(seed))
+    t0, c0 = time.perf_counter(), time.process_time()
+    model.fit(t.astype(np.int64), n_objects=int(n_items))
+    timing = {"fit_wall_s": time.perf_counter() - t0, "fit_cpu_s": time.process_time() - c0}
+    E = np.asarray(model.embedding_, dtype=np.float64)
+    if E.ndim != 2 or E.shape[0] != n_items or not np.isfinite(E).all():
+        raise ValueError(
+            f"{algorithm}: the fit gave an embedding of shape {E.shape}"
+            + ("" if np.isfinite(E).all() else " with non-finite values")
+            + f", not (n_items = {n_items}, k) finite positions"
+        )
+    return E, timing
+
+
 def _accuracy(scores, triplets, weights):
     """Triplet accuracy (ties half) of a table from :func:`item_scores`, looked up per test
     triplet (:func:`tripletbench.evaluation.human_protocols.distance_accuracy`): one (n_items, n_items)
@@ -241,8 +367,13 @@ def cell_rows(
     feature set), columns protocol, fold, scoring, method, features, metric
     (``triplet_accuracy``), value, n_test, n_ties, n_train, fit_s. ``features``: feature set ->
     (n_items, d) array (already normalised); ``folds``: :func:`splits`'s list (computed here
-    when None). ``method``: :data:`EUCLIDEAN` (with the chance and ceiling rows) or a row of ``cfg["methods"]`` (its learner fitted by
-    :func:`tripletbench.harness.experiment.fit_learner` with the row's ``fixed`` settings)."""
+    when None). ``method``: :data:`EUCLIDEAN` (with the chance and ceiling rows) or a row of
+    ``cfg["methods"]``: a learner fitted by :func:`tripletbench.harness.experiment.fit_learner`
+    with the row's ``fixed`` settings on every feature set, or an ordinal embedding
+    (:func:`is_feature_free`), fitted once per fold by :func:`fit_ordinal_embedding` and scored
+    by the squared Euclidean distances of its positions (:func:`item_scores`): one row per
+    (protocol, fold, scoring) with ``features`` ``""``, none on protocol (b) (no feature map:
+    it cannot place a held-out item; the table says n/a, :func:`table_status`)."""
     from tripletbench.evaluation.human_protocols import human_ceiling, triplet_accuracy
 
     from .experiment import algorithm_of, fit_learner
@@ -250,10 +381,29 @@ def cell_rows(
     rows = []
     if folds is None:
         folds, _ = splits(judgments, cfg, seed)
+    embedding = method != EUCLIDEAN and is_feature_free(cfg["methods"][method])
     for protocol, fold, train, tests in folds:
         if protocol == "curve" and method == EUCLIDEAN:
             continue  # no training answers: (a)'s Euclidean, chance and ceiling rows stand
+        if protocol == "items" and embedding:
+            continue  # no feature map: a held-out item has no position
         base = {"protocol": protocol, "fold": fold, "n_train": len(train)}
+        if embedding:
+            mcfg = cfg["methods"][method]
+            E, timing = fit_ordinal_embedding(
+                mcfg["algorithm"], dict(mcfg.get("fixed") or {}), train, len(judgments.items),
+                seed,
+            )
+            fit_s = timing["fit_wall_s"]
+            print(f"  {protocol} fold {fold}: {method} embedded {len(judgments.items)} items in "
+                  f"{E.shape[1]}-d in {fit_s:.2f} s ({timing['fit_cpu_s']:.2f} s CPU)")
+            scores = item_scores(E, E)
+            for scoring, (tt, w) in tests.items():
+                ev = _accuracy(scores, tt, w)
+                rows.append({**base, "scoring": scoring, "method": method, "features": "",
+                             "value": ev["triplet_accuracy"], "n_test": ev["n"],
+                             "n_ties": ev["n_ties"], "fit_s": fit_s})
+            continue
         if method == EUCLIDEAN:  # the reference rows come with the Euclidean cell (no fit)
             for scoring, (tt, w) in tests.items():
                 zero = np.zeros(len(tt))
@@ -354,16 +504,16 @@ def published(block: dict, columns) -> tuple[list[str], pd.DataFrame]:
 PUBLISHED_STATUS = "n/a (published number only)"
 
 
-def table_status(columns, methods, missing: dict, feature_free=FEATURE_FREE_ROWS,
+def table_status(columns, methods, missing: dict, feature_free=(),
                  published_rows=()) -> dict:
     """Why a table cell has no number (:class:`tripletbench.harness.paper_table.PaperTable`'s ``status``):
     a whole column whose set did not run (``missing``: set -> reason), a feature set that is
     another set's only (``ingredients``: Food-100), no ceiling where a question is mostly
     answered once (Food-100, the cars) or where the majority is the reference (d, majority),
-    and on protocol (b) every row of ``feature_free`` (a method with no feature map cannot
-    place an item it never saw: "n/a (no feature map)"); every cell of a ``published_rows`` row
-    (:func:`published`: the number is another's, shown in the paper column) says
-    :data:`PUBLISHED_STATUS`."""
+    and on protocol (b) every row of ``feature_free`` (:func:`feature_free_rows` of the config's
+    methods: a method with no feature map cannot place an item it never saw: "n/a (no feature
+    map)"); every cell of a ``published_rows`` row (:func:`published`: the number is another's,
+    shown in the paper column) says :data:`PUBLISHED_STATUS`."""
     out = {}
     for col in columns:
         s = col.split(" ", 1)[0]
@@ -422,8 +572,9 @@ def row_name(method: str, features: str) -> str:
 
 
 __all__ = [
+    "EMBEDDING_PAPERS",
     "EUCLIDEAN",
-    "FEATURE_FREE_ROWS",
+    "ORDINAL_PREFIX",
     "PROTOCOLS",
     "PROTOCOL_LETTERS",
     "SETS",
@@ -433,12 +584,17 @@ __all__ = [
     "cell_rows",
     "all_columns",
     "check_published",
+    "embedding_versions",
+    "feature_free_rows",
     "feature_sets",
+    "fit_ordinal_embedding",
+    "is_feature_free",
     "load",
     "missing_reason",
     "module",
     "normalize",
     "published",
+    "ordinal_class",
     "route_and_mirror",
     "row_name",
     "splits",

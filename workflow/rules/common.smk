@@ -75,7 +75,9 @@ from tripletbench.harness.settings import (  # noqa: E402
     settings_hash,
 )
 
-check_config(config)
+# the checks that import a library (cblearn's ordinal embeddings) in the main process only: it
+# has checked them before any job (harness/config.py: check_config)
+check_config(config, libraries=workflow.is_main_process)
 # Unpinned downloads only when asked for on the typed command line of this run, never from a
 # config file or a profile (which also fills workflow.config_settings.config). A job process
 # that Snakemake spawns (cluster, group jobs) gets its command line from the main process,
@@ -434,7 +436,8 @@ def human_methods():
 
 def human_cell_settings():
     """What every human cell is made under: HUMAN_CELL_KEYS, the learner rows less their notes,
-    the route, the cell script's code and the learners' code."""
+    the route, the cell script's code (harness/human.py with it: the ordinal embeddings' fit),
+    the learners' code and, for ordinal-embedding rows, the cblearn version."""
     out = block_settings(
         config,
         "human",
@@ -445,7 +448,8 @@ def human_cell_settings():
     rows = {
         name: {k: v for k, v in m.items() if k != "notes"} for name, m in HUMAN["methods"].items()
     }
-    return canonical({**out, "methods": rows})
+    versions = human_mod.embedding_versions(HUMAN["methods"])
+    return canonical({**out, "methods": rows, **({"embeddings": versions} if versions else {})})
 
 
 def human_cells():

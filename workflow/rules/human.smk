@@ -25,7 +25,16 @@ HUMAN_CELL_KEYS = [
     "max_train_triplets",
     "curve_sizes",
 ]
-HUMAN_LEARNERS = sorted({m.get("algorithm", name) for name, m in HUMAN["methods"].items()})
+# the learners the cells build by name (their code in the settings); the ordinal embeddings
+# (cblearn classes, feature-free rows) are fitted by harness/human.py, in the cell script's code,
+# and enter the settings with cblearn's version (human_mod.embedding_versions)
+HUMAN_LEARNERS = sorted(
+    {
+        m.get("algorithm", name)
+        for name, m in HUMAN["methods"].items()
+        if not human_mod.is_feature_free(m)
+    }
+)
 # what every human cell is made under (common.smk: human_cell_settings)
 
 

@@ -3,14 +3,15 @@ and of each learner row on people's relative comparisons (tripletbench.harness.h
 material human ceiling: protocol (a) held-out answers as the table (mean ± std over the folds of
 every seed), protocol (b) held-out items as a section below it (a row without a feature map:
 "n/a"), material's publisher split (d) as the last section; "needs download" (or why not run)
-where the route cannot give a set. The learning curve (c) is figure_human_curve's."""
+where the route cannot give a set. An ordinal-embedding row (a cblearn class, no features) is one
+row, n/a on (b). The learning curve (c) is figure_human_curve's."""
 
 import pandas as pd
 
 from tripletbench.harness import captions
 from tripletbench.harness.human import (
-    FEATURE_FREE_ROWS,
     PROTOCOL_LETTERS,
+    feature_free_rows,
     missing_reason,
     published,
     row_name,
@@ -47,10 +48,11 @@ if len(digests) and (digests > 1).any():
     )
 
 feats = list(cfg["features"])
+embeddings = feature_free_rows(cfg["methods"])  # ordinal embeddings: one row each, n/a on (b)
 methods = [
     *(row_name("Eucl", f) for f in feats),
-    *(row_name(m, f) for m in cfg["methods"] for f in feats),
-    *FEATURE_FREE_ROWS,  # ordinal embeddings (none yet): "n/a" on (b)
+    *(row_name(m, f) for m in cfg["methods"] if m not in embeddings for f in feats),
+    *embeddings,
     "chance",
     "ceiling",
 ]
@@ -70,7 +72,9 @@ def status(columns, rows):
     another set's only, no ceiling where a question is mostly answered once, no feature map on
     held-out items, a published number that is another's (``rows``: those rows)."""
     reason = missing_reason(config)
-    return table_status(columns, methods + rows, {s: reason for s in missing}, published_rows=rows)
+    return table_status(
+        columns, methods + rows, {s: reason for s in missing}, embeddings, published_rows=rows
+    )
 
 
 seeds_a = [f"{s}.{k}" for s in cfg["seeds"] for k in range(cfg["n_splits"])]
