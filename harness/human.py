@@ -384,3 +384,37 @@ __all__ = [
     "table_status",
     "training_triplets",
 ]
+
+
+# --- ordinal embeddings: a placeholder ---------------------------------------------------------
+# A minimal version of the ordinal-embedding fit that another change brings with its table rows
+# (same name and signature); that version replaces this one. figure_human_embedding uses it.
+
+
+def fit_ordinal_embedding(
+    algorithm: str, params: dict, triplets: np.ndarray, n_items: int, seed: int
+) -> tuple[np.ndarray, dict]:
+    """An ordinal embedding of ``n_items`` items fitted on index ``triplets`` (rows (anchor,
+    positive, negative): the anchor is closer to the positive, cblearn's ``list-order`` format,
+    the same convention): ``algorithm`` the dotted path of a cblearn estimator
+    (``"cblearn.embedding.SOE"``), built as ``Class(n_components=2, **params,
+    random_state=seed)`` (``params`` may set ``n_components``) and fitted with
+    ``n_objects=n_items`` (an item in no triplet still gets a position, wherever its start put
+    it). Returns ``(embedding, timing)``: the (n_items, k) float64 embedding and
+    ``{"fit_wall_s", "fit_cpu_s"}`` as :func:`tripletbench.harness.experiment.fit_learner` gives."""
+    import importlib
+
+    module_name, _, cls_name = algorithm.rpartition(".")
+    if not module_name.startswith("cblearn"):
+        raise ValueError(f"{algorithm}: not a cblearn estimator (cblearn.embedding.<Class>)")
+    cls = getattr(importlib.import_module(module_name), cls_name)
+    estimator = cls(**{"n_components": 2, **dict(params or {}), "random_state": int(seed)})
+    t = np.asarray(triplets, dtype=np.int64)
+    wall, cpu = time.perf_counter(), time.process_time()
+    estimator.fit(t, n_objects=int(n_items))
+    timing = {"fit_wall_s": time.perf_counter() - wall, "fit_cpu_s": time.process_time() - cpu}
+    Z = np.asarray(estimator.embedding_, dtype=np.float64)
+    if Z.shape[0] != n_items or not np.isfinite(Z).all():
+        raise ValueError(f"{algorithm}: embedding of shape {Z.shape} is not a finite "
+                         f"({n_items}, k) array")
+    return Z, timing
