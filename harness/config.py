@@ -121,6 +121,12 @@ def _check_human(block: dict) -> None:
                 f"config human.methods.{method}: a row of its own in every human table; "
                 "give learners only"
             )
+    shown = (block.get("embedding_figure") or {}).get("set")
+    if shown and block.get("sets") and shown not in block["sets"]:
+        raise ConfigError(
+            f"config human.embedding_figure.set: {shown} is not among human.sets "
+            f"({', '.join(block['sets'])}); the figure's rows come from that set's table column"
+        )
     mirror = block.get("mirror")
     if mirror:  # a scheme we cannot read is refused; a folder that is absent is not (CI)
         from tripletbench.datasets.base import DataError as _DataError
