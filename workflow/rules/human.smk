@@ -168,23 +168,6 @@ rule figure_human_curve:
         "../scripts/figure_human_curve.py"
 
 
-HUMAN_EMBEDDING_SET = HUMAN["embedding_figure"]["set"] or HUMAN["sets"][0]
-
-
-def human_embedding_inputs(what):
-    """figure_human_embedding's data (``what``: "fetched" or "features"): the fetched set or its
-    feature files, where the set can run (else none: the figure says why)."""
-    hset = HUMAN_EMBEDDING_SET
-    if hset not in human_sets():
-        return []
-    if what == "fetched":
-        return [f"{CACHE}/fetched/human_{hset}.txt"]
-    return [
-        f"{RESULTS}/human/features/{hset}/{f}.npz"
-        for f in human_mod.feature_sets(hset, HUMAN["features"])
-    ]
-
-
 rule figure_human_embedding:
     input:
         table=rules.table_human.output.csv,  # picks the rows: the figure follows the table
@@ -206,7 +189,10 @@ rule figure_human_embedding:
     params:
         block=canonical(HUMAN),  # the rows' settings, the bound, the figure's own keys
         available=human_sets(),
-        cache=CACHE,
+        # the data cache: input.fetched = {cache}/fetched/human_<set>.txt (none: the set not run)
+        cache=lambda wildcards, input: (
+            str(Path(input.fetched[0]).parents[1]) if len(input.fetched) else ""
+        ),
         mirror=HUMAN_MIRROR,
         allow_unpinned=HUMAN_UNPINNED_FROM,
         code=script_code("workflow/scripts/figure_human_embedding.py"),
