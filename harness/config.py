@@ -128,6 +128,12 @@ def _check_human(block: dict, libraries: bool = True) -> None:
                 f"config human.methods.{method}: {algorithm_of(method, mcfg)} learns from "
                 f"{kind}; the human sets give triplets only (a triplet or pair learner)"
             )
+    shown = (block.get("embedding_figure") or {}).get("set")
+    if shown and block.get("sets") and shown not in block["sets"]:
+        raise ConfigError(
+            f"config human.embedding_figure.set: {shown} is not among human.sets "
+            f"({', '.join(block['sets'])}); the figure's rows come from that set's table column"
+        )
     from .human import check_published
 
     try:

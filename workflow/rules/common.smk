@@ -468,6 +468,21 @@ def human_feature_files(wc):
     ]
 
 
+def human_embedding_inputs(what):
+    """figure_human_embedding's data (``what``: "fetched" or "features"): the fetched set that
+    human.embedding_figure.set names (null: the first of human.sets) or its feature files,
+    where the set can run (else none: the figure says why)."""
+    hset = HUMAN["embedding_figure"]["set"] or HUMAN["sets"][0]
+    if hset not in human_sets():
+        return []
+    if what == "fetched":
+        return [f"{CACHE}/fetched/human_{hset}.txt"]
+    return [
+        f"{RESULTS}/human/features/{hset}/{f}.npz"
+        for f in human_mod.feature_sets(hset, HUMAN["features"])
+    ]
+
+
 # --- the report (report.smk) ---
 # Each experiment's rule file adds its tables (name -> rule output with csv and md) and figures
 # (name -> the figure's Markdown caption file); names are tripletbench.harness.report.ITEMS names.

@@ -3,10 +3,13 @@
 # route every set shows "needs download", unless the block names its own mirror (human.mirror:
 # the CI config's ../shared/mirror; a folder that is absent leaves the sets out, the run goes
 # on). One fetch per set (local rule), one features job per (set, feature set), one cell per
-# (set, method, seed) holding every fold, curve size and feature set, then table_human and
-# figure_human_curve.
+# (set, method, seed) holding every fold, curve size and feature set, then table_human,
+# figure_human_curve and figure_human_embedding (2-D maps of one set's items, rows from the table).
 
 HUMAN = config["human"]
+# what the cells, the table and the curve read: the block less the 2-D maps' own keys (a change
+# of the figure's set or thumbnail size reruns that figure alone)
+HUMAN_BLOCK = {k: v for k, v in HUMAN.items() if k != "embedding_figure"}
 from tripletbench.harness import human as human_mod  # noqa: E402
 
 # the human sets' route and mirror: human.mirror (download layout) where given, else data's
@@ -118,7 +121,7 @@ rule human_cell:
         cache=lambda wildcards, input: str(Path(input[0]).parents[1]),
         mirror=HUMAN_MIRROR,
         allow_unpinned=HUMAN_UNPINNED_FROM,
-        human=canonical(HUMAN),
+        human=canonical(HUMAN_BLOCK),
         route=HUMAN_ROUTE,
         settings=human_cell_settings(),
     script:
@@ -141,7 +144,7 @@ rule table_human:
         mem_mb=MEM_MB["table"],
         runtime=RUNTIME_MIN["table"],
     params:
-        block=canonical(HUMAN),  # rows, notes and caption follow the config
+        block=canonical(HUMAN_BLOCK),  # rows, notes and caption follow the config
         route=HUMAN_ROUTE,
         available=human_sets(),
         run_settings=HUMAN_CELL_SETTINGS,
@@ -165,13 +168,45 @@ rule figure_human_curve:
         mem_mb=MEM_MB["figure"],
         runtime=RUNTIME_MIN["figure"],
     params:
-        block=canonical(HUMAN),  # panels, lines and caption follow the config
+        block=canonical(HUMAN_BLOCK),  # panels, lines and caption follow the config
         route=HUMAN_ROUTE,
         available=human_sets(),
         run_settings=HUMAN_CELL_SETTINGS,
         code=script_code("workflow/scripts/figure_human_curve.py"),
     script:
         "../scripts/figure_human_curve.py"
+
+
+rule figure_human_embedding:
+    input:
+        table=rules.table_human.output.csv,  # picks the rows: the figure follows the table
+        fetched=human_embedding_inputs("fetched"),
+        features=human_embedding_inputs("features"),
+    output:
+        png=report_figure(f"{FIGURES}/figure_human_embedding.png", "figure_human_embedding"),
+        pdf=f"{FIGURES}/figure_human_embedding.pdf",
+        md=f"{FIGURES}/figure_human_embedding.md",
+    log:
+        f"{LOGS}/figures/figure_human_embedding.log",
+    benchmark:
+        f"{RESULTS}/human/benchmarks/figure_human_embedding.tsv"
+    conda:
+        "../../environment.yml"
+    resources:
+        mem_mb=MEM_MB["figure_human_embedding"],
+        runtime=RUNTIME_MIN["figure_human_embedding"],
+    params:
+        block=canonical(HUMAN),  # the rows' settings, the bound, the figure's own keys
+        available=human_sets(),
+        # the data cache: input.fetched = {cache}/fetched/human_<set>.txt (none: the set not run)
+        cache=lambda wildcards, input: (
+            str(Path(input.fetched[0]).parents[1]) if len(input.fetched) else ""
+        ),
+        mirror=HUMAN_MIRROR,
+        allow_unpinned=HUMAN_UNPINNED_FROM,
+        code=script_code("workflow/scripts/figure_human_embedding.py"),
+    script:
+        "../scripts/figure_human_embedding.py"
 
 
 # in reproduce_all (and the report) where the sets can be fetched (the download route, with or
@@ -184,3 +219,5 @@ if human_sets() or HUMAN.get("mirror"):
     if "curve" in HUMAN["protocols"]:
         REPRODUCE_ALL.extend(rules.figure_human_curve.output)
         REPORT_FIGURES["figure_human_curve"] = rules.figure_human_curve.output.md
+    REPRODUCE_ALL.extend(rules.figure_human_embedding.output)
+    REPORT_FIGURES["figure_human_embedding"] = rules.figure_human_embedding.output.md
