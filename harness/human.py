@@ -239,7 +239,9 @@ def cell_rows(
 ) -> pd.DataFrame:
     """The tidy rows of one cell (set, ``method``, seed): one per (protocol, fold, scoring,
     feature set), columns protocol, fold, scoring, method, features, metric
-    (``triplet_accuracy``), value, n_test, n_ties, n_train, fit_s. ``features``: feature set ->
+    (``triplet_accuracy``), value, n_test, n_ties, n_train, fit_s (and ``error`` where a
+    learner refused a learning-curve point: value NaN; a refusal on (a), (b) or (d) is raised).
+    A learner row is fitted on the feature sets :func:`row_features` gives. ``features``: feature set ->
     (n_items, d) array (already normalised); ``folds``: :func:`splits`'s list (computed here
     when None). ``method``: :data:`EUCLIDEAN` (with the chance and ceiling rows) or a row of ``cfg["methods"]`` (its learner fitted by
     :func:`tripletbench.harness.experiment.fit_learner` with the row's ``fixed`` settings)."""
@@ -269,14 +271,30 @@ def cell_rows(
         for fs, X in features.items():
             if method == EUCLIDEAN:
                 model, fit_s = X, 0.0
+            elif fs not in row_features(cfg["methods"][method], features):
+                continue  # the row's features restriction: n/a in the table (not_run_status)
             else:
                 mcfg = cfg["methods"][method]
                 params = dict(mcfg.get("fixed") or {})
                 y = np.zeros(len(X), dtype=np.int64)  # no labels: triplet learners only
                 t0 = time.perf_counter()
-                model, timing = fit_learner(
-                    algorithm_of(method, mcfg), params, train, X, y, seed, verbose=False
-                )
+                try:
+                    model, timing = fit_learner(
+                        algorithm_of(method, mcfg), params, train, X, y, seed, verbose=False
+                    )
+                except ValueError as err:
+                    if protocol != "curve":
+                        raise
+                    # a curve point below what the learner accepts (metric-learn's SCML: fewer
+                    # triplets than features): rows without a value, the error named
+                    # (figure_human_curve leaves the point out and says why)
+                    print(f"  {protocol} fold {fold} {fs}: {method} not fitted on "
+                          f"{len(train)} answers: {type(err).__name__}: {err}")
+                    rows += [{**base, "scoring": scoring, "method": method, "features": fs,
+                              "value": np.nan, "n_test": len(tt), "n_ties": 0,
+                              "fit_s": np.nan, "error": f"{type(err).__name__}: {err}"}
+                             for scoring, (tt, _w) in tests.items()]
+                    continue
                 fit_s = timing["fit_wall_s"]
                 print(f"  {protocol} fold {fold} {fs}: {method} fitted in {fit_s:.2f} s "
                       f"({time.perf_counter() - t0:.2f} s with conversion)")
@@ -291,6 +309,39 @@ def cell_rows(
     return out
 
 
+def row_features(mcfg: dict, wanted) -> list[str]:
+    """The feature sets of ``wanted`` that a learner row is fitted on: its ``features`` where the
+    row restricts them (a learner too slow on a high-dimensional set; the reason in
+    ``features_reason``), else all."""
+    only = mcfg.get("features")
+    return [f for f in wanted if only is None or f in only]
+
+
+def fitted_rows(methods: dict) -> list[str]:
+    """The learner rows that are fitted (one cell each): every row of ``methods`` but those
+    with ``not_run`` (shown as n/a with their reason, :func:`not_run_status`)."""
+    return [m for m, mcfg in methods.items() if not mcfg.get("not_run")]
+
+
+def not_run_status(methods: dict, features) -> dict:
+    """Table row name -> status of the learner rows that have no number by configuration: a
+    row with ``not_run`` (one row, ``"n/a (<not_run>)"``: it is never fitted) and, for a row
+    restricted to some feature sets (``features``, ``features_reason``), each other feature set
+    of ``features``: ``"n/a (not run on this feature set: <features_reason>)"``."""
+    out = {}
+    for m, mcfg in methods.items():
+        if mcfg.get("not_run"):
+            out[m] = f"n/a ({mcfg['not_run']})"
+            continue
+        kept = row_features(mcfg, features)
+        for f in features:
+            if f not in kept:
+                out[row_name(m, f)] = (
+                    f"n/a (not run on this feature set: {mcfg.get('features_reason', 'features')})"
+                )
+    return out
+
+
 def table_column(name: str, protocol: str, scoring: str) -> str:
     """The table's column of a row: ``"material (a)"``, ``"cars60 (b)"``, ``"material (d)
     answers"`` ... (protocol (c) has no table column: its figure, ``figure_human_curve``)."""
@@ -300,14 +351,19 @@ def table_column(name: str, protocol: str, scoring: str) -> str:
     return f"{name} ({letter})"
 
 
-def table_status(columns, methods, missing: dict, feature_free=FEATURE_FREE_ROWS) -> dict:
+def table_status(
+    columns, methods, missing: dict, feature_free=FEATURE_FREE_ROWS, not_run=None
+) -> dict:
     """Why a table cell has no number (:class:`tripletbench.harness.paper_table.PaperTable`'s ``status``):
     a whole column whose set did not run (``missing``: set -> reason), a feature set that is
     another set's only (``ingredients``: Food-100), no ceiling where a question is mostly
     answered once (Food-100, the cars) or where the majority is the reference (d, majority),
-    and on protocol (b) every row of ``feature_free`` (a method with no feature map cannot
-    place an item it never saw: "n/a (no feature map)")."""
+    on protocol (b) every row of ``feature_free`` (a method with no feature map cannot
+    place an item it never saw: "n/a (no feature map)"), and in every column the rows of
+    ``not_run`` (row -> status, :func:`not_run_status`: a learner row not run at all or not on
+    that feature set)."""
     out = {}
+    not_run = not_run or {}
     for col in columns:
         s = col.split(" ", 1)[0]
         if s in missing:
@@ -316,6 +372,8 @@ def table_status(columns, methods, missing: dict, feature_free=FEATURE_FREE_ROWS
         for m in methods:
             if m.endswith(" · ingredients") and s != "food100":
                 out[(col, m)] = "n/a (Food-100 only)"
+            elif m in not_run:
+                out[(col, m)] = not_run[m]
             if col.endswith("(b)") and m in feature_free:
                 out[(col, m)] = "n/a (no feature map: cannot place a held-out item)"
         if s != "material":
@@ -373,11 +431,14 @@ __all__ = [
     "item_scores",
     "cell_rows",
     "feature_sets",
+    "fitted_rows",
     "load",
     "missing_reason",
     "module",
     "normalize",
+    "not_run_status",
     "route_and_mirror",
+    "row_features",
     "row_name",
     "splits",
     "table_column",

@@ -25,7 +25,15 @@ HUMAN_CELL_KEYS = [
     "max_train_triplets",
     "curve_sizes",
 ]
-HUMAN_LEARNERS = sorted({m.get("algorithm", name) for name, m in HUMAN["methods"].items()})
+# the learners the cells build by name (fit_learner; an external one by its dotted path, e.g.
+# metric_learn.SCML: its wrapper's code and the library's version); rows with not_run build none
+HUMAN_LEARNERS = sorted(
+    {
+        m.get("algorithm", name)
+        for name, m in HUMAN["methods"].items()
+        if name in human_mod.fitted_rows(HUMAN["methods"])
+    }
+)
 # what every human cell is made under (common.smk: human_cell_settings)
 
 

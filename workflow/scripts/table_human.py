@@ -3,7 +3,9 @@ and of each learner row on people's relative comparisons (tripletbench.harness.h
 material human ceiling: protocol (a) held-out answers as the table (mean ± std over the folds of
 every seed), protocol (b) held-out items as a section below it (a row without a feature map:
 "n/a"), material's publisher split (d) as the last section; "needs download" (or why not run)
-where the route cannot give a set. The learning curve (c) is figure_human_curve's."""
+where the route cannot give a set; a learner row that is not run (``not_run``) or not on a
+feature set (its ``features``) says n/a with the configured reason. The learning curve (c) is
+figure_human_curve's."""
 
 import pandas as pd
 
@@ -11,7 +13,9 @@ from tripletbench.harness import captions
 from tripletbench.harness.human import (
     FEATURE_FREE_ROWS,
     PROTOCOL_LETTERS,
+    fitted_rows,
     missing_reason,
+    not_run_status,
     row_name,
     table_column,
     table_status,
@@ -46,9 +50,12 @@ if len(digests) and (digests > 1).any():
     )
 
 feats = list(cfg["features"])
+fitted = fitted_rows(cfg["methods"])
 methods = [
     *(row_name("Eucl", f) for f in feats),
-    *(row_name(m, f) for m in cfg["methods"] for f in feats),
+    *(  # a row that is not run (not_run: OPML, no class labels) is one n/a row
+        row_name(m, f) for m in cfg["methods"] for f in (feats if m in fitted else [""])
+    ),
     *FEATURE_FREE_ROWS,  # ordinal embeddings (none yet): "n/a" on (b)
     "chance",
     "ceiling",
@@ -67,9 +74,12 @@ values = runs.assign(
 def status(columns):
     """Why a cell has no number (tripletbench.harness.human.table_status): the set did not run, a feature set
     another set's only, no ceiling where a question is mostly answered once, no feature map on
-    held-out items."""
+    held-out items, a learner row not run (not_run) or not on that feature set (features)."""
     reason = missing_reason(config)
-    return table_status(columns, methods, {s: reason for s in missing})
+    return table_status(
+        columns, methods, {s: reason for s in missing},
+        not_run=not_run_status(cfg["methods"], feats),
+    )
 
 
 seeds_a = [f"{s}.{k}" for s in cfg["seeds"] for k in range(cfg["n_splits"])]
