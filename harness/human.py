@@ -6,7 +6,16 @@ Everything about the data is in :mod:`tripletbench.datasets.food100`, :mod:`trip
 :mod:`tripletbench.datasets.material_similarity` (parsing), :mod:`tripletbench.datasets.human_features` (features) and
 :mod:`tripletbench.evaluation.human_protocols` (folds, scoring with ties as half, the human ceiling); the
 learners are fitted by :func:`tripletbench.harness.experiment.fit_learner`, as every other experiment fits
-them. This module only puts them together:
+them: every triplet learner of the project (``human.methods``: OASIS and its variants, SDCA,
+SVM-relative, COMET, OAHU, metric-learn's SCML through :mod:`tripletbench.algorithms.external`)
+on the training triplets, the pair learners (LEGO, RDML) on the two pairs of each triplet, (a, p)
+similar and (a, n) dissimilar (:func:`tripletbench.datasets.constraints.triplets_to_pairs`, the rule
+every experiment uses). The sets have no class labels: a learner that needs them (OPML builds
+its own triplets from a labelled stream) is a row with ``not_run`` (one n/a row, no cell). A row
+may be fitted on some feature sets only (``features``, with ``features_reason``: a learner whose
+d x d steps are too slow at 1,764-d), n/a on the others (:func:`not_run_status`); a
+learning-curve point a learner refuses (SCML: fewer answers than features) is a row without a
+value. This module only puts them together:
 
 * protocol **(a)** (``"triplets"``): k-fold over the answers
   (:func:`tripletbench.evaluation.human_protocols.triplet_folds`, ``human.n_splits`` folds, one seed per
@@ -288,11 +297,12 @@ def cell_rows(
                     # a curve point below what the learner accepts (metric-learn's SCML: fewer
                     # triplets than features): rows without a value, the error named
                     # (figure_human_curve leaves the point out and says why)
+                    why = f"{type(err).__name__}: {' '.join(str(err).split())}"
                     print(f"  {protocol} fold {fold} {fs}: {method} not fitted on "
-                          f"{len(train)} answers: {type(err).__name__}: {err}")
+                          f"{len(train)} answers: {why}")
                     rows += [{**base, "scoring": scoring, "method": method, "features": fs,
                               "value": np.nan, "n_test": len(tt), "n_ties": 0,
-                              "fit_s": np.nan, "error": f"{type(err).__name__}: {err}"}
+                              "fit_s": np.nan, "error": why}
                              for scoring, (tt, _w) in tests.items()]
                     continue
                 fit_s = timing["fit_wall_s"]

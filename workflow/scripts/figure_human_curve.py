@@ -128,7 +128,9 @@ bound = cfg.get("max_train_triplets")
 sizes = ", ".join(f"{v:,}" for v in sorted(cfg.get("curve_sizes") or []))
 seeds = ", ".join(str(v) for v in cfg["seeds"])
 learners = "; ".join(  # a row with not_run has no line (the table says why)
-    f"{m}: {', '.join(f'{k} = {v}' for k, v in (mc.get('fixed') or {}).items()) or 'defaults'}"
+    f"{m}: "
+    + (", ".join(([mc["algorithm"]] if mc.get("algorithm", m) != m else [])
+                 + [f"{k} = {v}" for k, v in (mc.get("fixed") or {}).items()]) or "defaults")
     + (f" (on {', '.join(mc['features'])} only: {mc.get('features_reason', '')})"
        if mc.get("features") else "")
     for m, mc in cfg["methods"].items()
