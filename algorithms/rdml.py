@@ -13,7 +13,9 @@ The singular start, stated: with A_0 = 0 (and whenever D has a component outside
 A^{-1} does not exist and no positive step keeps A - lambda_t D D^T PSD, so Theorem 6's step is
 undefined. There we take Algorithm 1's own step, the exact projection onto the PSD cone (eigenvalues
 clipped at 0). Where D lies in the range of A, A^{-1} is the pseudo-inverse on that range and the
-Theorem 6 step is used. (Taking a zero step instead would leave A = 0 on every similar pair.)
+Theorem 6 step is used. (Taking a zero step instead would leave A = 0 on every similar pair.) Where
+the least-squares solve that tests the range fails (LAPACK's SVD not converging on a singular A,
+seen on people's answers), the exact projection is taken as well.
 
 Pairs come from the triplets as for LEGO (``tripletbench.datasets.constraints.triplets_to_pairs``), one pass
 in their order (``n_passes``). lambda: the paper's value could not be read here; the default 0.1
@@ -98,11 +100,17 @@ class RDML(PairClassifierMixin, MahalanobisMixin, OnlineMixin, BaseLearner):
             if yi == -1:
                 A[:] += lam * np.outer(dvec, dvec)
                 return -value, True, True
-            u, *_ = np.linalg.lstsq(A, dvec, rcond=None)
-            in_range = np.linalg.norm(A @ u - dvec) <= self.range_tol * max(
+            try:
+                u, *_ = np.linalg.lstsq(A, dvec, rcond=None)
+            except np.linalg.LinAlgError:
+                # LAPACK's SVD (gelsd) can fail to converge on a singular A (measured on the
+                # human answers: material, 297-d global features, step 690 of 10,000 pairs):
+                # take Algorithm 1's exact projection, as for a D outside the range of A
+                u = None
+            in_range = u is not None and np.linalg.norm(A @ u - dvec) <= self.range_tol * max(
                 np.linalg.norm(dvec), 1e-300
             )
-            q = dvec @ u
+            q = dvec @ u if u is not None else 0.0
             if in_range and q > 0:
                 A[:] -= min(lam, 1.0 / q) * np.outer(dvec, dvec)
                 A[:] = (A + A.T) / 2

@@ -891,6 +891,7 @@ def svm_far_cells(runs: pd.DataFrame, paper: pd.DataFrame, n_max: int, tol: floa
 def human_table(config: dict, cfg: dict, missing, runs: pd.DataFrame) -> list[str]:
     """Caption of the human-judgment table (issue 38, :mod:`tripletbench.harness.human`): protocol, features,
     scoring, the reference rows, the learners' settings and that no paper number is shown."""
+    from .experiment import constraint_kind_of
     from .human import EMBEDDING_PAPERS, embedding_versions, is_feature_free, missing_reason
     from .human import route_and_mirror
 
@@ -922,9 +923,25 @@ def human_table(config: dict, cfg: dict, missing, runs: pd.DataFrame) -> list[st
     def settings(mc):
         return ", ".join(f"{k} = {v}" for k, v in (mc.get("fixed") or {}).items()) or "defaults"
 
+    def learner(m, mc):
+        if mc.get("not_run"):
+            return f"{m}: not run ({mc['not_run']})"
+        algo = mc.get("algorithm", m)
+        text = ", ".join(f"{k} = {v}" for k, v in (mc.get("fixed") or {}).items())
+        text = (f"{algo}{', ' if text else ''}{text}" if algo != m else text) or "defaults"
+        if mc.get("features"):
+            text += f"; on {', '.join(mc['features'])} only ({mc.get('features_reason', '')})"
+        return f"{m}: {text}"
+
     learners = "; ".join(
-        f"{m}: {settings(mc)}" for m, mc in cfg["methods"].items() if not is_feature_free(mc)
+        learner(m, mc) for m, mc in cfg["methods"].items() if not is_feature_free(mc)
     )
+    fitted = {
+        m: mc for m, mc in cfg["methods"].items()
+        if not mc.get("not_run") and not is_feature_free(mc)
+    }
+    pair_rows = [m for m, mc in fitted.items() if constraint_kind_of(m, mc) == "pairs"]
+    external = [m for m, mc in fitted.items() if "." in mc.get("algorithm", m)]
     embeddings = {m: mc for m, mc in cfg["methods"].items() if is_feature_free(mc)}
     versions = sorted(set(embedding_versions(embeddings).values()))
     embedding_text = (
@@ -1005,8 +1022,15 @@ def human_table(config: dict, cfg: dict, missing, runs: pd.DataFrame) -> list[st
         ),
         *(
             [
-                f"Learners (ours, not tuned): {learners}; fitted by the project's learners on "
-                "the training triplets over the item features."
+                "Learners (ours, not tuned: each with the settings of its rows in the project's "
+                f"other tables): {learners}; fitted on the training triplets over the item "
+                "features"
+                + (f", the pair learners ({', '.join(pair_rows)}) on the two pairs of each "
+                   "triplet, (a, p) similar and (a, n) dissimilar (tripletbench.datasets."
+                   "constraints.triplets_to_pairs)" if pair_rows else "")
+                + (f"; {', '.join(external)}: another library's learner "
+                   "(tripletbench.algorithms.external)" if external else "")
+                + "."
             ]
             if learners
             else []

@@ -110,13 +110,26 @@ def _check_human(block: dict, libraries: bool = True) -> None:
     no class labels, :mod:`tripletbench.harness.human`), or are cblearn ordinal embeddings
     (:func:`check_ordinal_embedding`); ``human.mirror`` is a folder, a ``file://`` or an
     http(s) URL (a folder that does not exist is allowed: the sets are then not run).
-    ``libraries``: :func:`check_config`'s."""
+    ``libraries``: :func:`check_config`'s.
+
+    A row's ``features`` (the feature sets it is fitted on) must name feature sets of
+    ``human.features`` and come with ``features_reason`` (the table's n/a says it); a row with
+    ``not_run`` (shown with that reason, never fitted: OPML, which needs class labels) is
+    exempt from the constraint-kind check and may not also restrict its feature sets."""
+    wanted = list(block.get("features") or [])
     for method, mcfg in (block.get("methods") or {}).items():
         if method in ("Eucl", "chance", "ceiling"):
             raise ConfigError(
                 f"config human.methods.{method}: a row of its own in every human table; "
                 "give learners only"
             )
+        if mcfg.get("not_run"):
+            if "features" in mcfg:
+                raise ConfigError(
+                    f"config human.methods.{method}: not_run and features together; a row "
+                    "that is not run has no feature sets"
+                )
+            continue
         if _is_ordinal(mcfg):  # a cblearn ordinal embedding: a feature-free row
             check_ordinal_embedding(
                 f"human.methods.{method}", mcfg["algorithm"], mcfg, libraries=libraries
@@ -126,7 +139,25 @@ def _check_human(block: dict, libraries: bool = True) -> None:
         if kind not in ("triplets", "pairs"):
             raise ConfigError(
                 f"config human.methods.{method}: {algorithm_of(method, mcfg)} learns from "
-                f"{kind}; the human sets give triplets only (a triplet or pair learner)"
+                f"{kind}; the human sets give triplets only (a triplet or pair learner), or "
+                "give the row not_run: <why> to show it as n/a"
+            )
+        if "features" in mcfg:
+            unknown = [f for f in mcfg["features"] if f not in wanted]
+            if unknown:
+                raise ConfigError(
+                    f"config human.methods.{method}.features: {', '.join(map(repr, unknown))} "
+                    f"not in human.features {wanted}; a row can only be restricted to feature "
+                    "sets the table computes"
+                )
+            if not mcfg.get("features_reason"):
+                raise ConfigError(
+                    f"config human.methods.{method}: features without features_reason; say "
+                    "why the row is not run on the other feature sets (the table shows it)"
+                )
+        elif mcfg.get("features_reason"):
+            raise ConfigError(
+                f"config human.methods.{method}: features_reason without features"
             )
     shown = (block.get("embedding_figure") or {}).get("set")
     if shown and block.get("sets") and shown not in block["sets"]:

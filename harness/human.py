@@ -6,10 +6,9 @@ Everything about the data is in :mod:`tripletbench.datasets.food100`, :mod:`trip
 :mod:`tripletbench.datasets.material_similarity` (parsing), :mod:`tripletbench.datasets.human_features` (features) and
 :mod:`tripletbench.evaluation.human_protocols` (folds, scoring with ties as half, the human ceiling); the
 learners are fitted by :func:`tripletbench.harness.experiment.fit_learner`, as every other experiment fits
-them; the ordinal embeddings by :func:`fit_ordinal_embedding` (cblearn). This module only puts
-them together.
+them; the ordinal embeddings by :func:`fit_ordinal_embedding` (cblearn).
 
-Rows (``human.methods``): a **learner** (ours, by name: OASIS, SDCA) learns a metric on each
+Rows (``human.methods``): a **learner** (ours by name, or another library's by dotted path) learns a metric on each
 feature set's item vectors, one row per (learner, feature set); an **ordinal embedding** (a
 cblearn class by its dotted path, ``algorithm: cblearn.embedding.SOE``, :func:`is_feature_free`)
 uses no features at all: it fits a position per item from the training answers alone
@@ -23,6 +22,17 @@ suite was run on our pins and it is installed without its declared dependencies
 (``requirements-nodeps.txt`` says what was measured). :func:`tripletbench.harness.config.check_config`
 refuses, before any job, a class that cannot be imported or cannot place every item, a
 hyperparameter the class lacks and settings that cblearn's own fit refuses (a trial fit).
+
+The learner rows: every triplet learner of the project (``human.methods``: OASIS and its variants, SDCA,
+SVM-relative, COMET, OAHU, metric-learn's SCML through :mod:`tripletbench.algorithms.external`)
+on the training triplets, the pair learners (LEGO, RDML) on the two pairs of each triplet, (a, p)
+similar and (a, n) dissimilar (:func:`tripletbench.datasets.constraints.triplets_to_pairs`, the rule
+every experiment uses). The sets have no class labels: a learner that needs them (OPML builds
+its own triplets from a labelled stream) is a row with ``not_run`` (one n/a row, no cell). A row
+may be fitted on some feature sets only (``features``, with ``features_reason``: a learner whose
+d x d steps are too slow at 1,764-d), n/a on the others (:func:`not_run_status`); a
+learning-curve point a learner refuses (SCML: fewer answers than features) is a row without a
+value. This module only puts them together:
 
 * protocol **(a)** (``"triplets"``): k-fold over the answers
   (:func:`tripletbench.evaluation.human_protocols.triplet_folds`, ``human.n_splits`` folds, one seed per
@@ -365,7 +375,9 @@ def cell_rows(
 ) -> pd.DataFrame:
     """The tidy rows of one cell (set, ``method``, seed): one per (protocol, fold, scoring,
     feature set), columns protocol, fold, scoring, method, features, metric
-    (``triplet_accuracy``), value, n_test, n_ties, n_train, fit_s. ``features``: feature set ->
+    (``triplet_accuracy``), value, n_test, n_ties, n_train, fit_s (and ``error`` where a
+    learner refused a learning-curve point: value NaN; a refusal on (a), (b) or (d) is raised).
+    A learner row is fitted on the feature sets :func:`row_features` gives. ``features``: feature set ->
     (n_items, d) array (already normalised); ``folds``: :func:`splits`'s list (computed here
     when None). ``method``: :data:`EUCLIDEAN` (with the chance and ceiling rows) or a row of
     ``cfg["methods"]``: a learner fitted by :func:`tripletbench.harness.experiment.fit_learner`
@@ -419,14 +431,31 @@ def cell_rows(
         for fs, X in features.items():
             if method == EUCLIDEAN:
                 model, fit_s = X, 0.0
+            elif fs not in row_features(cfg["methods"][method], features):
+                continue  # the row's features restriction: n/a in the table (not_run_status)
             else:
                 mcfg = cfg["methods"][method]
                 params = dict(mcfg.get("fixed") or {})
                 y = np.zeros(len(X), dtype=np.int64)  # no labels: triplet learners only
                 t0 = time.perf_counter()
-                model, timing = fit_learner(
-                    algorithm_of(method, mcfg), params, train, X, y, seed, verbose=False
-                )
+                try:
+                    model, timing = fit_learner(
+                        algorithm_of(method, mcfg), params, train, X, y, seed, verbose=False
+                    )
+                except ValueError as err:
+                    if protocol != "curve":
+                        raise
+                    # a curve point below what the learner accepts (metric-learn's SCML: fewer
+                    # triplets than features): rows without a value, the error named
+                    # (figure_human_curve leaves the point out and says why)
+                    why = f"{type(err).__name__}: {' '.join(str(err).split())}"
+                    print(f"  {protocol} fold {fold} {fs}: {method} not fitted on "
+                          f"{len(train)} answers: {why}")
+                    rows += [{**base, "scoring": scoring, "method": method, "features": fs,
+                              "value": np.nan, "n_test": len(tt), "n_ties": 0,
+                              "fit_s": np.nan, "error": why}
+                             for scoring, (tt, _w) in tests.items()]
+                    continue
                 fit_s = timing["fit_wall_s"]
                 print(f"  {protocol} fold {fold} {fs}: {method} fitted in {fit_s:.2f} s "
                       f"({time.perf_counter() - t0:.2f} s with conversion)")
@@ -441,6 +470,39 @@ def cell_rows(
     return out
 
 
+def row_features(mcfg: dict, wanted) -> list[str]:
+    """The feature sets of ``wanted`` that a learner row is fitted on: its ``features`` where the
+    row restricts them (a learner too slow on a high-dimensional set; the reason in
+    ``features_reason``), else all."""
+    only = mcfg.get("features")
+    return [f for f in wanted if only is None or f in only]
+
+
+def fitted_rows(methods: dict) -> list[str]:
+    """The learner rows that are fitted (one cell each): every row of ``methods`` but those
+    with ``not_run`` (shown as n/a with their reason, :func:`not_run_status`)."""
+    return [m for m, mcfg in methods.items() if not mcfg.get("not_run")]
+
+
+def not_run_status(methods: dict, features) -> dict:
+    """Table row name -> status of the learner rows that have no number by configuration: a
+    row with ``not_run`` (one row, ``"n/a (<not_run>)"``: it is never fitted) and, for a row
+    restricted to some feature sets (``features``, ``features_reason``), each other feature set
+    of ``features``: ``"n/a (not run on this feature set: <features_reason>)"``."""
+    out = {}
+    for m, mcfg in methods.items():
+        if mcfg.get("not_run"):
+            out[m] = f"n/a ({mcfg['not_run']})"
+            continue
+        kept = row_features(mcfg, features)
+        for f in features:
+            if f not in kept:
+                out[row_name(m, f)] = (
+                    f"n/a (not run on this feature set: {mcfg.get('features_reason', 'features')})"
+                )
+    return out
+
+
 def table_column(name: str, protocol: str, scoring: str) -> str:
     """The table's column of a row: ``"material (a)"``, ``"cars60 (b)"``, ``"material (d)
     answers"`` ... (protocol (c) has no table column: its figure, ``figure_human_curve``)."""
@@ -450,71 +512,21 @@ def table_column(name: str, protocol: str, scoring: str) -> str:
     return f"{name} ({letter})"
 
 
-def all_columns(sets=tuple(SETS), protocols=PROTOCOLS) -> list[str]:
-    """Every table column of ``sets`` under ``protocols`` (:func:`table_column`): (a) and (b)
-    per set, (d) ``answers`` and ``majority`` for material; (c) has none."""
-    out = []
-    for name in sets:
-        for p in protocols:
-            if p in ("triplets", "items"):
-                out.append(table_column(name, p, "answers"))
-            elif p == "publisher" and name == "material":
-                out += [table_column(name, p, c) for c in ("answers", "majority")]
-    return out
-
-
-def check_published(block: dict) -> None:
-    """Raise ``ValueError`` naming a ``human.published`` row whose ``column`` is no column any
-    human table has (:func:`all_columns`: e.g. ``"material (d) majority"``) or that has the name
-    of a row of ours (a learner, ``Eucl``, ``chance``, ``ceiling``)."""
-    ours = {*(block.get("methods") or {}), EUCLIDEAN, "chance", "ceiling"}
-    for name, row in (block.get("published") or {}).items():
-        if row.get("column") not in all_columns():
-            raise ValueError(
-                f"config human.published.{name}: column {row.get('column')!r} is no column of "
-                f"the human table; one of {all_columns()}"
-            )
-        if name in ours or name.split(" · ")[0] in ours:
-            raise ValueError(
-                f"config human.published.{name}: the name of one of our rows; give the "
-                "published method a name of its own"
-            )
-
-
-def published(block: dict, columns) -> tuple[list[str], pd.DataFrame]:
-    """``(rows, paper)``: the ``human.published`` rows that have a number in one of ``columns``
-    (in the config's order) and their numbers as a
-    :class:`tripletbench.harness.paper_table.PaperTable` ``paper`` frame (columns dataset,
-    algorithm, metric, paper, paper_std, paper_method): shown beside ours, never rerun or
-    ranked (:func:`table_status` gives their own cells' reason)."""
-    rows = {
-        name: r for name, r in (block.get("published") or {}).items() if r["column"] in columns
-    }
-    paper = pd.DataFrame(
-        [
-            {"dataset": r["column"], "algorithm": name, "metric": "triplet_accuracy",
-             "paper": float(r["value"]), "paper_std": np.nan, "paper_method": name}
-            for name, r in rows.items()
-        ],
-        columns=["dataset", "algorithm", "metric", "paper", "paper_std", "paper_method"],
-    )
-    return list(rows), paper
-
-
-PUBLISHED_STATUS = "n/a (published number only)"
-
-
-def table_status(columns, methods, missing: dict, feature_free=(),
-                 published_rows=()) -> dict:
+def table_status(
+    columns, methods, missing: dict, feature_free=(), not_run=None, published_rows=()
+) -> dict:
     """Why a table cell has no number (:class:`tripletbench.harness.paper_table.PaperTable`'s ``status``):
     a whole column whose set did not run (``missing``: set -> reason), a feature set that is
     another set's only (``ingredients``: Food-100), no ceiling where a question is mostly
     answered once (Food-100, the cars) or where the majority is the reference (d, majority),
-    and on protocol (b) every row of ``feature_free`` (:func:`feature_free_rows` of the config's
+    on protocol (b) every row of ``feature_free`` (:func:`feature_free_rows` of the config's
     methods: a method with no feature map cannot place an item it never saw: "n/a (no feature
-    map)"); every cell of a ``published_rows`` row (:func:`published`: the number is another's,
-    shown in the paper column) says :data:`PUBLISHED_STATUS`."""
+    map)"), in every column the rows of ``not_run`` (row -> status, :func:`not_run_status`: a
+    learner row not run at all or not on that feature set), and every cell of a
+    ``published_rows`` row (:func:`published`: the number is another's, shown in the paper
+    column) says :data:`PUBLISHED_STATUS`."""
     out = {}
+    not_run = not_run or {}
     for col in columns:
         s = col.split(" ", 1)[0]
         if s in missing:
@@ -523,6 +535,8 @@ def table_status(columns, methods, missing: dict, feature_free=(),
         for m in methods:
             if m.endswith(" · ingredients") and s != "food100":
                 out[(col, m)] = "n/a (Food-100 only)"
+            elif m in not_run:
+                out[(col, m)] = not_run[m]
             if col.endswith("(b)") and m in feature_free:
                 out[(col, m)] = "n/a (no feature map: cannot place a held-out item)"
         if s != "material":
@@ -589,13 +603,16 @@ __all__ = [
     "feature_sets",
     "fit_ordinal_embedding",
     "is_feature_free",
+    "fitted_rows",
     "load",
     "missing_reason",
     "module",
     "normalize",
     "published",
     "ordinal_class",
+    "not_run_status",
     "route_and_mirror",
+    "row_features",
     "row_name",
     "splits",
     "table_column",

@@ -430,14 +430,15 @@ def human_sets():
 
 def human_methods():
     """The cells' methods: the Euclidean distance (with the chance and ceiling rows) and each
-    learner row."""
-    return [human_mod.EUCLIDEAN, *HUMAN["methods"]]
+    learner row that is fitted (a row with not_run is shown as n/a, no cell)."""
+    return [human_mod.EUCLIDEAN, *human_mod.fitted_rows(HUMAN["methods"])]
 
 
 def human_cell_settings():
-    """What every human cell is made under: HUMAN_CELL_KEYS, the learner rows less their notes,
-    the route, the cell script's code (harness/human.py with it: the ordinal embeddings' fit),
-    the learners' code and, for ordinal-embedding rows, the cblearn version."""
+    """What every human cell is made under: HUMAN_CELL_KEYS, the fitted rows less their
+    descriptions (notes, features_reason), the route, the cell script's code (harness/human.py
+    with it: the ordinal embeddings' fit), the learners' code and, for ordinal-embedding rows,
+    the cblearn version."""
     out = block_settings(
         config,
         "human",
@@ -446,7 +447,9 @@ def human_cell_settings():
         learners=HUMAN_LEARNERS,
     )
     rows = {
-        name: {k: v for k, v in m.items() if k != "notes"} for name, m in HUMAN["methods"].items()
+        name: {k: v for k, v in m.items() if k not in ("notes", "features_reason")}
+        for name, m in HUMAN["methods"].items()
+        if name in human_mod.fitted_rows(HUMAN["methods"])
     }
     versions = human_mod.embedding_versions(HUMAN["methods"])
     return canonical({**out, "methods": rows, **({"embeddings": versions} if versions else {})})

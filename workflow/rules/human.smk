@@ -28,14 +28,15 @@ HUMAN_CELL_KEYS = [
     "max_train_triplets",
     "curve_sizes",
 ]
-# the learners the cells build by name (their code in the settings); the ordinal embeddings
-# (cblearn classes, feature-free rows) are fitted by harness/human.py, in the cell script's code,
-# and enter the settings with cblearn's version (human_mod.embedding_versions)
+# the learners the cells build by name (fit_learner; an external one by its dotted path, e.g.
+# metric_learn.SCML: its wrapper's code and the library's version); rows with not_run build none;
+# the ordinal embeddings (cblearn classes, feature-free rows) are fitted by harness/human.py, in
+# the cell script's code, and enter the settings with cblearn's version
 HUMAN_LEARNERS = sorted(
     {
         m.get("algorithm", name)
         for name, m in HUMAN["methods"].items()
-        if not human_mod.is_feature_free(m)
+        if name in human_mod.fitted_rows(HUMAN["methods"]) and not human_mod.is_feature_free(m)
     }
 )
 # what every human cell is made under (common.smk: human_cell_settings)

@@ -59,6 +59,9 @@ learned_a = a[~a.method.isin(REFERENCES)].copy()
 learned_a["n_train"] = learned_a.groupby("set").n_train.transform("mean").round()
 points = pd.concat([runs[runs.protocol == "curve"], learned_a], ignore_index=True)
 points["n_train"] = points.n_train.astype(float)
+# a curve point a learner refused (no value; its error in the cell's rows): left out, named below
+refused = points[points.value.isna()]
+points = points[points.value.notna()]
 summary = (
     points.groupby(["set", "method", "features", "n_train"], sort=False)
     .value.agg(["mean", "std", "count"])
@@ -124,11 +127,23 @@ save_figure(fig, snakemake.output.png, snakemake.output.pdf)
 bound = cfg.get("max_train_triplets")
 sizes = ", ".join(f"{v:,}" for v in sorted(cfg.get("curve_sizes") or []))
 seeds = ", ".join(str(v) for v in cfg["seeds"])
-learners = "; ".join(
-    f"{m}: {', '.join(f'{k} = {v}' for k, v in (mc.get('fixed') or {}).items()) or 'defaults'}"
+learners = "; ".join(  # a row with not_run has no line (the table says why)
+    f"{m}: "
+    + (", ".join(([mc["algorithm"]] if mc.get("algorithm", m) != m else [])
+                 + [f"{k} = {v}" for k, v in (mc.get("fixed") or {}).items()]) or "defaults")
+    + (f" (on {', '.join(mc['features'])} only: {mc.get('features_reason', '')})"
+       if mc.get("features") else "")
     for m, mc in cfg["methods"].items()
+    if not mc.get("not_run")
 )
 not_run = [s for s in sets if s not in available]
+refusals = [
+    f"{row_name(m, f)} on {s} at n = {int(n):,} ({err})"
+    for (s, m, f, n), err in refused.assign(error=refused.get("error", "refused"))
+    .groupby(["set", "method", "features", "n_train"], sort=False)
+    .error.first()
+    .items()
+]
 text = (
     "Protocol (c), the learning curve: test triplet accuracy (a test answer is right when "
     "d(i, j) < d(i, k), half when the two tie; material rows weighted by their answer counts) "
@@ -155,6 +170,8 @@ text = (
     "material, the human ceiling (the share of test answers that agree with their question's "
     "majority, ties half: the best any distance can score)."
     + (f" Not run: {', '.join(not_run)} ({reason})." if not_run else "")
+    + (" Points not drawn (the learner refused that training set): " + "; ".join(refusals) + "."
+       if refusals else "")
     + ("" if on else " Protocol (c) is not in human.protocols: no curve is drawn.")
 )
 plotted = pd.concat(

@@ -3,8 +3,10 @@ and of each learner row on people's relative comparisons (tripletbench.harness.h
 material human ceiling: protocol (a) held-out answers as the table (mean ± std over the folds of
 every seed), protocol (b) held-out items as a section below it (a row without a feature map:
 "n/a"), material's publisher split (d) as the last section; "needs download" (or why not run)
-where the route cannot give a set. An ordinal-embedding row (a cblearn class, no features) is one
-row, n/a on (b). The learning curve (c) is figure_human_curve's."""
+where the route cannot give a set; a learner row that is not run (``not_run``) or not on a
+feature set (its ``features``) says n/a with the configured reason. An ordinal-embedding row (a
+cblearn class, no features) is one row, n/a on (b). The learning curve (c) is
+figure_human_curve's."""
 
 import pandas as pd
 
@@ -12,7 +14,9 @@ from tripletbench.harness import captions
 from tripletbench.harness.human import (
     PROTOCOL_LETTERS,
     feature_free_rows,
+    fitted_rows,
     missing_reason,
+    not_run_status,
     published,
     row_name,
     table_column,
@@ -49,9 +53,15 @@ if len(digests) and (digests > 1).any():
 
 feats = list(cfg["features"])
 embeddings = feature_free_rows(cfg["methods"])  # ordinal embeddings: one row each, n/a on (b)
+fitted = fitted_rows(cfg["methods"])
 methods = [
     *(row_name("Eucl", f) for f in feats),
-    *(row_name(m, f) for m in cfg["methods"] if m not in embeddings for f in feats),
+    *(  # a row that is not run (not_run: OPML, no class labels) is one n/a row
+        row_name(m, f)
+        for m in cfg["methods"]
+        if m not in embeddings
+        for f in (feats if m in fitted else [""])
+    ),
     *embeddings,
     "chance",
     "ceiling",
@@ -70,10 +80,12 @@ values = runs.assign(
 def status(columns, rows):
     """Why a cell has no number (tripletbench.harness.human.table_status): the set did not run, a feature set
     another set's only, no ceiling where a question is mostly answered once, no feature map on
-    held-out items, a published number that is another's (``rows``: those rows)."""
+    held-out items, a learner row not run (not_run) or not on that feature set (features), a
+    published number that is another's (``rows``: those rows)."""
     reason = missing_reason(config)
     return table_status(
-        columns, methods + rows, {s: reason for s in missing}, embeddings, published_rows=rows
+        columns, methods + rows, {s: reason for s in missing}, embeddings,
+        not_run=not_run_status(cfg["methods"], feats), published_rows=rows,
     )
 
 
