@@ -512,6 +512,60 @@ def table_column(name: str, protocol: str, scoring: str) -> str:
     return f"{name} ({letter})"
 
 
+def all_columns(sets=tuple(SETS), protocols=PROTOCOLS) -> list[str]:
+    """Every table column of ``sets`` under ``protocols`` (:func:`table_column`): (a) and (b)
+    per set, (d) ``answers`` and ``majority`` for material; (c) has none."""
+    out = []
+    for name in sets:
+        for p in protocols:
+            if p in ("triplets", "items"):
+                out.append(table_column(name, p, "answers"))
+            elif p == "publisher" and name == "material":
+                out += [table_column(name, p, c) for c in ("answers", "majority")]
+    return out
+
+
+def check_published(block: dict) -> None:
+    """Raise ``ValueError`` naming a ``human.published`` row whose ``column`` is no column any
+    human table has (:func:`all_columns`: e.g. ``"material (d) majority"``) or that has the name
+    of a row of ours (a learner, ``Eucl``, ``chance``, ``ceiling``)."""
+    ours = {*(block.get("methods") or {}), EUCLIDEAN, "chance", "ceiling"}
+    for name, row in (block.get("published") or {}).items():
+        if row.get("column") not in all_columns():
+            raise ValueError(
+                f"config human.published.{name}: column {row.get('column')!r} is no column of "
+                f"the human table; one of {all_columns()}"
+            )
+        if name in ours or name.split(" · ")[0] in ours:
+            raise ValueError(
+                f"config human.published.{name}: the name of one of our rows; give the "
+                "published method a name of its own"
+            )
+
+
+def published(block: dict, columns) -> tuple[list[str], pd.DataFrame]:
+    """``(rows, paper)``: the ``human.published`` rows that have a number in one of ``columns``
+    (in the config's order) and their numbers as a
+    :class:`tripletbench.harness.paper_table.PaperTable` ``paper`` frame (columns dataset,
+    algorithm, metric, paper, paper_std, paper_method): shown beside ours, never rerun or
+    ranked (:func:`table_status` gives their own cells' reason)."""
+    rows = {
+        name: r for name, r in (block.get("published") or {}).items() if r["column"] in columns
+    }
+    paper = pd.DataFrame(
+        [
+            {"dataset": r["column"], "algorithm": name, "metric": "triplet_accuracy",
+             "paper": float(r["value"]), "paper_std": np.nan, "paper_method": name}
+            for name, r in rows.items()
+        ],
+        columns=["dataset", "algorithm", "metric", "paper", "paper_std", "paper_method"],
+    )
+    return list(rows), paper
+
+
+PUBLISHED_STATUS = "n/a (published number only)"
+
+
 def table_status(
     columns, methods, missing: dict, feature_free=(), not_run=None, published_rows=()
 ) -> dict:
