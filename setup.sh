@@ -19,22 +19,26 @@ fi
 # Every pinned package installed at its pinned version, and the modules the pipeline imports
 # importable. Checked on every run, whatever the stamp says: an interrupted or concurrent install
 # (or a package removed by hand) leaves the stamp of an earlier, complete install behind.
+# requirements-nodeps.txt (cblearn, sparse) is checked the same way: installed without their
+# declared dependencies (cblearn pins numpy~=1.26; its own tests pass on our numpy, that file).
 check_env() {
   .venv/bin/python - <<'PY'
 import importlib, importlib.metadata as md, re, sys
 bad = []
-for line in open("requirements.txt"):
-    m = re.match(r"\s*([A-Za-z0-9_.\-]+)==([^\s#;]+)", line)
-    if m:
+for name in ("requirements.txt", "requirements-nodeps.txt"):
+    for line in open(name):
+        m = re.match(r"\s*([A-Za-z0-9_.\-]+)==([^\s#;]+)", line)
+        if not m:
+            continue
         try:
             got = md.version(m[1])
         except md.PackageNotFoundError:
             got = None
         if (got or "").split("+")[0] != m[2]:  # a local label (torch 2.13.0+cpu) is the same release
-            bad.append(f"{m[1]}=={m[2]} (installed: {got or 'none'})")
+            bad.append(f"{m[1]}=={m[2]} (installed: {got or 'none'}; {name})")
 for mod in ("numpy", "scipy", "pandas", "sklearn", "pooch", "snakemake", "metric_learn", "cvxpy",
             "matplotlib", "torch", "numba", "rdata", "jsonschema", "yaml", "tqdm", "pytest",
-            "scikit_posthocs"):
+            "scikit_posthocs", "sparse", "cblearn.embedding"):
     try:
         importlib.import_module(mod)
     except Exception as err:
@@ -46,12 +50,15 @@ PY
 }
 
 stamp=.venv/.requirements.sha256
-want=$(sha256sum requirements.txt | cut -d' ' -f1)
+want=$(cat requirements.txt requirements-nodeps.txt | sha256sum | cut -d' ' -f1)
 if [ ! -f "$stamp" ] || [ "$(cat "$stamp")" != "$want" ] || ! check_env 2>/dev/null; then
-  echo "[setup] installing pinned packages (requirements.txt)"
+  echo "[setup] installing pinned packages (requirements.txt, requirements-nodeps.txt)"
   rm -f "$stamp"
   .venv/bin/python -m pip install --quiet --upgrade pip
   .venv/bin/python -m pip install --quiet -r requirements.txt
+  # without their declared dependencies: cblearn 0.4.0 pins numpy~=1.26, which would make pip
+  # refuse the set or downgrade numpy; its own tests pass on our pins (requirements-nodeps.txt)
+  .venv/bin/python -m pip install --quiet --no-deps -r requirements-nodeps.txt
   if ! check_env; then
     echo "[setup] failed: the packages above are missing or at other versions after pip install" >&2
     exit 1

@@ -175,9 +175,10 @@ def test_table_human_offline_says_needs_download(tmp_path):
 
 
 def test_a_row_without_a_feature_map_is_na_on_held_out_items_only():
-    """tripletbench.harness.human.table_status: a row of FEATURE_FREE_ROWS (an ordinal embedding, none
-    configured yet) is "n/a" in every (b) column and scored in (a) and (d); a set that did not
-    run is its reason in every column; the ceiling is n/a where a question has one answer."""
+    """tripletbench.harness.human.table_status: a feature-free row (an ordinal embedding,
+    harness.human.feature_free_rows of the config) is "n/a" in every (b) column and scored in (a)
+    and (d); a set that did not run is its reason in every column; the ceiling is n/a where a
+    question has one answer."""
     from tripletbench.harness.human import table_status
 
     cols = ["material (a)", "cars60 (a)", "material (b)", "cars60 (b)", "food100 (b)",

@@ -149,18 +149,17 @@ def test_a_misspelt_embedding_class_or_hyperparameter_is_refused_at_start_up(row
         _check_human({"methods": {"E": {"fixed": {}, **row}}})
 
 
-def test_a_valid_embedding_row_passes_the_whole_config_check():
-    """The shipped default config's human block with its ordinal-embedding rows passes
-    :func:`tripletbench.harness.config.check_config` (the schema accepts the dotted path; the
-    metric-learner checks are not applied to it)."""
-    import yaml
+def test_a_jobs_own_process_leaves_the_library_checks_to_the_main_process():
+    """``check_config(config, libraries=False)`` (the Snakefile passes it in a job's process):
+    nothing is imported, so a misspelt class passes there (the run's main process refused it
+    before any job); ``random_state`` is still refused."""
+    from tripletbench.harness.config import ConfigError, _check_human
 
-    from tripletbench.harness.config import check_config
-
-    cfg = yaml.safe_load((ROOT / "config/default.yaml").read_text())
-    rows = human.feature_free_rows(cfg["human"]["methods"])
-    assert rows, "default.yaml has no ordinal-embedding row"
-    check_config(cfg)
+    _check_human({"methods": {"E": {"algorithm": "cblearn.embedding.SOEE"}}}, libraries=False)
+    with pytest.raises(ConfigError, match="random_state"):
+        _check_human(
+            {"methods": {"E": {"algorithm": SOE, "fixed": {"random_state": 0}}}}, libraries=False
+        )
 
 
 @pytest.mark.skipif(
