@@ -208,7 +208,7 @@ def check_ordinal_embedding(
     (:func:`tripletbench.harness.human.ordinal_class`), ``<place>.fixed.<key>`` for a
     hyperparameter the class does not have or one the harness sets (``random_state``: from the
     cell's seed), and ``<place>.fixed`` for settings that a trial fit refuses (the class's own
-    checks, run by cblearn in ``fit``: 12 items on a line, 60 answers, iterations capped).
+    checks, run by cblearn in ``fit``: 12 items on a line, 32 answers, iterations capped).
 
     ``libraries=False`` (a job's own process, :func:`check_config`): only what needs no import
     (``random_state``); the run's main process has checked the rest before any job started.
@@ -236,11 +236,18 @@ def check_ordinal_embedding(
                 f"config {place}.fixed.{key}: {algorithm} has no hyperparameter {key!r}; it has "
                 f"{sorted(k for k in known if k != 'random_state')}"
             )
-    _trial_embedding(place, algorithm, tuple(sorted(fixed.items(), key=str)))
+    key = tuple(sorted(fixed.items(), key=str))
+    try:
+        hash(key)
+    except TypeError:  # a list value: checked, not cached
+        _trial_embedding.__wrapped__(place, algorithm, key)
+    else:
+        _trial_embedding(place, algorithm, key)
 
 
 @functools.lru_cache(maxsize=None)
 def _trial_embedding(place: str, algorithm: str, fixed: tuple) -> None:
+    """The trial fit of :func:`check_ordinal_embedding`, once per (row, settings) and process."""
     import numpy as np
 
     from .human import fit_ordinal_embedding, ordinal_class
@@ -254,8 +261,13 @@ def _trial_embedding(place: str, algorithm: str, fixed: tuple) -> None:
     # 12 items on a line, anchor closer to positive: every 20th of the ordered triplets
     x = np.arange(12)
     t = np.array(
-        [(i, j, k) for i in x for j in x for k in x
-         if len({i, j, k}) == 3 and abs(i - j) < abs(i - k)]
+        [
+            (i, j, k)
+            for i in x
+            for j in x
+            for k in x
+            if len({i, j, k}) == 3 and abs(i - j) < abs(i - k)
+        ]
     )[::20]
     try:
         fit_ordinal_embedding(algorithm, params, t, 12, 0)

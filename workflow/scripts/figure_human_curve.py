@@ -20,7 +20,12 @@ matplotlib.use("Agg")
 import matplotlib.pyplot as plt  # noqa: E402
 import pandas as pd  # noqa: E402
 
-from tripletbench.harness.human import EUCLIDEAN, missing_reason, row_name  # noqa: E402
+from tripletbench.harness.human import (  # noqa: E402
+    EUCLIDEAN,
+    is_feature_free,
+    missing_reason,
+    row_name,
+)
 from tripletbench.harness.io import save_text, start_log  # noqa: E402
 from tripletbench.harness.plots import (  # noqa: E402
     clipped_band,
@@ -127,6 +132,10 @@ save_figure(fig, snakemake.output.png, snakemake.output.pdf)
 bound = cfg.get("max_train_triplets")
 sizes = ", ".join(f"{v:,}" for v in sorted(cfg.get("curve_sizes") or []))
 seeds = ", ".join(str(v) for v in cfg["seeds"])
+def settings(mc):
+    return ", ".join(f"{k} = {v}" for k, v in (mc.get("fixed") or {}).items()) or "defaults"
+
+
 learners = "; ".join(  # a row with not_run has no line (the table says why)
     f"{m}: "
     + (", ".join(([mc["algorithm"]] if mc.get("algorithm", m) != m else [])
@@ -134,7 +143,10 @@ learners = "; ".join(  # a row with not_run has no line (the table says why)
     + (f" (on {', '.join(mc['features'])} only: {mc.get('features_reason', '')})"
        if mc.get("features") else "")
     for m, mc in cfg["methods"].items()
-    if not mc.get("not_run")
+    if not mc.get("not_run") and not is_feature_free(mc)
+)
+embeddings = "; ".join(
+    f"{m}: {settings(mc)}" for m, mc in cfg["methods"].items() if is_feature_free(mc)
 )
 not_run = [s for s in sets if s not in available]
 refusals = [
@@ -161,10 +173,18 @@ text = (
     + (f" (at most {bound:,} training answers, the table's bound)" if bound else "")
     + "; its x value is the mean over folds of its training set's size. Points: mean over the "
     "folds of every seed; bands: ± one standard deviation over them (clipped to [0, 1]). "
-    f"Learners (not tuned): {learners}; item features "
+    + (f"Learners (not tuned): {learners}; " if learners else "")
+    + "item features "
     + ", ".join(cfg["features"])
     + f" ({'each vector at unit length' if cfg['normalize'] == 'l2' else 'as computed'}), "
-    "line style by feature set (solid global, dashed hog, dotted ingredients). Horizontal "
+    "line style by feature set (solid global, dashed hog, dotted ingredients). "
+    + (
+        f"Ordinal embeddings (cblearn; not tuned, their dimension ours): {embeddings}; they use "
+        "no item features (a position per item fitted from the training answers; solid line). "
+        if embeddings
+        else ""
+    )
+    + "Horizontal "
     "lines, from protocol (a) on the same folds (they use no training answers): the Euclidean "
     "distance on each feature set, chance (a distance that ties every pair: 0.5) and, on "
     "material, the human ceiling (the share of test answers that agree with their question's "
