@@ -43,3 +43,19 @@ def test_stays_psd_on_a_random_stream():
 def test_bad_lambda():
     with pytest.raises(ValueError, match="lam"):
         RDML(lam=0).fit(np.zeros((1, 2, 2)), [1])
+
+
+def test_a_least_squares_solve_that_does_not_converge_takes_the_exact_projection(monkeypatch):
+    # LAPACK's SVD (lstsq) failed to converge on a singular A from people's answers (material,
+    # 297-d): the step then takes the exact projection instead of stopping the fit. Here the
+    # Theorem 6 case above, its solve made to fail: A - 2 D D^T projected onto the PSD cone.
+    def fail(*args, **kwargs):
+        raise np.linalg.LinAlgError("SVD did not converge in Linear Least Squares")
+
+    monkeypatch.setattr(np.linalg, "lstsq", fail)
+    o = [0.0, 0.0]
+    pairs = np.array([[o, [1.0, 0.0]], [o, [0.0, 1.0]], [o, [1.0, 1.0]]])
+    m = RDML(lam=2.0).fit(pairs, [-1, -1, 1])
+    w, V = np.linalg.eigh(2 * np.eye(2) - 2 * np.ones((2, 2)))
+    np.testing.assert_allclose(m.M_, (V * np.clip(w, 0, None)) @ V.T, atol=1e-12)
+    assert m.n_projections_ == 1
