@@ -84,7 +84,7 @@ def test_the_ordinal_fit_reads_anchor_positive_negative_on_a_line():
     assert abs(spearmanr(Z[:, 0], x).statistic) > 0.95
     Z, _ = fit_ordinal_embedding("cblearn.embedding.SOE", params, t[:, [0, 2, 1]], 8, 0)
     assert abs(spearmanr(Z[:, 0], x).statistic) < 0.9
-    with pytest.raises(ValueError, match="cblearn"):
+    with pytest.raises(KeyError, match="cblearn"):
         fit_ordinal_embedding("sklearn.manifold.MDS", {}, t, 8, 0)
 
 
