@@ -17,6 +17,7 @@ from tripletbench.harness import human  # noqa: E402
 from tripletbench.harness import human_maps as maps  # noqa: E402
 from tripletbench.harness.io import now, save_text, start_log  # noqa: E402
 from tripletbench.harness.plots import display_name, save_figure  # noqa: E402
+from tripletbench.harness.tables import read_result  # noqa: E402
 
 start_log(snakemake.log[0])
 config = snakemake.config
@@ -26,7 +27,7 @@ hset = fig_cfg["set"] or cfg["sets"][0]
 seed = int(fig_cfg["seed"])
 thumb_in = fig_cfg["thumbnail_in"]  # None: from the number of items (human_maps.thumbnail_size)
 available = list(snakemake.params.available)
-table = pd.read_csv(snakemake.input.table)
+table = read_result(snakemake.input.table, "table_human")  # its digest checked
 print(f"[{now()}] 2-D maps of {hset}, seed {seed}")
 
 choices = maps.choose(table, hset, cfg)
