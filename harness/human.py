@@ -372,6 +372,17 @@ def _accuracy(scores, triplets, weights):
     return distance_accuracy(lambda i, j: S[i, j], triplets, weights, similarity=similarity)
 
 
+def _scored(scores, tests, row: dict) -> list[dict]:
+    """One row per scoring of ``tests`` (scoring -> (triplets, weights)): ``row``'s columns with
+    the scoring, the triplet accuracy of ``scores`` (:func:`item_scores`) and its counts."""
+    out = []
+    for scoring, (tt, w) in tests.items():
+        ev = _accuracy(scores, tt, w)
+        out.append({**row, "scoring": scoring, "value": ev["triplet_accuracy"],
+                    "n_test": ev["n"], "n_ties": ev["n_ties"]})
+    return out
+
+
 def cell_rows(
     judgments, features: dict, cfg: dict, method: str, seed: int, folds=None
 ) -> pd.DataFrame:
@@ -411,12 +422,8 @@ def cell_rows(
             fit_s = timing["fit_wall_s"]
             print(f"  {protocol} fold {fold}: {method} embedded {len(judgments.items)} items in "
                   f"{E.shape[1]}-d in {fit_s:.2f} s ({timing['fit_cpu_s']:.2f} s CPU)")
-            scores = item_scores(E, E)
-            for scoring, (tt, w) in tests.items():
-                ev = _accuracy(scores, tt, w)
-                rows.append({**base, "scoring": scoring, "method": method, "features": "",
-                             "value": ev["triplet_accuracy"], "n_test": ev["n"],
-                             "n_ties": ev["n_ties"], "fit_s": fit_s})
+            rows += _scored(item_scores(E, E), tests, {**base, "method": method, "features": "",
+                                                       "fit_s": fit_s})
             continue
         if method == EUCLIDEAN:  # the reference rows come with the Euclidean cell (no fit)
             for scoring, (tt, w) in tests.items():
@@ -461,12 +468,8 @@ def cell_rows(
                 fit_s = timing["fit_wall_s"]
                 print(f"  {protocol} fold {fold} {fs}: {method} fitted in {fit_s:.2f} s "
                       f"({time.perf_counter() - t0:.2f} s with conversion)")
-            scores = item_scores(model, X)
-            for scoring, (tt, w) in tests.items():
-                ev = _accuracy(scores, tt, w)
-                rows.append({**base, "scoring": scoring, "method": method, "features": fs,
-                             "value": ev["triplet_accuracy"], "n_test": ev["n"],
-                             "n_ties": ev["n_ties"], "fit_s": fit_s})
+            rows += _scored(item_scores(model, X), tests, {**base, "method": method,
+                                                          "features": fs, "fit_s": fit_s})
     out = pd.DataFrame(rows)
     out["metric"] = "triplet_accuracy"
     return out
