@@ -893,7 +893,7 @@ def human_table(config: dict, cfg: dict, missing, runs: pd.DataFrame) -> list[st
     scoring, the reference rows, the learners' settings and that no paper number is shown."""
     from .experiment import constraint_kind_of
     from .human import EMBEDDING_PAPERS, embedding_versions, is_feature_free, missing_reason
-    from .human import route_and_mirror
+    from .human import route_and_mirror, row_settings
 
     route, mirror = route_and_mirror(config)
     seeds = ", ".join(str(s) for s in cfg["seeds"])
@@ -920,21 +920,9 @@ def human_table(config: dict, cfg: dict, missing, runs: pd.DataFrame) -> list[st
         else ""
     )
 
-    def settings(mc):
-        return ", ".join(f"{k} = {v}" for k, v in (mc.get("fixed") or {}).items()) or "defaults"
-
-    def learner(m, mc):
-        if mc.get("not_run"):
-            return f"{m}: not run ({mc['not_run']})"
-        algo = mc.get("algorithm", m)
-        text = ", ".join(f"{k} = {v}" for k, v in (mc.get("fixed") or {}).items())
-        text = (f"{algo}{', ' if text else ''}{text}" if algo != m else text) or "defaults"
-        if mc.get("features"):
-            text += f"; on {', '.join(mc['features'])} only ({mc.get('features_reason', '')})"
-        return f"{m}: {text}"
-
     learners = "; ".join(
-        learner(m, mc) for m, mc in cfg["methods"].items() if not is_feature_free(mc)
+        f"{m}: {row_settings(m, mc)}" for m, mc in cfg["methods"].items()
+        if not is_feature_free(mc)
     )
     fitted = {
         m: mc for m, mc in cfg["methods"].items()
@@ -949,7 +937,7 @@ def human_table(config: dict, cfg: dict, missing, runs: pd.DataFrame) -> list[st
             f"Ordinal embeddings ({', '.join(versions)}; one row each): "
             + "; ".join(
                 f"{m} ({EMBEDDING_PAPERS.get(mc['algorithm'].rsplit('.', 1)[1], mc['algorithm'])}"
-                f"): {settings(mc)}"
+                f"): {row_settings(m, mc, algorithm=False)}"
                 for m, mc in embeddings.items()
             )
             + ". They **use no item features**: each fits a position per item from the training "

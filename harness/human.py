@@ -475,6 +475,23 @@ def cell_rows(
     return out
 
 
+def row_settings(name: str, mcfg: dict, algorithm: bool = True) -> str:
+    """A ``human.methods`` row's settings as the table's and the curve's captions print them:
+    (with ``algorithm``) its algorithm where that is not its name, then its ``fixed`` values
+    (``"defaults"`` without any), then the feature sets a restricted row runs on with its
+    reason; a ``not_run`` row: ``"not run (<why>)"``."""
+    if mcfg.get("not_run"):
+        return f"not run ({mcfg['not_run']})"
+    algo = mcfg.get("algorithm", name)
+    parts = ([algo] if algorithm and algo != name else []) + [
+        f"{k} = {v}" for k, v in (mcfg.get("fixed") or {}).items()
+    ]
+    text = ", ".join(parts) or "defaults"
+    if mcfg.get("features"):
+        text += f"; on {', '.join(mcfg['features'])} only ({mcfg.get('features_reason', '')})"
+    return text
+
+
 def row_features(mcfg: dict, wanted) -> list[str]:
     """The feature sets of ``wanted`` that a learner row is fitted on: its ``features`` where the
     row restricts them (a learner too slow on a high-dimensional set; the reason in
@@ -673,6 +690,7 @@ __all__ = [
     "route_and_mirror",
     "row_features",
     "row_name",
+    "row_settings",
     "splits",
     "table_column",
     "table_status",

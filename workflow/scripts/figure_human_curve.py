@@ -25,6 +25,7 @@ from tripletbench.harness.human import (  # noqa: E402
     is_feature_free,
     missing_reason,
     row_name,
+    row_settings,
 )
 from tripletbench.harness.io import save_text, start_log  # noqa: E402
 from tripletbench.harness.plots import (  # noqa: E402
@@ -132,21 +133,13 @@ save_figure(fig, snakemake.output.png, snakemake.output.pdf)
 bound = cfg.get("max_train_triplets")
 sizes = ", ".join(f"{v:,}" for v in sorted(cfg.get("curve_sizes") or []))
 seeds = ", ".join(str(v) for v in cfg["seeds"])
-def settings(mc):
-    return ", ".join(f"{k} = {v}" for k, v in (mc.get("fixed") or {}).items()) or "defaults"
-
-
 learners = "; ".join(  # a row with not_run has no line (the table says why)
-    f"{m}: "
-    + (", ".join(([mc["algorithm"]] if mc.get("algorithm", m) != m else [])
-                 + [f"{k} = {v}" for k, v in (mc.get("fixed") or {}).items()]) or "defaults")
-    + (f" (on {', '.join(mc['features'])} only: {mc.get('features_reason', '')})"
-       if mc.get("features") else "")
-    for m, mc in cfg["methods"].items()
+    f"{m}: {row_settings(m, mc)}" for m, mc in cfg["methods"].items()
     if not mc.get("not_run") and not is_feature_free(mc)
 )
 embeddings = "; ".join(
-    f"{m}: {settings(mc)}" for m, mc in cfg["methods"].items() if is_feature_free(mc)
+    f"{m}: {row_settings(m, mc, algorithm=False)}" for m, mc in cfg["methods"].items()
+    if is_feature_free(mc)
 )
 not_run = [s for s in sets if s not in available]
 refusals = [
