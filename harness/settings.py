@@ -287,6 +287,30 @@ def check_block_fresh(runs, settings, what: str, rule: str) -> None:
         )
 
 
+def check_cells_fresh(runs, hashes: dict, what: str, rule: str, key: str = "job") -> None:
+    """Raise ``ValueError`` unless every row of ``runs`` carries the ``settings_hash`` that
+    ``hashes`` gives its cell's ``key`` column (jobs with settings of their own, e.g. one human
+    cell per method: ``hashes`` maps the method to :func:`settings_hash` of its settings); a row
+    whose ``key`` is not in ``hashes`` is refused too (its row is no longer configured). ``what``
+    names the rows, ``rule`` the rule that remakes them."""
+    if "settings_hash" not in runs.columns:
+        raise ValueError(
+            f"{what}: the rows carry no settings_hash (made by an older version); rerun them "
+            f"(snakemake --forcerun {rule})"
+        )
+    want = runs[key].astype(str).map(hashes)
+    bad = runs[want.isna() | (runs.settings_hash.astype(str) != want)]
+    if len(bad):
+        cells = sorted({f"{k} ({h})" for k, h in zip(bad[key], bad.settings_hash.astype(str))})
+        raise ValueError(
+            f"{what}: {len(bad)} row(s) of {', '.join(cells[:5])} were computed under other "
+            "settings than the config's "
+            f"({', '.join(f'{k} {h}' for k, h in sorted(hashes.items())[:5])}); refused. Rerun "
+            f"rule {rule} (Snakemake's default rerun triggers do; --rerun-triggers mtime does "
+            "not)"
+        )
+
+
 def images_features_settings(config: dict, dataset: str) -> dict:
     """Settings of the images_features job of image set ``dataset`` (e.g.
     ``"fashion_mnist_bovw"``): the ``images`` block's selection sizes, the bag-of-words settings

@@ -1,6 +1,7 @@
 """Shared by the pipeline tests: run Snakemake targets of this checkout into a temporary folder."""
 
 import os
+import re
 import subprocess
 import sys
 from pathlib import Path
@@ -111,3 +112,20 @@ def latex_failures(out, max_overfull_pt=5.0):
         if "Float too large" in log:
             found.append(f"{tex.name}: a float taller than the page")
     return found
+
+
+def planned_jobs(out, configfile, targets=("table_sdca_2",)):
+    """(rule, first output relative to ``out``) of every job a dry run of ``targets`` with
+    ``configfile`` plans against results folder ``out``."""
+    res = subprocess.run(
+        [sys.executable, "-m", "snakemake", *targets, "-n", "--configfile", str(configfile),
+         "--config", f"results_dir={out}", f"figures_dir={out}/figures", "--nolock"],
+        cwd=ROOT, capture_output=True, text=True, check=False, timeout=300,
+    )
+    assert res.returncode == 0, res.stdout + res.stderr
+    # a job of a group ("cells") is listed indented under its group job
+    jobs = re.findall(
+        r"^[ ]*(?:local)?rule (\w+):\n(?:.*\n)*?[ ]+output: ([^,\n]+)", res.stdout, re.M
+    )
+    print(res.stdout)  # the plan and Snakemake's reasons, shown when an assertion fails
+    return {(rule, str(Path(o).relative_to(out))) for rule, o in jobs}

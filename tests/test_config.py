@@ -569,3 +569,14 @@ def test_an_image_set_of_the_convergence_figures_is_held_to_its_class_sizes():
     cfg["images"] = {"n_train_per_class": 70, "n_test_per_class": 25}
     with pytest.raises(ConfigError, match=r"images\.n_train_per_class: 70 \+ n_test_per_class 25"):
         check_config(cfg)
+
+
+def test_the_paper_configs_human_block_is_the_defaults_with_three_seeds():
+    """config/paper.yaml builds the human-judgment table (download route) with the default's
+    human block, the seeds alone changed: the two copies cannot drift apart unseen."""
+    paper = yaml.safe_load((ROOT / "config/paper.yaml").read_text())["human"]
+    ours = default()["human"]
+    assert paper["seeds"] == [0, 1, 2] and ours["seeds"] == [0]
+    assert {k: v for k, v in paper.items() if k != "seeds"} == {
+        k: v for k, v in ours.items() if k != "seeds"
+    }

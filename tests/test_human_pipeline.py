@@ -12,6 +12,7 @@ cell planned), and a ``human.mirror`` that is absent (the CI config without ../s
 
 import subprocess
 import sys
+from pathlib import Path
 
 import numpy as np
 import pandas as pd
@@ -19,7 +20,7 @@ import pytest
 import yaml
 from conftest import ROOT
 
-from tests.pipeline import issue_mentions, latex_failures
+from tests.pipeline import issue_mentions, latex_failures, planned_jobs
 
 MIRROR = ROOT.parent / "shared" / "mirror"
 needs_mirror = pytest.mark.skipif(
@@ -41,16 +42,16 @@ def _config(tmp_path, route="download"):
             "seeds": [0],
             "max_train_triplets": 300,
             "curve_sizes": [30, 100, 300, 5000],  # 300, 5000: (a)'s point, left out
-            "methods": {
-                "OASIS": {"fixed": {"C": 0.1, "n_epochs": 1}},
+            "methods": {  # not in alphabetical order: the table keeps the config's
                 "SDCA": {"fixed": {"lam": 0.005, "n_epochs": 1}},
+                "OASIS": {"fixed": {"C": 0.1, "n_epochs": 1}},
             },
         },
     }
     if route == "download":
         cfg["data"]["mirror"] = str(MIRROR)
     path = tmp_path / "human.yaml"
-    path.write_text(yaml.safe_dump(cfg))
+    path.write_text(yaml.safe_dump(cfg, sort_keys=False))
     return path
 
 
@@ -147,7 +148,43 @@ def test_table_human_on_the_mirror_has_every_row(tmp_path):
         assert f"| {s} " in fig_md
     assert latex_failures(out) == []  # the (b) and (d) sections compile and fit the page
     assert issue_mentions(tmp_path / "results") == []  # captions speak to readers
+    # the rows in the config's order (SDCA before OASIS), not sorted
+    assert md.index("| SDCA · hog") < md.index("| OASIS · hog")
     print(md)
+    _changes_rerun_exactly_what_they_affect(tmp_path)
+
+
+def _changes_rerun_exactly_what_they_affect(tmp_path):
+    """Results follow their inputs, on the run above: a changed row reruns that row's cells
+    alone (each set's) with the table and the curve; a new published number, a row's notes or
+    a reordering of the rows only the table and the curve; the curve's own key the curve alone;
+    nothing changed, nothing to do."""
+    table = ("table_human", "results/human/all_runs.csv")
+    curve = ("figure_human_curve", "results/figures/figure_human_curve.png")
+
+    def plan(mutate):
+        cfg = yaml.safe_load((tmp_path / "human.yaml").read_text())
+        mutate(cfg["human"])
+        path = tmp_path / "changed.yaml"
+        path.write_text(yaml.safe_dump(cfg, sort_keys=False))
+        return {(r, str(Path(tmp_path / "results" / o).relative_to(tmp_path)))
+                for r, o in planned_jobs(tmp_path / "results", path,
+                                         ["table_human", "figure_human_curve"])}
+
+    assert plan(lambda h: None) == set()
+    assert plan(lambda h: h["methods"]["OASIS"]["fixed"].update(C=0.5)) == {
+        *(("human_cell", f"results/human/cells/{s}/OASIS/seed0.csv") for s in SETS),
+        table,
+        curve,
+    }
+    notes = {"protocol": "ours", "ours": "x"}
+    assert plan(lambda h: h["methods"]["SDCA"].update(notes=notes)) == {table, curve}
+    assert plan(lambda h: h.update(methods=dict(reversed(h["methods"].items())))) == {
+        table, curve
+    }
+    published = {"Their net": {"column": "material (d) majority", "value": 0.8, "source": "x"}}
+    assert plan(lambda h: h.update(published=published)) == {table, curve}
+    assert plan(lambda h: h.update(curve_figure={"lines": 1})) == {curve}
 
 
 def test_table_human_offline_says_needs_download(tmp_path):

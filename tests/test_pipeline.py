@@ -8,7 +8,7 @@ import pandas as pd
 import pytest
 
 from tripletbench.harness.regression import compare
-from tests.pipeline import issue_mentions, latex_failures, run_targets
+from tests.pipeline import issue_mentions, latex_failures, planned_jobs, run_targets
 
 
 NEEDS_APT = pytest.mark.skipif(
@@ -108,28 +108,6 @@ def test_every_latex_table_of_the_ci_run_compiles(ci_run):
     assert list(ci_run.rglob("*.md")) and list(ci_run.rglob("*.tex"))  # something was checked
 
 
-def _planned_jobs(out, configfile, targets=("table_sdca_2",)):
-    """(rule, first output) of every job a dry run of ``targets`` plans against ``out``."""
-    import re
-    import subprocess
-    import sys
-
-    from tests.pipeline import ROOT
-
-    res = subprocess.run(
-        [sys.executable, "-m", "snakemake", *targets, "-n", "--configfile", str(configfile),
-         "--config", f"results_dir={out}", f"figures_dir={out}/figures", "--nolock"],
-        cwd=ROOT, capture_output=True, text=True, check=False, timeout=300,
-    )
-    assert res.returncode == 0, res.stdout + res.stderr
-    # a job of a group ("cells") is listed indented under its group job
-    jobs = re.findall(
-        r"^[ ]*(?:local)?rule (\w+):\n(?:.*\n)*?[ ]+output: ([^,\n]+)", res.stdout, re.M
-    )
-    print(res.stdout)  # the plan and Snakemake's reasons, shown when an assertion fails
-    return {(rule, str(Path(o).relative_to(out))) for rule, o in jobs}
-
-
 @NEEDS_APT
 def test_a_changed_setting_reruns_exactly_the_cells_it_changes(ci_run, tmp_path):
     """Results follow their inputs (tripletbench.harness.settings): after the CI run, a changed grid value
@@ -149,7 +127,7 @@ def test_a_changed_setting_reruns_exactly_the_cells_it_changes(ci_run, tmp_path)
         mutate(cfg["sdca_table2"])
         path = tmp_path / "cfg.yaml"
         path.write_text(yaml.safe_dump(cfg, sort_keys=False))
-        return _planned_jobs(ci_run, path)
+        return planned_jobs(ci_run, path)
 
     assert plan(lambda c: None) == set()
     assert plan(lambda c: c["methods"]["LEGO"]["grid"].update(eta=[0.01, 0.5])) == {
@@ -185,7 +163,7 @@ def test_the_performance_table_follows_the_table2_rows_it_times(ci_run, tmp_path
         mutate(cfg["sdca_table2"]["methods"])
         path = tmp_path / "cfg.yaml"
         path.write_text(yaml.safe_dump(cfg, sort_keys=False))
-        return {r for r, _ in _planned_jobs(ci_run, path, ["performance"])}
+        return {r for r, _ in planned_jobs(ci_run, path, ["performance"])}
 
     assert plan(lambda m: None) == set()
     assert plan(lambda m: m["ITML"]["fixed"].update(max_iter=21)) == {"performance"}
@@ -213,7 +191,7 @@ def test_a_changed_oahu_or_svm_setting_reruns_exactly_the_cells_it_changes(ci_ru
         mutate(cfg)
         path = tmp_path / "cfg.yaml"
         path.write_text(yaml.safe_dump(cfg, sort_keys=False))
-        return _planned_jobs(ci_run, path, targets)
+        return planned_jobs(ci_run, path, targets)
 
     assert plan(lambda c: None) == set()
     t3 = lambda c: c["oahu"]["table3"]  # noqa: E731
@@ -248,7 +226,7 @@ def test_a_convergence_figure_follows_its_curves_and_refuses_stale_ones(ci_run, 
     path = tmp_path / "cfg.yaml"
     path.write_text(yaml.safe_dump(cfg, sort_keys=False))
     targets = ("figure_sdca_1", "figure_sdca_2", "figure_oasis_3", "figure_scaling", "table_sdca_2")
-    jobs = _planned_jobs(ci_run, path, targets)
+    jobs = planned_jobs(ci_run, path, targets)
     seeds = base["figures"]["seeds"]
     assert jobs == {("curves", f"curves/{c}/seed{s}.csv") for c in ("sdca_1", "oasis_3")
                     for s in seeds} | {(f, f"figures/{f}.png")
@@ -440,9 +418,9 @@ def test_a_changed_setting_reruns_its_cells_without_snakemakes_metadata(ci_run, 
     out = tmp_path / "copy"
     shutil.copytree(ci_run, out)  # copy2: the files keep their times, Snakemake has no record
     targets = ["table_sdca_2", str(out / OAHU_SVM_CELLS[1])]
-    assert _planned_jobs(out, ROOT / "config/ci.yaml", targets) == set()
+    assert planned_jobs(out, ROOT / "config/ci.yaml", targets) == set()
     changed = _oasis_c_changed(tmp_path)
-    assert _planned_jobs(out, changed, targets) == {
+    assert planned_jobs(out, changed, targets) == {
         ("fit_evaluate", "sdca_table2/runs/vehicle/seed0/OASIS-authors-C.csv"),
         ("oahu_cell", OAHU_SVM_CELLS[1]),
         ("table_sdca_2", "sdca_table2/all_runs.csv"),
@@ -457,7 +435,7 @@ def test_a_changed_setting_reruns_its_cells_without_snakemakes_metadata(ci_run, 
     assert res.returncode != 0 and "outdated results" in log and "fit_evaluate" in log, log[-3000:]
     assert not (tmp_path / "r.html").exists()
     # the dry runs changed nothing: the unchanged config still plans nothing
-    assert _planned_jobs(out, ROOT / "config/ci.yaml", targets) == set()
+    assert planned_jobs(out, ROOT / "config/ci.yaml", targets) == set()
 
 
 @NEEDS_APT
@@ -489,6 +467,6 @@ def test_a_failed_rerun_puts_the_previous_outputs_back(ci_run, tmp_path):
         assert (out / n).stat().st_mtime == 0, n
     assert not (out / ".previous").exists()
     # the restored table is remade by the next run (its inputs are newer), with the config it had
-    assert ("table_sdca_2", "sdca_table2/all_runs.csv") in _planned_jobs(
+    assert ("table_sdca_2", "sdca_table2/all_runs.csv") in planned_jobs(
         out, ROOT / "config/ci.yaml"
     )

@@ -422,6 +422,12 @@ def cell_resource(kind):
 # --- functions of human.smk (human judgments); they read that file's settings when called ---
 
 
+def human_block(own=None):
+    """The human block less the figures' own keys (``own``: the one figure key kept), in the
+    config's order: the table's rows and the curve's lines follow the order of human.methods."""
+    return {k: v for k, v in HUMAN.items() if k not in HUMAN_FIGURE_KEYS or k == own}
+
+
 def human_sets():
     """The configured sets that the human sets' route and mirror can give (HUMAN_ROUTE,
     HUMAN_MIRROR: human.mirror where the block names one, else data.route and data.mirror)."""
@@ -434,25 +440,47 @@ def human_methods():
     return [human_mod.EUCLIDEAN, *human_mod.fitted_rows(HUMAN["methods"])]
 
 
-def human_cell_settings():
-    """What every human cell is made under: HUMAN_CELL_KEYS, the fitted rows less their
-    descriptions (notes, features_reason), the route, the cell script's code (harness/human.py
-    with it: the ordinal embeddings' fit), the learners' code and, for ordinal-embedding rows,
-    the cblearn version."""
+def human_cell_block(method):
+    """What a human cell of ``method`` reads of the human block: the keys of HUMAN_CELL_KEYS it
+    has and, for a learner or embedding row, that row alone (``methods: {method: row}``; the
+    Euclidean cell reads no row). Another row, a caption's text (published, notes,
+    features_reason) or a figure's own keys are not in it, so a change of them reruns no
+    cell."""
+    out = {k: HUMAN[k] for k in HUMAN_CELL_KEYS if k in HUMAN}
+    if method in HUMAN["methods"]:
+        out["methods"] = {method: human_row(method)}
+    return canonical(out)
+
+
+def human_row(method):
+    """Row ``method`` of human.methods less its descriptions (notes, features_reason)."""
+    row = HUMAN["methods"][method]
+    return {k: v for k, v in row.items() if k not in ("notes", "features_reason")}
+
+
+def human_cell_settings(method):
+    """What a human cell of ``method`` is made under: HUMAN_CELL_KEYS, the route, the cell
+    script's code (harness/human.py with it: the ordinal embeddings' fit), its own row less its
+    descriptions (notes, features_reason), and that row's learner code (a feature-based row) or
+    cblearn's version (an ordinal-embedding row). A change of one row reruns that row's cells
+    alone; a change of a shared key or of the cell's code reruns every cell."""
+    row = HUMAN["methods"].get(method)
+    learners = [row.get("algorithm", method)] if row and not human_mod.is_feature_free(row) else []
     out = block_settings(
-        config,
-        "human",
-        HUMAN_CELL_KEYS,
-        "workflow/scripts/human_cell.py",
-        learners=HUMAN_LEARNERS,
+        config, "human", HUMAN_CELL_KEYS, "workflow/scripts/human_cell.py", learners=learners
     )
-    rows = {
-        name: {k: v for k, v in m.items() if k not in ("notes", "features_reason")}
-        for name, m in HUMAN["methods"].items()
-        if name in human_mod.fitted_rows(HUMAN["methods"])
-    }
-    versions = human_mod.embedding_versions(HUMAN["methods"])
-    return canonical({**out, "methods": rows, **({"embeddings": versions} if versions else {})})
+    if row:
+        out["row"] = human_row(method)
+        versions = human_mod.embedding_versions({method: row})
+        if versions:
+            out["embeddings"] = versions
+    return canonical({**out, "method": method})
+
+
+def human_cell_hashes():
+    """method -> settings hash of its human cells (table_human and figure_human_curve refuse a
+    cell that records another)."""
+    return {m: settings_hash(human_cell_settings(m)) for m in human_methods()}
 
 
 def human_cells():

@@ -7,9 +7,10 @@
 # figure_human_curve and figure_human_embedding (2-D maps of one set's items, rows from the table).
 
 HUMAN = config["human"]
-# what the cells, the table and the curve read: the block less the 2-D maps' own keys (a change
-# of the figure's set or thumbnail size reruns that figure alone)
-HUMAN_BLOCK = {k: v for k, v in HUMAN.items() if k != "embedding_figure"}
+# each figure's own keys: a change of one reruns that figure alone
+HUMAN_FIGURE_KEYS = ("embedding_figure", "curve_figure")
+
+
 from tripletbench.harness import human as human_mod  # noqa: E402
 
 # the human sets' route and mirror: human.mirror (download layout) where given, else data's
@@ -18,7 +19,8 @@ HUMAN_UNPINNED_FROM = (
     (HUMAN_MIRROR or "publishers") if config["data"]["allow_unpinned_downloads"] else False
 )
 
-# what every human_cell reads (a change reruns every cell; the rows' notes do not)
+# what every human_cell reads besides its own row (a change reruns every cell; common.smk:
+# human_cell_block, human_cell_settings)
 HUMAN_CELL_KEYS = [
     "features",
     "normalize",
@@ -28,21 +30,12 @@ HUMAN_CELL_KEYS = [
     "max_train_triplets",
     "curve_sizes",
 ]
-# the learners the cells build by name (fit_learner; an external one by its dotted path, e.g.
+# the cells build their learner by name (fit_learner; an external one by its dotted path, e.g.
 # metric_learn.SCML: its wrapper's code and the library's version); rows with not_run build none;
 # the ordinal embeddings (cblearn classes, feature-free rows) are fitted by harness/human.py, in
-# the cell script's code, and enter the settings with cblearn's version
-HUMAN_LEARNERS = sorted(
-    {
-        m.get("algorithm", name)
-        for name, m in HUMAN["methods"].items()
-        if name in human_mod.fitted_rows(HUMAN["methods"]) and not human_mod.is_feature_free(m)
-    }
-)
-# what every human cell is made under (common.smk: human_cell_settings)
-
-
-HUMAN_CELL_SETTINGS = human_cell_settings()
+# the cell script's code, and enter the settings with cblearn's version (common.smk:
+# human_cell_settings, one per row)
+HUMAN_CELL_HASHES = human_cell_hashes()
 
 
 localrules:
@@ -122,9 +115,9 @@ rule human_cell:
         cache=lambda wildcards, input: str(Path(input[0]).parents[1]),
         mirror=HUMAN_MIRROR,
         allow_unpinned=HUMAN_UNPINNED_FROM,
-        human=canonical(HUMAN_BLOCK),
+        human=lambda wc: human_cell_block(wc.method),
         route=HUMAN_ROUTE,
-        settings=human_cell_settings(),
+        settings=lambda wc: human_cell_settings(wc.method),
     script:
         "../scripts/human_cell.py"
 
@@ -145,10 +138,10 @@ rule table_human:
         mem_mb=MEM_MB["table"],
         runtime=RUNTIME_MIN["table"],
     params:
-        block=canonical(HUMAN_BLOCK),  # rows, notes and caption follow the config
+        block=human_block(),  # rows (in the config's order), notes and caption follow it
         route=HUMAN_ROUTE,
         available=human_sets(),
-        run_settings=HUMAN_CELL_SETTINGS,
+        run_settings=HUMAN_CELL_HASHES,
         code=script_code("workflow/scripts/table_human.py"),
     script:
         "../scripts/table_human.py"
@@ -169,10 +162,10 @@ rule figure_human_curve:
         mem_mb=MEM_MB["figure"],
         runtime=RUNTIME_MIN["figure"],
     params:
-        block=canonical(HUMAN_BLOCK),  # panels, lines and caption follow the config
+        block=human_block("curve_figure"),  # panels, lines and caption follow the config
         route=HUMAN_ROUTE,
         available=human_sets(),
-        run_settings=HUMAN_CELL_SETTINGS,
+        run_settings=HUMAN_CELL_HASHES,
         code=script_code("workflow/scripts/figure_human_curve.py"),
     script:
         "../scripts/figure_human_curve.py"
@@ -197,7 +190,7 @@ rule figure_human_embedding:
         mem_mb=MEM_MB["figure_human_embedding"],
         runtime=RUNTIME_MIN["figure_human_embedding"],
     params:
-        block=canonical(HUMAN),  # the rows' settings, the bound, the figure's own keys
+        block=human_block("embedding_figure"),  # the rows' settings, the bound, its own keys
         available=human_sets(),
         # the data cache: input.fetched = {cache}/fetched/human_<set>.txt (none: the set not run)
         cache=lambda wildcards, input: (

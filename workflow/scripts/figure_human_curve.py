@@ -12,7 +12,9 @@ each line is (a) itself (its training set, the x value the mean over folds and s
 size); mean over the folds of every seed, a band of ± one standard deviation (clipped to
 [0, 1]); a log x axis; the Euclidean distance on each feature set, chance and (material) the
 human ceiling as horizontal lines from the (a) rows of the same folds (they use no training
-answers)."""
+answers). Lines drawn: per panel at most ``human.curve_figure.lines`` (default 6) learner rows,
+each at its feature set best on protocol (a), the best by (a) (null: every row on every feature
+set); the caption names the rest, and every line is in the plotted values."""
 
 import matplotlib
 
@@ -36,7 +38,7 @@ from tripletbench.harness.plots import (  # noqa: E402
     one_seed_na,
     save_figure,
 )
-from tripletbench.harness.settings import check_block_fresh  # noqa: E402
+from tripletbench.harness.settings import check_cells_fresh  # noqa: E402
 from tripletbench.harness.tables import collect  # noqa: E402
 
 CELL = ("set", "job", "seed")  # the cell each run file holds (tripletbench.harness.tables.collect)
@@ -51,7 +53,7 @@ available = list(snakemake.params.available)
 paths = list(snakemake.input.runs)
 if paths:
     runs = collect(paths, "human_cell", COLUMNS, CELL)
-    check_block_fresh(runs, snakemake.params.run_settings, "human cells", "human_cell")
+    check_cells_fresh(runs, snakemake.params.run_settings, "human cells", "human_cell")
 else:  # no set could run: every panel says why
     runs = pd.DataFrame(columns=["set", "job", "seed", *COLUMNS])
 runs = runs.assign(features=runs.features.fillna("").astype(str))
@@ -76,6 +78,25 @@ summary = (
     .sort_values(["set", "method", "features", "n_train"])
 )
 summary["std"] = summary["std"].fillna(0.0)
+# the lines drawn (human.curve_figure.lines; ours, for legibility): per set, each row at its
+# feature set best on (a), then the best rows by (a); every line stays in the plotted values
+n_lines = (cfg.get("curve_figure") or {}).get("lines", 6)
+last = (  # each line's (a) point: its mean accuracy on protocol (a)
+    learned_a.groupby(["set", "method", "features"]).value.mean().rename("a").reset_index()
+)
+if n_lines is not None and len(last):
+    best = (
+        last.sort_values("a", ascending=False, kind="stable")
+        .drop_duplicates(["set", "method"])
+        .groupby("set", sort=False)
+        .head(n_lines)
+    )
+    chosen = set(zip(best.set, best.method, best.features))
+else:
+    chosen = set(zip(last.set, last.method, last.features)) | set(
+        zip(summary.set, summary.method, summary.features)
+    )
+summary["drawn"] = [k in chosen for k in zip(summary.set, summary.method, summary.features)]
 refs = (
     a[a.method.isin(REFERENCES)]
     .groupby(["set", "method", "features"], sort=False)
@@ -97,7 +118,8 @@ for ax, s in zip(axes.ravel(), sets):
         ax.set_xticks([])
         ax.set_yticks([])
         continue
-    for (method, feats), g in summary[summary.set == s].groupby(["method", "features"], sort=False):
+    drawn = summary[(summary.set == s) & summary.drawn]
+    for (method, feats), g in drawn.groupby(["method", "features"], sort=False):
         style = method_style(method)
         label = row_name(method, feats)
         (line,) = ax.plot(g.n_train, g["mean"], ls=LINESTYLES.get(feats, "-"), lw=1.4, ms=3.5,
@@ -149,6 +171,10 @@ refusals = [
     .error.first()
     .items()
 ]
+hidden = {}  # set -> the (method, features) lines not drawn
+for k in zip(summary.set, summary.method, summary.features):
+    if k not in chosen and k[1:] not in hidden.get(k[0], []):
+        hidden.setdefault(k[0], []).append(k[1:])
 text = (
     "Protocol (c), the learning curve: test triplet accuracy (a test answer is right when "
     "d(i, j) < d(i, k), half when the two tie; material rows weighted by their answer counts) "
@@ -186,9 +212,18 @@ text = (
     + (" Points not drawn (the learner refused that training set): " + "; ".join(refusals) + "."
        if refusals else "")
     + ("" if on else " Protocol (c) is not in human.protocols: no curve is drawn.")
+    + (
+        " Lines drawn (ours, for legibility): per panel the "
+        + (f"{n_lines} learner rows best" if n_lines > 1 else "learner row best")
+        + " on protocol (a), each at its feature set best there; not drawn: " + "; ".join(
+            f"{display_name(s)}: " + ", ".join(sorted(row_name(m, f) for m, f in g))
+            for s, g in hidden.items()
+        ) + " (every line is in the plotted values below, and every row in the table)."
+        if n_lines is not None and hidden else ""
+    )
 )
 plotted = pd.concat(
-    [summary.assign(kind="curve"),
+    [summary.assign(kind=summary.drawn.map({True: "curve", False: "curve, not drawn"})),
      refs.assign(kind="reference", n_train=float("nan"))], ignore_index=True
 )[["set", "kind", "method", "features", "n_train", "mean", "std", "n_seeds"]]
 plotted["mean"] = plotted["mean"].round(4)

@@ -24,7 +24,7 @@ from tripletbench.harness.human import (
 )
 from tripletbench.harness.io import save_csv, start_log
 from tripletbench.harness.paper_table import Metric, PaperTable, summarize, wide, write_table
-from tripletbench.harness.settings import check_block_fresh
+from tripletbench.harness.settings import check_cells_fresh
 from tripletbench.harness.tables import collect
 
 CELL = ("set", "job", "seed")  # the cell each run file holds (tripletbench.harness.tables.collect)
@@ -38,7 +38,7 @@ missing = [s for s in cfg["sets"] if s not in available]
 paths = list(snakemake.input.runs)
 if paths:
     runs = collect(paths, "human_cell", COLUMNS, CELL)
-    check_block_fresh(runs, snakemake.params.run_settings, "human cells", "human_cell")
+    check_cells_fresh(runs, snakemake.params.run_settings, "human cells", "human_cell")
 else:  # offline: no cell ran
     runs = pd.DataFrame(columns=["set", "job", "seed", *COLUMNS, "settings_hash", "folds_digest"])
 save_csv(snakemake.output.runs, runs)  # every protocol's rows, (c) included
