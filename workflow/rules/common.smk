@@ -357,9 +357,9 @@ def oahu_fig7_cells():
 
 
 def prepared_rows(dataset):
-    """The prepared file of ``dataset`` (a name, or "{dataset}") and its row file and check
-    (rule prepare_rows): the inputs of a job that reads only the rows it uses
-    (tripletbench.datasets.base.load_prepared_rows finds the row file beside the prepared file)."""
+    """The prepared file of ``dataset`` (a name, or "{dataset}"), its row file and the row file's
+    check, written by prepare_rows; the inputs of a job that reads only the rows it uses
+    (tripletbench.datasets.rows.load_prepared_rows finds the row file from the prepared file)."""
     prepared = f"{CACHE}/prepared/{dataset}_{ROUTE}.npz"
     return [prepared, *map(str, rows_paths(prepared))]
 

@@ -49,6 +49,9 @@ rule prepare_rows:
     resources:
         mem_mb=MEM_MB["prepare_rows"],
         runtime=RUNTIME_MIN["prepare_rows"],
+    params:
+        # the row writer (tripletbench.datasets.rows) and what it imports
+        code=script_code("workflow/scripts/prepare_rows.py"),
     script:
         "../scripts/prepare_rows.py"
 
