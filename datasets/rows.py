@@ -52,7 +52,8 @@ def _row_crc32(X: np.ndarray) -> np.ndarray:
 
 def write_rows(prepared, rows_npy, check_npz) -> tuple[int, int]:
     """Write the row file of prepared file ``prepared`` (after :func:`load_prepared`'s checks):
-    ``rows_npy``, its ``X`` (n, d) as a plain ``.npy`` (same dtype and bytes), and
+    ``rows_npy``, its ``X`` (n, d) as a plain ``.npy`` in C order (same dtype and values; a
+    Fortran-order ``X``, as some parsers make, is written row by row), and
     ``check_npz``: ``crc32`` (n,) uint32, the CRC-32 of each row, and ``prepared_sha256``, the
     prepared file it was made from. Both written atomically. Returns ``X.shape``; raises
     :class:`DataError` as :func:`load_prepared` does, or for an ``X`` that is not 2-d."""
@@ -63,7 +64,7 @@ def write_rows(prepared, rows_npy, check_npz) -> tuple[int, int]:
         raise DataError(f"{prepared}: X has shape {X.shape}, not (n, d)")
     with atomic_path(rows_npy) as tmp:
         with open(tmp, "wb") as fh:
-            np.save(fh, X, allow_pickle=False)
+            np.save(fh, np.ascontiguousarray(X), allow_pickle=False)  # rows contiguous
     save_npz(check_npz, crc32=_row_crc32(X), prepared_sha256=_prepared_sha256(prepared))
     return X.shape
 

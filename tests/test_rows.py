@@ -11,11 +11,12 @@ from tripletbench.datasets.rows import PreparedRows, load_prepared_rows, rows_pa
 from tripletbench.harness.io import save_npz, save_text
 
 
-def _prepared(tmp_path, n=3000, d=40, k=5, seed=0):
+def _prepared(tmp_path, n=3000, d=40, k=5, seed=0, order="C"):
     """A prepared file in rule prepare_dataset's layout (``<cache>/prepared/<name>.npz`` and its
-    sha256 sidecar) and its row file as rule prepare_rows writes it; returns (path, X, y)."""
+    sha256 sidecar; ``X`` in ``order``) and its row file as rule prepare_rows writes it; returns
+    (path, X, y)."""
     g = np.random.default_rng(seed)
-    X, y = g.normal(size=(n, d)), np.arange(n) % k
+    X, y = np.asarray(g.normal(size=(n, d)), order=order), np.arange(n) % k
     path = tmp_path / "cache" / "prepared" / "toy_embedded.npz"
     save_npz(path, X=X, y=y, classes=np.array([f"c{i}" for i in range(k)]), route="embedded")
     save_text(prepared_hash_path(path), prepared_hash_line(path))
@@ -29,8 +30,10 @@ def test_row_file_sits_in_the_caches_rows_folder():
     assert str(check) == "data_cache/rows/{dataset}_embedded.X.crc32.npz"
 
 
-def test_rows_read_are_exactly_the_whole_matrix_rows(tmp_path):
-    path, X, y = _prepared(tmp_path)
+@pytest.mark.parametrize("order", ["C", "F"])  # vehicle's parser makes a Fortran-order X
+def test_rows_read_are_exactly_the_whole_matrix_rows(tmp_path, order):
+    path, X, y = _prepared(tmp_path, order=order)
+    assert load_prepared(path, ["X"])["X"].flags[f"{order}_CONTIGUOUS"]
     rows, d = load_prepared_rows(path, ["y", "route"])
     assert set(d) == {"y", "route"} and np.array_equal(d["y"], y)
     assert rows.shape == X.shape and rows.dtype == X.dtype and len(rows) == len(X)
