@@ -6,7 +6,12 @@ import tracemalloc
 import numpy as np
 import pytest
 
-from tripletbench.datasets.base import DataError, load_prepared, prepared_hash_line, prepared_hash_path
+from tripletbench.datasets.base import (
+    DataError,
+    load_prepared,
+    prepared_hash_line,
+    prepared_hash_path,
+)
 from tripletbench.datasets.rows import PreparedRows, load_prepared_rows, rows_paths, write_rows
 from tripletbench.harness.io import save_npz, save_text
 
@@ -111,7 +116,11 @@ def test_an_oahu_cell_reads_only_its_subsample_and_gives_the_whole_load_numbers(
     """The OAHU Table 3 cell (harness.oahu_experiment.classification_rows and the Recall@K rows)
     on a row file and on the whole matrix: the same rows, to the bit (timings aside); the rows
     read are the seed's subsample, chosen from the labels alone."""
-    from tripletbench.harness.oahu_experiment import classification_rows, dev_test_split, retrieval_rows
+    from tripletbench.harness.oahu_experiment import (
+        classification_rows,
+        dev_test_split,
+        retrieval_rows,
+    )
 
     path, X, y = _prepared(tmp_path, n=3000, d=12, k=4)
     _, d = load_prepared_rows(path, ["y"])
@@ -121,7 +130,9 @@ def test_an_oahu_cell_reads_only_its_subsample_and_gives_the_whole_load_numbers(
     timing = {"fit_wall_s", "fit_cpu_s", "eval_wall_s"}
 
     def cell(features):
-        out, model = classification_rows("OASIS", mcfg, features, d["y"], 0, cfg, {}, log=lambda *a: None)
+        out, model = classification_rows(
+            "OASIS", mcfg, features, d["y"], 0, cfg, {}, log=lambda *a: None
+        )
         split = dev_test_split(d["y"], 0, cfg["n_samples"])
         rec = retrieval_rows(model, features[split["test"]], d["y"][split["test"]], [1, 4], {})
         return [r for r in out if r["metric"] not in timing], rec, split
