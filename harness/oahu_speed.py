@@ -21,9 +21,12 @@ It also reports the largest relative difference of the two backends' parameters 
 stream (float32: chaotic growth of rounding differences, see OAHU's module docstring) and the
 CPU seconds of ``import torch`` in a fresh interpreter (which the NumPy backend does not pay).
 
-Run: ``python -m tripletbench.harness.oahu_speed [--d 784] [--steps 300] [--repeats 3] [--out PREFIX]``
-(writes PREFIX.csv and PREFIX.md when ``--out`` is given). Not a test: the numbers depend on the
-machine; equality of the backends is tested in ``tests/test_oahu_backends.py``.
+The ``performance`` target runs :func:`run` (its OAHU section: ``performance.oahu_sizes`` and
+``performance.oahu_steps`` of the config, ``results/tables/performance_oahu.csv``, captioned by
+:func:`caption`). By hand: ``python -m tripletbench.harness.oahu_speed [--d 784] [--steps 300]
+[--repeats 3] [--out PREFIX]`` (writes PREFIX.csv and PREFIX.md when ``--out`` is given; it also
+times ``import torch``). Not a test: the numbers depend on the machine; equality of the backends
+is tested in ``tests/test_oahu_backends.py``.
 """
 
 from __future__ import annotations
@@ -99,7 +102,7 @@ def measure(d=784, L=5, h=100, m=50, n_steps=300, repeats=3, dtype="float32", se
         for backend in ("torch", "numpy"):
             OAHU(backend=backend, **kw).fit(T[:5])  # warm-up (first-call costs)
 
-            def run(backend=backend):
+            def timed(backend=backend):
                 model = OAHU(backend=backend, n_epochs=0, **kw).fit(T[:1])
                 model.set_params(n_epochs=1)
                 t = time.process_time()
@@ -107,7 +110,7 @@ def measure(d=784, L=5, h=100, m=50, n_steps=300, repeats=3, dtype="float32", se
                 models[backend] = model
                 return time.process_time() - t
 
-            times = [run() for _ in range(repeats)]
+            times = [timed() for _ in range(repeats)]
             out[f"{backend}_step_us"] = 1e6 * float(np.median(times)) / n_steps
         init = OAHU(backend="numpy", n_epochs=0, **kw).fit(T[:1])
         Xd = X.astype(dtype)
@@ -134,6 +137,53 @@ def measure(d=784, L=5, h=100, m=50, n_steps=300, repeats=3, dtype="float32", se
     return out
 
 
+COLUMNS = {
+    "d": "input dimension (synthetic pixel-like points)",
+    "L": "hidden layers",
+    "n_hidden": "units per hidden layer",
+    "embedding_dim": "dimension of each layer's embedding",
+    "dtype": "floating-point type of the network",
+    "n_steps": "online steps per timed run",
+    "torch_step_us": "CPU microseconds per step of OAHU(backend='torch').partial_fit (autograd; "
+    "the reference)",
+    "numpy_step_us": "the same learner step on the NumPy backend (the default)",
+    "floor_step_us": "the bare NumPy forward/backward pass and update alone (no learner, hedge "
+    "update or trace)",
+    "arithmetic_step_us": "the step's flops at the one-core GEMM rate (step_flops and gemm_gflops "
+    "in the CSV): a bound, computed, not timed",
+    "torch_over_numpy": "torch_step_us / numpy_step_us (> 1: the NumPy backend is faster)",
+    "numpy_over_floor": "numpy_step_us / floor_step_us (the learner's overhead over the bare pass)",
+    "max_rel_param_diff": "largest difference of the two backends' parameters after the run, "
+    "relative to the largest parameter (float32 rounding grows chaotically)",
+}
+"""What each column of :func:`run`'s table is (the caption's words)."""
+
+
+def run(sizes, n_steps: int = 300, repeats: int = 3, seed: int = 0) -> pd.DataFrame:
+    """:func:`measure` for each ``(d, L, n_hidden, embedding_dim)`` of ``sizes``, float32:
+    one row per size with the columns of :data:`COLUMNS` plus ``step_flops`` and
+    ``gemm_gflops``. Times are CPU microseconds per step (process CPU time, one thread, median
+    of ``repeats`` runs of ``n_steps`` steps, all in this process). Imports torch (raises
+    ``ImportError`` without it)."""
+    rows = [measure(d, L, h, m, n_steps, repeats, seed=seed) for d, L, h, m in sizes]
+    return pd.DataFrame(rows)
+
+
+def caption(df: pd.DataFrame, repeats: int) -> list[str]:
+    """Markdown lines that introduce :func:`run`'s table ``df``: what was timed, how, and what
+    each column is; every time is our measurement on this machine (the arithmetic column is a
+    computed bound)."""
+    return [
+        "OAHU's online step (our measurement; no paper reports it): process CPU time per "
+        f"step, one thread, median of {repeats} run{'s' * (repeats != 1)} of "
+        f"{int(df.n_steps.iloc[0]):,} steps, "
+        "the three timed in one process on the same synthetic triplets (ratios hold on a "
+        "loaded machine, absolute times do not). Columns: "
+        + "; ".join(f"{k}: {v}" for k, v in COLUMNS.items())
+        + ".",
+    ]
+
+
 def main(argv=None):
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--d", type=int, nargs="+", default=[784])
@@ -143,19 +193,16 @@ def main(argv=None):
     ap.add_argument("--out", default=None)
     args = ap.parse_args(argv)
     sizes = [(d, 5, 100, 50) for d in args.d] + ([(args.d[0], 2, 32, 8)] if args.small else [])
-    rows = [measure(d, L, h, m, args.steps, args.repeats) for d, L, h, m in sizes]
-    df = pd.DataFrame(rows)
+    df = run(sizes, args.steps, args.repeats)
     imp = import_torch_cpu_s(args.repeats)
     text = "\n".join(
         [
             "# OAHU's online step: torch autograd against the NumPy backend",
             "",
-            f"Process CPU time per step, one thread, median of {args.repeats} runs of "
-            f"{args.steps} steps, all in one process (synthetic pixel-like points; ratios hold "
-            "on a loaded machine, absolute times do not). floor: the bare NumPy forward/backward "
-            "loop (no hedge update, trace or learner); arithmetic: the step's flops at the "
-            "one-core GEMM rate. `import torch` in a fresh interpreter: "
-            f"{imp:.2f} CPU s (not paid by the NumPy backend).",
+            *caption(df, args.repeats),
+            "",
+            f"`import torch` in a fresh interpreter: {imp:.2f} CPU s (not paid by the NumPy "
+            "backend).",
             "",
             df.to_markdown(index=False, floatfmt=".3g"),
             "",

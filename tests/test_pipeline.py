@@ -95,6 +95,16 @@ def test_ci_config_reproduces_the_stored_numbers(ci_run):
     assert others.loc["ITML-online", "protocol"] == table.set_index("algorithm").loc[
         "ITML-online", "protocol"
     ].iloc[0]  # the SDCA Table 2 row's notes
+    # OAHU's step (harness.oahu_speed): the CI's tiny network, the three timings and their ratios
+    oahu = pd.read_csv(tmp_path / "tables/performance_oahu.csv")
+    assert oahu[["d", "L", "n_hidden", "embedding_dim", "n_steps"]].values.tolist() == [
+        [16, 2, 8, 4, 50]
+    ]
+    steps = oahu[["torch_step_us", "numpy_step_us", "floor_step_us"]].iloc[0]
+    assert (steps > 0).all() and oahu.max_rel_param_diff.iloc[0] < 1e-2
+    assert oahu.torch_over_numpy.iloc[0] == pytest.approx(steps.torch_step_us / steps.numpy_step_us)
+    md = (tmp_path / "tables/performance.md").read_text()
+    assert "OAHU's online step (our measurement" in md and "floor_step_us: the bare NumPy" in md
 
 
 @NEEDS_APT

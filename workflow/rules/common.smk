@@ -57,6 +57,7 @@ validate(config, schema_file())
 from tripletbench.datasets import MODULES as DATASET_MODULES  # noqa: E402
 from tripletbench.datasets import get_dataset  # noqa: E402
 from tripletbench.datasets.base import quarantine_corrupt_prepared  # noqa: E402
+from tripletbench.datasets.rows import rows_paths  # noqa: E402
 from tripletbench.harness.config import (  # noqa: E402
     check_config,
     command_line_config,
@@ -355,12 +356,20 @@ def oahu_fig7_cells():
 # --- functions of images.smk (image retrieval); they read that file's settings when called ---
 
 
+def prepared_rows(dataset):
+    """The prepared file of ``dataset`` (a name, or "{dataset}"), its row file and the row file's
+    check, written by prepare_rows; the inputs of a job that reads only the rows it uses
+    (tripletbench.datasets.rows.load_prepared_rows finds the row file from the prepared file)."""
+    prepared = f"{CACHE}/prepared/{dataset}_{ROUTE}.npz"
+    return [prepared, *map(str, rows_paths(prepared))]
+
+
 def images_source(wildcards):
-    """Fashion-MNIST's prepared arrays or the Caltech-256 image list."""
+    """Fashion-MNIST's prepared arrays (and their row file) or the Caltech-256 image list."""
     from tripletbench.datasets.caltech256 import image_set
 
     if image_set(wildcards.dataset).source == "fashion_mnist":
-        return f"{CACHE}/prepared/fashion_mnist_{ROUTE}.npz"
+        return prepared_rows("fashion_mnist")
     return CALTECH_LIST
 
 

@@ -2,7 +2,9 @@
 # per-seed split and the triplets. prepare_dataset downloads (or runs `apt-get download`), and so
 # does fetch_raw for the corpora that svm_run and oahu_fig5_cell parse themselves (Reuters, WebKB,
 # LFW): local rules, run on the submitting machine under a cluster executor, so that compute jobs
-# only read the cache; split and sample_triplets join their cell's fits in group "cells".
+# only read the cache; prepare_rows writes a prepared X as a row file (read row by row by the
+# jobs that use a few rows of a large set: the OAHU cells, images_features); split and
+# sample_triplets join their cell's fits in group "cells".
 
 
 localrules:
@@ -30,6 +32,28 @@ rule prepare_dataset:
         code=lambda wc: code_hash([DATASET_MODULES[wc.dataset], "tripletbench.datasets.preprocess"]),
     script:
         "../scripts/prepare_dataset.py"
+
+
+rule prepare_rows:
+    input:
+        f"{CACHE}/prepared/{{dataset}}_{ROUTE}.npz",
+    output:
+        rows=str(rows_paths(f"{CACHE}/prepared/{{dataset}}_{ROUTE}.npz")[0]),
+        check=str(rows_paths(f"{CACHE}/prepared/{{dataset}}_{ROUTE}.npz")[1]),
+    log:
+        f"{LOGS}/prepare_rows/{{dataset}}.log",
+    benchmark:
+        f"{RESULTS}/benchmarks/prepare_rows/{{dataset}}.tsv"
+    conda:
+        "../../environment.yml"
+    resources:
+        mem_mb=MEM_MB["prepare_rows"],
+        runtime=RUNTIME_MIN["prepare_rows"],
+    params:
+        # the row writer (tripletbench.datasets.rows) and what it imports
+        code=script_code("workflow/scripts/prepare_rows.py"),
+    script:
+        "../scripts/prepare_rows.py"
 
 
 rule fetch_raw:

@@ -24,7 +24,7 @@ FIG5_DATASET = (
 
 rule oahu_cell:
     input:
-        f"{CACHE}/prepared/{{dataset}}_{ROUTE}.npz",
+        prepared_rows("{dataset}"),  # read only the rows the cell uses
         settings_check=settings_check("oahu_cell"),  # harness/keep.py
     output:
         runs=f"{RESULTS}/oahu/{{experiment}}/{{dataset}}/seed{{seed}}/{{method}}.csv",
@@ -54,7 +54,7 @@ rule oahu_cell:
 
 rule oahu_fig4_cell:
     input:
-        f"{CACHE}/prepared/{{dataset}}_{ROUTE}.npz",
+        prepared_rows("{dataset}"),  # read only the rows the cell uses
         settings_check=settings_check("oahu_fig4_cell"),  # harness/keep.py
     output:
         f"{RESULTS}/oahu/figure4/{{dataset}}/seed{{seed}}/{{method}}_n{{n}}.csv",
@@ -230,7 +230,7 @@ rule figure_oahu_7:
 
 rule oahu_sensitivity:
     input:
-        f"{CACHE}/prepared/{OAHU['sensitivity']['dataset']}_{ROUTE}.npz",
+        prepared_rows(OAHU["sensitivity"]["dataset"]),
     output:
         csv=f"{RESULTS}/tables/oahu_sensitivity.csv",
         md=f"{RESULTS}/tables/oahu_sensitivity.md",

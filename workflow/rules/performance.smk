@@ -1,4 +1,5 @@
-# performance: speed and memory of the bilinear online learners, ratios measured in one run.
+# performance: speed and memory of the bilinear online learners, and OAHU's online step (NumPy
+# backend, torch reference, bare NumPy pass), ratios measured in one run.
 # It reserves the whole machine (threads: WHOLE_NODE_THREADS, common.smk) so that no other job
 # disturbs the timings; the measurement itself is single-threaded (OMP_NUM_THREADS=1, as every job).
 
@@ -7,6 +8,7 @@ rule performance:
     output:
         csv=f"{RESULTS}/tables/performance.csv",
         others=f"{RESULTS}/tables/performance_other_learners.csv",
+        oahu=f"{RESULTS}/tables/performance_oahu.csv",
         md=f"{RESULTS}/tables/performance.md",
     log:
         f"{LOGS}/performance.log",
@@ -23,7 +25,7 @@ rule performance:
         settings=block_settings(
             config,
             "performance",
-            ["dense_dims", "sparse", "n_triplets"],
+            ["dense_dims", "sparse", "n_triplets", "oahu_sizes", "oahu_steps"],
             "workflow/scripts/performance.py",
             learners=performance_learners(config),
         ),

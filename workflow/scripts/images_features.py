@@ -5,7 +5,7 @@ training images only). See tripletbench.datasets.caltech256.image_features and t
 import numpy as np
 import pandas as pd
 
-from tripletbench.datasets.base import load_prepared
+from tripletbench.datasets.rows import load_prepared_rows
 from tripletbench.datasets.bovw import save_features
 from tripletbench.datasets.caltech256 import LazyImages, choose_classes, image_features, image_set
 from tripletbench.harness.io import now, save_npz, start_log
@@ -17,10 +17,10 @@ seed = int(wc.seed)
 iset = image_set(wc.dataset)
 print(f"[{now()}] {iset.name}, seed {seed}")
 if iset.source == "fashion_mnist":
-    d = load_prepared(snakemake.input[0], ["X", "y", "classes"])
-    images, y, classes = d["X"].reshape(-1, 28, 28), d["y"], d["classes"]
-    if iset.features == "pixels":
-        images = d["X"]
+    # the selected images' rows only (image_features indexes images[i] per selected i)
+    shape = None if iset.features == "pixels" else (28, 28)
+    images, d = load_prepared_rows(snakemake.input[0], ["y", "classes"], row_shape=shape)
+    y, classes = d["y"], d["classes"]
 else:
     lst = pd.read_csv(snakemake.input[0])
     chosen = choose_classes(lst["class"], iset.n_classes)

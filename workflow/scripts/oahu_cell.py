@@ -3,7 +3,7 @@
 
 import pandas as pd
 
-from tripletbench.datasets.base import load_prepared
+from tripletbench.datasets.rows import load_prepared_rows
 from tripletbench.harness.io import config_hash, now, package_versions, peak_rss_mb, save_csv, start_log
 from tripletbench.harness.oahu_experiment import (
     alpha_trace_rows,
@@ -18,8 +18,9 @@ start_log(snakemake.log[0])
 w = snakemake.wildcards
 exp = snakemake.config["oahu"][w.experiment]
 seed, method = int(w.seed), w.method
-d = load_prepared(snakemake.input[0], ["X", "y", "route"])
-X, y = d["X"], d["y"]
+# X is read only where indexed: the rows of the seed's subsample (chosen from the labels alone)
+X, d = load_prepared_rows(snakemake.input[0], ["y", "route"])
+y = d["y"]
 print(f"[{now()}] {w.experiment} {w.dataset} seed {seed} {method}: {X.shape}")
 base = {
     "experiment": w.experiment,

@@ -6,7 +6,7 @@ import json
 import numpy as np
 import pandas as pd
 
-from tripletbench.datasets.base import load_prepared
+from tripletbench.datasets.rows import load_prepared_rows
 from tripletbench.datasets.preprocess import rng
 from tripletbench.harness.experiment import algorithm_of, fit_learner, grid_labels, params_for_label
 from tripletbench.harness.io import save_csv, start_log
@@ -23,8 +23,9 @@ start_log(snakemake.log[0])
 w = snakemake.wildcards
 cfg = snakemake.config["oahu"]["figure4"]
 seed, method, n = int(w.seed), w.method, int(w.n)
-d = load_prepared(snakemake.input[0], ["X", "y"])
-X, y = d["X"], d["y"]
+# X is read only where indexed: the rows of the seed's subsample (chosen from the labels alone)
+X, d = load_prepared_rows(snakemake.input[0], ["y"])
+y = d["y"]
 mcfg = cfg["methods"][method]
 params = params_for_label(mcfg, grid_labels(mcfg)[0])
 split = dev_test_split(y, seed, cfg.get("n_samples"), cfg.get("split", "shuffled"))

@@ -15,7 +15,7 @@ the rows.
 import numpy as np
 import pandas as pd
 
-from tripletbench.datasets.base import load_prepared
+from tripletbench.datasets.rows import load_prepared_rows
 from tripletbench.harness.experiment import fit_learner
 from tripletbench.harness.io import now, save_csv, save_text, start_log
 from tripletbench.harness.oahu_experiment import OAHU_CHOICES, constraint_stream, dev_test_split, knn_scores
@@ -65,8 +65,9 @@ for factor in ("eta", "n_epochs", "momentum", "n_seeds", "reference"):
         if v != BASE[factor]:
             settings.append((factor, {**BASE, factor: v}))
 
-d = load_prepared(snakemake.input[0], ["X", "y"])  # refuses a corrupt file (sha256 sidecar)
-X, y = d["X"], d["y"]
+# refuses a corrupt file (sha256 sidecar, each row's CRC-32); X is read only where indexed
+X, d = load_prepared_rows(snakemake.input[0], ["y"])
+y = d["y"]
 print(f"[{now()}] {dataset} {X.shape}: {len(settings)} settings, seeds {t3['seeds']}")
 
 rows = []

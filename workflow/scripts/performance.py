@@ -1,9 +1,14 @@
 """Rule performance: triplets per CPU second of OASIS and SDCA (the stream and the whole fit), dense
 against the machine's matrix-multiply rate and two per-step loops (np.outer, BLAS), sparse against a
-C-style loop over the non-zeros (tripletbench.harness.performance); every time is process CPU time."""
+C-style loop over the non-zeros (tripletbench.harness.performance); OAHU's online step on its NumPy
+backend against the torch reference and the bare NumPy forward/backward pass
+(tripletbench.harness.oahu_speed); every time is process CPU time."""
 
 import platform
 
+import pandas as pd
+
+from tripletbench.harness import oahu_speed
 from tripletbench.harness.io import now, save_csv, save_text, start_log
 from tripletbench.harness.performance import extrapolate_web_scale, other_learners, other_methods, run
 from tripletbench.harness.tables import settings_caption, settings_table
@@ -46,8 +51,15 @@ def with_provenance(frame, methods):
 
 df = with_provenance(df, SPEED)
 other = with_provenance(other, others)
+oahu_sizes = [tuple(s) for s in cfg["oahu_sizes"]]
+oahu = (
+    oahu_speed.run(oahu_sizes, cfg["oahu_steps"], cfg["repeats"])
+    if oahu_sizes
+    else pd.DataFrame(columns=[*oahu_speed.COLUMNS, "step_flops", "gemm_gflops"])
+)
 save_csv(snakemake.output.csv, df)
 save_csv(snakemake.output.others, other)
+save_csv(snakemake.output.oahu, oahu)
 web = extrapolate_web_scale(df)
 
 
@@ -132,6 +144,16 @@ others_section = (
         "",
     ]
 )
+oahu_section = (
+    [
+        *oahu_speed.caption(oahu, cfg["repeats"]),
+        "",
+        oahu[list(oahu_speed.COLUMNS)].to_markdown(index=False, floatfmt=".3g"),
+        "",
+    ]
+    if len(oahu)
+    else ["No OAHU step timed (the config's performance.oahu_sizes is empty).", ""]
+)
 text = "\n".join(
     [
         "# Speed and memory of the bilinear online learners",
@@ -171,6 +193,7 @@ text = "\n".join(
         "",
         *extrapolation,
         *others_section,
+        *oahu_section,
         *settings_caption({**SPEED, **others}),
         "",
     ]
