@@ -6,15 +6,15 @@ from tripletbench.harness.io import save_text, start_log
 from tripletbench.harness.regression import ACCEPT_HINT, RegressionFailure, check_files
 
 start_log(snakemake.log[0])
-table, expected = snakemake.input.table, snakemake.input.expected
-n, problems, lines = check_files(table, expected)
+results, expected = snakemake.params.results, snakemake.input.expected
+n, problems, lines = check_files(results, expected, skip=snakemake.params.skip)
 print("\n".join(lines))
 if problems:
     raise RegressionFailure(
         f"regression check failed: {len(problems)} of {n} stored numbers moved:\n  "
         + "\n  ".join(problems)
         + "\n"
-        + ACCEPT_HINT.format(table=table, expected=expected)
+        + ACCEPT_HINT.format(results=results, expected=expected)
     )
 save_text(
     snakemake.output[0], "\n".join(lines) + f"\n{n} stored numbers checked: all within tolerance\n"
