@@ -198,13 +198,6 @@ def check_files(results, expected_csv, skip=None) -> tuple[int, list[str], list[
     return len(expected), problems, report_lines(rows)
 
 
-def _store_format(v: str) -> str:
-    x = _number(v)
-    if x is None or math.isnan(x) or float(x).is_integer():
-        return str(v)
-    return f"{x:.10g}"
-
-
 def update(results, expected_csv) -> str:
     """Store the numbers of the run in ``results`` in ``expected_csv``: every stored row's value
     read from the same cell (a row whose cell is gone is dropped: the diff shows it), tolerances
@@ -224,7 +217,7 @@ def update(results, expected_csv) -> str:
     keep = []
     for i, e in enumerate(expected.itertuples(index=False)):
         try:
-            expected.loc[i, "value"] = _store_format(lookup(tables[e.table], e.cell, e.column))
+            expected.loc[i, "value"] = lookup(tables[e.table], e.cell, e.column)  # as the CSV writes it
             keep.append(i)
         except KeyError as err:
             print(f"dropped {_name(e)}: {err.args[0]} in this run")

@@ -203,4 +203,24 @@ CI_TARGETS = [
     "figure_oasis_3",
     "figure_scaling",
     "performance",
+    # test_pipeline_svm.py
+    "table_svm_1",
+    "figure_svm_2",
+    "figure_svm_mds",
+    "svm_scaling",
+    "table_svm_readings",
+    "figure_svm_c_sweep",
+    # test_pipeline_oahu.py, test_pipeline_oahu_sensitivity.py
+    "table_oahu_3",
+    "figure_oahu_4",
+    "figure_oahu_5",
+    "figure_oahu_7",
+    "oahu_sensitivity",
+    # test_pipeline_images.py (the stand-in)
+    "table_sdca_3",
+    "figure_oasis_2",
+    "table_oasis_2",
+    # test_human_pipeline.py (from ../shared/mirror where it exists)
+    "table_human",
+    "figure_human_curve",
 ]
