@@ -165,7 +165,10 @@ def _line(r) -> str:
         return f"{r.name}: stored {_fmt(r.stored)}, now missing from the table ({r.why})"
     if _number(r.stored) is None or _number(r.new) is None:
         return f"{r.name}: stored {r.stored!r}, new {r.new!r}"
-    return f"{r.name}: stored {_fmt(r.stored)}, new {_fmt(r.new)} (tolerance ±{r.tolerance:g})"
+    stored, new = _fmt(r.stored), _fmt(r.new)
+    if stored == new and str(r.stored) != str(r.new):  # a move below the printed digits
+        stored, new = str(r.stored), str(r.new)
+    return f"{r.name}: stored {stored}, new {new} (tolerance ±{r.tolerance:g})"
 
 
 def report_lines(rows: pd.DataFrame) -> list[str]:
