@@ -114,7 +114,9 @@ def stored_tables(expected_csv) -> list[str]:
 def _read_tables(results, names, skip=()) -> dict:
     from .tables import read_result
 
-    return {t: read_result(Path(results) / t, dtype=str) for t in sorted(set(names)) if t not in skip}
+    return {
+        t: read_result(Path(results) / t, dtype=str) for t in sorted(set(names)) if t not in skip
+    }
 
 
 def report(results, expected: pd.DataFrame, skip: dict | None = None, tables=None) -> pd.DataFrame:
@@ -220,7 +222,8 @@ def update(results, expected_csv) -> str:
     keep = []
     for i, e in enumerate(expected.itertuples(index=False)):
         try:
-            expected.loc[i, "value"] = lookup(tables[e.table], e.cell, e.column)  # as the CSV writes it
+            # the value as the CSV writes it
+            expected.loc[i, "value"] = lookup(tables[e.table], e.cell, e.column)
             keep.append(i)
         except KeyError as err:
             print(f"dropped {_name(e)}: {err.args[0]} in this run")

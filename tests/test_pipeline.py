@@ -350,6 +350,15 @@ def test_a_moved_number_is_named_with_stored_and_new_values():
         "the table (no such row)",
         "tables/t.csv[dataset=x;algorithm=SDCA].status: stored 'ok', new 'needs download'",
     ]
+    # a table the run could not build (the human table without ../shared/mirror) is named as
+    # skipped with the reason, never read, neither ok nor moved
+    from tripletbench.harness.regression import report, report_lines
+
+    rows = report(None, expected, skip={"tables/t.csv": "not run: no data mirror"}, tables={})
+    assert rows.ok.all() and report_lines(rows)[0] == (
+        "skip  tables/t.csv[dataset=vehicle;algorithm=SDCA].mean: stored 0.500000, not checked: "
+        "not run: no data mirror"
+    )
 
 
 def test_table2_sets_each_cell_beside_another_routes_table(ci_run, tmp_path):

@@ -24,7 +24,7 @@ COLUMNS = {
 def test_oahu_sensitivity_on_the_ci_config(ci_run):
     cfg = yaml.safe_load((ROOT / "config/ci.yaml").read_text())["oahu"]
     sens, seeds = cfg["sensitivity"], cfg["table3"]["seeds"]
-    tmp_path = ci_run  # the CI run (conftest.py) builds oahu_sensitivity (tests/pipeline.py CI_TARGETS)
+    tmp_path = ci_run  # the CI run (conftest.py) builds oahu_sensitivity (CI_TARGETS)
     t = pd.read_csv(tmp_path / "tables/oahu_sensitivity.csv")
     assert COLUMNS <= set(t.columns)
     # the paper's setting plus every other configured value of each factor, once per seed
