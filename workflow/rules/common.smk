@@ -65,6 +65,7 @@ from tripletbench.harness.config import (  # noqa: E402
 )
 from tripletbench.harness.performance import other_methods, performance_learners  # noqa: E402
 from tripletbench.harness.freshness import check_report_fresh, is_report_run  # noqa: E402
+from tripletbench.harness.regression import stored_tables  # noqa: E402
 from tripletbench.harness.settings import (  # noqa: E402
     block_settings,
     canonical,
@@ -514,3 +515,19 @@ def settings_check(rule_name):
         return []
 
     return check
+
+
+# --- the regression check (tables.smk) ---
+
+
+def regression_skip():
+    """Stored tables this run cannot build, with the reason (the check says so beside each of
+    their numbers): the human table where human.mirror names a folder that is absent (a clone
+    without ../shared/mirror), or where the config has no human block."""
+    table = "tables/human_table.csv"
+    if "human" not in BLOCKS_ON:
+        return {table: "the config has no human block"}
+    from tripletbench.harness.human import missing_reason
+
+    why = missing_reason(config)
+    return {table: why} if why.startswith("not run") else {}

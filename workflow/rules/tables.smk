@@ -32,22 +32,6 @@ rule table_sdca_2:
         "../scripts/table_sdca_2.py"
 
 
-from tripletbench.harness.regression import stored_tables  # noqa: E402
-
-
-def regression_skip():
-    """Stored tables this run cannot build, with the reason (the check says so beside each of
-    their numbers): the human table where human.mirror names a folder that is absent (a clone
-    without ../shared/mirror), or where the config has no human block."""
-    table = "tables/human_table.csv"
-    if "human" not in BLOCKS_ON:
-        return {table: "the config has no human block"}
-    from tripletbench.harness.human import missing_reason
-
-    why = missing_reason(config)
-    return {table: why} if why.startswith("not run") else {}
-
-
 REGRESSION_EXPECTED = ROOT / "config/ci_expected.csv"
 REGRESSION_SKIP = regression_skip()
 
@@ -69,7 +53,6 @@ rule regression_check:
     conda:
         "../../environment.yml"
     params:
-        results=RESULTS,
         skip=REGRESSION_SKIP,
         code=script_code("workflow/scripts/regression_check.py"),
     script:

@@ -2,11 +2,14 @@
 the report); fail naming every number that moved, with the command that accepts a deliberate
 change (tripletbench.harness.regression)."""
 
+from pathlib import Path
+
 from tripletbench.harness.io import save_text, start_log
 from tripletbench.harness.regression import ACCEPT_HINT, RegressionFailure, check_files
 
 start_log(snakemake.log[0])
-results, expected = snakemake.params.results, snakemake.input.expected
+# the run's results folder: where the report goes (the stored tables are named relative to it)
+results, expected = str(Path(snakemake.output[0]).parent), snakemake.input.expected
 n, problems, lines = check_files(results, expected, skip=snakemake.params.skip)
 print("\n".join(lines))
 if problems:
