@@ -194,6 +194,13 @@ ACCEPT_HINT = (
 )
 
 
+def summary(n: int, lines: list[str]) -> str:
+    """The last line of a passed check: how many stored numbers were checked (and skipped)."""
+    skipped = sum(line.startswith("skip") for line in lines)
+    out = f"{n - skipped} stored numbers checked: all within tolerance"
+    return out + (f" ({skipped} not checked: their table was not built)" if skipped else "")
+
+
 def check_files(results, expected_csv, skip=None) -> tuple[int, list[str], list[str]]:
     """(number of stored values, problems, every stored number beside the new one as
     :func:`report_lines`) of the results folder ``results`` against the stored values CSV."""
@@ -266,7 +273,7 @@ def main(argv=None) -> int:
         print(f"regression check failed: {len(problems)} of {n} stored numbers moved")
         print(ACCEPT_HINT.format(results=args.results_dir, expected=args.expected_csv))
         return 1
-    print(f"{n} stored numbers checked: all within tolerance")
+    print(summary(n, lines))
     return 0
 
 

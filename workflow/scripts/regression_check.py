@@ -5,7 +5,7 @@ change (tripletbench.harness.regression)."""
 from pathlib import Path
 
 from tripletbench.harness.io import save_text, start_log
-from tripletbench.harness.regression import ACCEPT_HINT, RegressionFailure, check_files
+from tripletbench.harness.regression import ACCEPT_HINT, RegressionFailure, check_files, summary
 
 start_log(snakemake.log[0])
 # the run's results folder: where the report goes (the stored tables are named relative to it)
@@ -19,7 +19,5 @@ if problems:
         + "\n"
         + ACCEPT_HINT.format(results=results, expected=expected)
     )
-save_text(
-    snakemake.output[0], "\n".join(lines) + f"\n{n} stored numbers checked: all within tolerance\n"
-)
-print(f"{n} stored numbers checked: all within tolerance")
+save_text(snakemake.output[0], "\n".join(lines) + f"\n{summary(n, lines)}\n")
+print(summary(n, lines))
