@@ -29,3 +29,21 @@ if _found != ROOT:
         f"(`pip install -e {ROOT} --no-deps`, e.g. in a virtual environment of its own)",
         returncode=4,
     )
+
+
+@pytest.fixture(scope="session")
+def ci_run(tmp_path_factory):
+    """One real run of the CI config shared by the pipeline tests (tests/pipeline.py CI_TARGETS:
+    the regression check with every table it guards, the figures, the performance table), plus
+    one OAHU Table 3 cell pair and one SVM cell for the "results follow their inputs" dry runs."""
+    import os
+
+    from tests.pipeline import CI_TARGETS, OAHU_SVM_CELLS, run_targets
+
+    if os.environ.get("TRIPLETBENCH_CI_RUN"):  # a finished run of CI_TARGETS by this checkout
+        return Path(os.environ["TRIPLETBENCH_CI_RUN"])  # (developing a pipeline test)
+    tmp_path = tmp_path_factory.mktemp("ci")
+    run_targets(
+        [*CI_TARGETS, *(str(tmp_path / p) for p in OAHU_SVM_CELLS)], tmp_path, timeout=1800
+    )
+    return tmp_path

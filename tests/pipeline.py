@@ -2,6 +2,7 @@
 
 import os
 import re
+import shutil
 import subprocess
 import sys
 from pathlib import Path
@@ -129,3 +130,115 @@ def planned_jobs(out, configfile, targets=("table_sdca_2",)):
     )
     print(res.stdout)  # the plan and Snakemake's reasons, shown when an assertion fails
     return {(rule, str(Path(o).relative_to(out))) for rule, o in jobs}
+
+
+def _link_or_copy(src, dst):
+    """A hard link (our writes replace a file by a new one, harness.io.atomic_path, so the
+    original keeps its bytes), a copy across file systems."""
+    try:
+        os.link(src, dst)
+    except OSError:
+        shutil.copy2(src, dst)
+
+
+def _b64_target(parts) -> str:
+    from base64 import urlsafe_b64decode
+
+    return urlsafe_b64decode("".join(p.lstrip("@") for p in parts)).decode()
+
+
+def _record_path(subject: Path, target: str) -> Path:
+    """Where Snakemake's file persistence keeps the record of ``target`` (its ``_record_path``:
+    the urlsafe base64 of the path, cut into name-length pieces)."""
+    from base64 import urlsafe_b64encode
+
+    max_len = os.pathconf(subject, "PC_NAME_MAX") or 255
+    b64 = urlsafe_b64encode(target.encode()).decode()
+    pieces = [b64[i : i + max_len - 1] for i in range(0, len(b64), max_len - 1)]
+    return subject.joinpath(*["@" + s for s in pieces[:-1]], pieces[-1])
+
+
+def clone_run(run_dir, dest):
+    """A copy of this checkout at ``dest/checkout`` (tracked and untracked, non-ignored files,
+    times kept) holding the run in ``run_dir`` (results and figures, made by
+    :func:`run_targets` with this checkout) at ``results/ci`` together with Snakemake's records
+    of its jobs (``.snakemake/metadata``, every path of ``run_dir`` and of this checkout
+    rewritten to the copy's), a copy of the data cache (hard links) and ``dest/shared`` -> the
+    ``shared`` folder beside this checkout (``human.mirror: ../shared/mirror``). A code change
+    in the copy then reruns the jobs whose params (code hashes) it changes, as it would here;
+    nothing of this checkout or of ``run_dir`` is modified. Returns (checkout, results)."""
+    run_dir, dest = Path(run_dir).resolve(), Path(dest)
+    ck = dest / "checkout"
+    listed = subprocess.run(
+        ["git", "ls-files", "-co", "--exclude-standard", "-z"],
+        cwd=ROOT, capture_output=True, check=True,
+    ).stdout.decode().split("\0")
+    for name in filter(None, listed):
+        src = ROOT / name
+        if src.is_file():
+            (ck / name).parent.mkdir(parents=True, exist_ok=True)
+            shutil.copy2(src, ck / name, follow_symlinks=False)
+    if (ROOT / "data_cache").is_dir():
+        shutil.copytree(ROOT / "data_cache", ck / "data_cache", copy_function=_link_or_copy)
+    if (ROOT.parent / "shared").is_dir():
+        (dest / "shared").symlink_to(ROOT.parent / "shared", target_is_directory=True)
+    results = ck / "results" / "ci"
+    shutil.copytree(run_dir, results, symlinks=True)
+    src_meta = ROOT / ".snakemake" / "metadata"
+    dst_meta = ck / ".snakemake" / "metadata"
+    dst_meta.mkdir(parents=True)
+    swaps = [(str(run_dir), str(results.resolve())), (str(ROOT), str(ck.resolve()))]
+    for rec in src_meta.rglob("*"):
+        if not rec.is_file():
+            continue
+        target = _b64_target(rec.relative_to(src_meta).parts)
+        if target.startswith(str(run_dir) + os.sep):
+            target = str(results.resolve()) + target[len(str(run_dir)) :]
+        elif os.path.isabs(target):
+            continue  # another run's job
+        text = rec.read_text()
+        for old, new in swaps:
+            text = text.replace(old, new)
+        out = _record_path(dst_meta, target)
+        out.parent.mkdir(parents=True, exist_ok=True)
+        out.write_text(text)
+    return ck, results
+
+
+# one OAHU Table 3 cell pair and one SVM cell, for the "results follow their inputs" dry runs
+OAHU_SVM_CELLS = [
+    "oahu/table3/vehicle/seed0/OAHU.csv",
+    "oahu/table3/vehicle/seed0/OASIS.csv",
+    "svm/runs/vehicle/seed0.csv",
+]
+
+# what the CI run (the ci_run fixture, conftest.py) builds: regression_check (every table whose
+# numbers config/ci_expected.csv stores) and the figures and tables the pipeline tests read
+CI_TARGETS = [
+    "regression_check",
+    "figure_sdca_1",
+    "figure_sdca_2",
+    "figure_oasis_3",
+    "figure_scaling",
+    "performance",
+    # test_pipeline_svm.py
+    "table_svm_1",
+    "figure_svm_2",
+    "figure_svm_mds",
+    "svm_scaling",
+    "table_svm_readings",
+    "figure_svm_c_sweep",
+    # test_pipeline_oahu.py, test_pipeline_oahu_sensitivity.py
+    "table_oahu_3",
+    "figure_oahu_4",
+    "figure_oahu_5",
+    "figure_oahu_7",
+    "oahu_sensitivity",
+    # test_pipeline_images.py (the stand-in)
+    "table_sdca_3",
+    "figure_oasis_2",
+    "table_oasis_2",
+    # test_human_pipeline.py (from ../shared/mirror where it exists)
+    "table_human",
+    "figure_human_curve",
+]

@@ -258,17 +258,13 @@ def test_the_pair_table_scores_as_the_learners_pair_score_and_answers_repeat_by_
 
 
 @needs_mirror
-def test_the_ci_config_builds_a_tiny_human_table_and_curve_from_the_mirror(tmp_path):
+def test_the_ci_config_builds_a_tiny_human_table_and_curve_from_the_mirror(ci_run):
     """config/ci.yaml's human block (human.mirror = ../shared/mirror, material only, one learner):
     every protocol has its rows, the publisher-split ceiling is the real answers' 0.838, and the
     curve's figure has OASIS at the configured sizes and (a)'s point. (The same block with the
     mirror absent: test_table_human_offline_says_needs_download.)"""
     ci = yaml.safe_load((ROOT / "config/ci.yaml").read_text())["human"]
-    out = tmp_path / "results"
-    _snakemake(
-        ROOT / "config/ci.yaml", "--config", f"results_dir={out}", f"figures_dir={out}/figures",
-        f"data={{cache_dir: {tmp_path / 'cache'}}}",
-    )
+    out = ci_run  # the CI run (conftest.py) builds table_human and figure_human_curve
     table = pd.read_csv(out / "tables/human_table.csv").set_index(["dataset", "algorithm"])
     assert ci["sets"] == ["material"] and list(ci["methods"]) == ["OASIS"]
     for col in ("material (a)", "material (b)", "material (d) answers", "material (d) majority"):

@@ -47,8 +47,8 @@ def _check_outputs(out, datasets, methods):
 
 
 @pytest.mark.skipif(shutil.which("apt-get") is None, reason="the embedded route needs Debian's apt")
-def test_stand_in_targets_on_the_ci_config(tmp_path):
-    _run("config/ci.yaml", tmp_path)
+def test_stand_in_targets_on_the_ci_config(ci_run):
+    tmp_path = ci_run  # the CI run (conftest.py) builds TARGETS (tests/pipeline.py CI_TARGETS)
     cfg = yaml.safe_load((ROOT / "config/ci.yaml").read_text())["images"]
     runs = _check_outputs(tmp_path, ["fashion_mnist_pixels", "fashion_mnist_bovw"], cfg["methods"])
     table = pd.read_csv(tmp_path / "tables/sdca_table3.csv")

@@ -705,34 +705,57 @@ def test_the_walltime_record_survives_a_full_disk(tiny_disk):
 
 
 def test_the_regression_module_checks_by_default_and_stores_only_with_update(tmp_path, capsys):
+    from tripletbench.harness.io import save_csv
     from tripletbench.harness.regression import main
 
-    table = tmp_path / "t.csv"
-    expected = tmp_path / "e.csv"
-    pd.DataFrame(
+    results = tmp_path / "results"
+    table = results / "tables/t.csv"
+    table.parent.mkdir(parents=True)
+    save_csv(table, pd.DataFrame(
         {"dataset": ["vehicle", "vehicle"], "algorithm": ["Eucl", "RCA"], "mean": [0.39, 0.5249],
-         "status": ["ok", "ok"]}
-    ).to_csv(table, index=False)  # fmt: skip
+         "status": ["ok", "ok"], "fit_s": [1.5, 2.5]}
+    ))  # fmt: skip
+    expected = tmp_path / "e.csv"
     stored = (
-        "dataset,algorithm,column,value,abs_tol\n"
-        "vehicle,Eucl,mean,0.381265,0.0005\nvehicle,RCA,mean,0.524914,0.0005\n"
+        "# spread: measured\n"
+        "table,cell,column,value,abs_tol\n"
+        "tables/t.csv,dataset=vehicle;algorithm=Eucl,mean,0.381265,0.0005\n"
+        "tables/t.csv,dataset=vehicle;algorithm=RCA,mean,0.524914,0.0005\n"
     )
     expected.write_text(stored)
-    assert main([str(table), str(expected)]) == 1
+    assert main([str(results), str(expected)]) == 1
     out = capsys.readouterr().out
-    # issue 41: every stored number beside the new one and its tolerance, the moved one marked,
-    # and the command that accepts a deliberate change
-    assert "MOVED vehicle/Eucl/mean: stored 0.381265, new 0.390000 (tolerance ±0.0005)" in out
-    assert "ok    vehicle/RCA/mean: stored 0.524914, new 0.524900 (tolerance ±0.0005)" in out
+    # every stored number beside the new one and its tolerance, the moved one marked, and the
+    # command that accepts a deliberate change
+    assert (
+        "MOVED tables/t.csv[dataset=vehicle;algorithm=Eucl].mean: stored 0.381265, new 0.390000 "
+        "(tolerance ±0.0005)" in out
+    )
+    assert (
+        "ok    tables/t.csv[dataset=vehicle;algorithm=RCA].mean: stored 0.524914, new 0.524900 "
+        "(tolerance ±0.0005)" in out
+    )
     assert "1 of 2 stored numbers moved" in out and f"{expected} --update" in out
     assert expected.read_text() == stored  # untouched
-    assert main([str(table), str(expected), "--update"]) == 0
+    assert main([str(results), str(expected), "--update"]) == 0
     out = capsys.readouterr().out
-    assert "-vehicle,Eucl,mean,0.381265,0.0005" in out and "+vehicle,Eucl,mean,0.390000" in out
-    assert "0.390000" in expected.read_text()
-    assert main([str(table), str(expected)]) == 0
-    assert main([str(table), str(expected), "--update"]) == 0
+    assert "-tables/t.csv,dataset=vehicle;algorithm=Eucl,mean,0.381265,0.0005" in out
+    assert "+tables/t.csv,dataset=vehicle;algorithm=Eucl,mean,0.39,0.0005" in out
+    assert expected.read_text().startswith("# spread: measured\n")  # the comments stay
+    assert main([str(results), str(expected)]) == 0
+    assert main([str(results), str(expected), "--update"]) == 0
     assert "nothing moved" in capsys.readouterr().out
+    # a row added by hand without a value is filled from the run; a timing column is refused
+    expected.write_text(expected.read_text() + "tables/t.csv,dataset=vehicle;algorithm=RCA,status,,0\n")
+    assert main([str(results), str(expected), "--update"]) == 0
+    assert "+tables/t.csv,dataset=vehicle;algorithm=RCA,status,ok,0" in capsys.readouterr().out
+    expected.write_text(expected.read_text() + "tables/t.csv,dataset=vehicle;algorithm=RCA,fit_s,,0\n")
+    with pytest.raises(ValueError, match="timing or memory columns"):
+        main([str(results), str(expected), "--update"])
+    # a table edited by hand (its digest no longer matches) is refused, not read
+    table.write_text(table.read_text().replace("0.39", "0.381265"))
+    with pytest.raises(Exception, match="t.csv"):
+        main([str(results), str(expected)])
 
 
 # --- paper.yaml took five sources as served, WebKB over plain http --------------------------------

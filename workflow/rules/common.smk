@@ -66,6 +66,7 @@ from tripletbench.harness.config import (  # noqa: E402
 )
 from tripletbench.harness.performance import other_methods, performance_learners  # noqa: E402
 from tripletbench.harness.freshness import check_report_fresh, is_report_run  # noqa: E402
+from tripletbench.harness.regression import stored_tables  # noqa: E402
 from tripletbench.harness.settings import (  # noqa: E402
     block_settings,
     canonical,
@@ -551,3 +552,19 @@ def settings_check(rule_name):
         return []
 
     return check
+
+
+# --- the regression check (tables.smk) ---
+
+
+def regression_skip():
+    """Stored tables this run cannot build, with the reason (the check says so beside each of
+    their numbers): the human table where human.mirror names a folder that is absent (a clone
+    without ../shared/mirror), or where the config has no human block."""
+    tables = ["tables/human_table.csv", "human/all_runs.csv"]  # table_human's outputs
+    if "human" not in BLOCKS_ON:
+        return {t: "the config has no human block" for t in tables}
+    from tripletbench.harness.human import missing_reason
+
+    why = missing_reason(config)
+    return {t: why for t in tables} if why.startswith("not run") else {}
