@@ -64,7 +64,8 @@ OAHU_ORDER_SPREAD = (
     "order alone. Our rows run the NumPy backend (algorithms/oahu.py); the torch backend gives "
     "other numbers within this spread."
 )
-"""Sentence OAHU's Table 3 caption carries: the measured spread over operation orders."""
+"""Sentence every caption of OAHU numbers carries (Table 3, Figures 4, 5 and 7, the sensitivity
+table), beside :data:`OAHU_CHOICES`: the measured spread over operation orders."""
 
 
 def subsample(y: np.ndarray, n: int | None, generator: np.random.Generator) -> np.ndarray:

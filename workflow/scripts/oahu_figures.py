@@ -11,7 +11,12 @@ import numpy as np
 import pandas as pd
 
 from tripletbench.harness.io import save_csv, save_text, start_log
-from tripletbench.harness.oahu_experiment import OAHU_CHOICES, SPLIT_WORDS, pair_rule_caption
+from tripletbench.harness.oahu_experiment import (
+    OAHU_CHOICES,
+    OAHU_ORDER_SPREAD,
+    SPLIT_WORDS,
+    pair_rule_caption,
+)
 from tripletbench.harness.paper_settings import oahu_own_settings, vs_paper
 from tripletbench.harness.plots import clipped_band, display_name, log_axes, method_style, save_figure
 from tripletbench.harness.settings import check_fresh
@@ -166,7 +171,7 @@ if name == "figure_oahu_4":
     ]
     save_text(
         out.md,
-        "\n".join([*lines, "", settings(c["methods"], "figure_oahu_4"), "", OAHU_CHOICES, ""]),
+        "\n".join([*lines, "", settings(c["methods"], "figure_oahu_4"), "", OAHU_CHOICES, "", OAHU_ORDER_SPREAD, ""]),
     )
 
 elif name == "figure_oahu_5":
@@ -244,7 +249,7 @@ elif name == "figure_oahu_5":
     ]
     save_text(
         out.md,
-        "\n".join([*lines, "", settings(c["methods"], "figure_oahu_5"), "", OAHU_CHOICES, ""]),
+        "\n".join([*lines, "", settings(c["methods"], "figure_oahu_5"), "", OAHU_CHOICES, "", OAHU_ORDER_SPREAD, ""]),
     )
 
 else:  # figure_oahu_7
@@ -320,5 +325,5 @@ else:  # figure_oahu_7
         ]
     save_text(
         out.md,
-        "\n".join([*lines, "", settings(c["methods"], "figure_oahu_7"), "", OAHU_CHOICES, ""]),
+        "\n".join([*lines, "", settings(c["methods"], "figure_oahu_7"), "", OAHU_CHOICES, "", OAHU_ORDER_SPREAD, ""]),
     )
