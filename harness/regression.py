@@ -183,7 +183,11 @@ def report_lines(rows: pd.DataFrame) -> list[str]:
 def compare(results, expected: pd.DataFrame, skip=None, tables=None) -> list[str]:
     """One message per stored number that moved or vanished, naming the number (table, cell,
     column), the stored value and the new one."""
-    rows = report(results, expected, skip, tables)
+    return _problems(report(results, expected, skip, tables))
+
+
+def _problems(rows: pd.DataFrame) -> list[str]:
+    """:func:`report`'s rows that are not ok, as text."""
     return [_line(r) for r in rows.itertuples(index=False) if not r.ok]
 
 
@@ -206,8 +210,7 @@ def check_files(results, expected_csv, skip=None) -> tuple[int, list[str], list[
     :func:`report_lines`) of the results folder ``results`` against the stored values CSV."""
     _, expected = read_expected(expected_csv)
     rows = report(results, expected, skip)
-    problems = [_line(r) for r in rows.itertuples(index=False) if not r.ok]
-    return len(expected), problems, report_lines(rows)
+    return len(expected), _problems(rows), report_lines(rows)
 
 
 def update(results, expected_csv) -> str:

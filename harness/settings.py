@@ -272,15 +272,20 @@ def block_settings(config: dict, block: str, keys, script: str, learners=()) -> 
     return canonical(out)
 
 
-def check_block_fresh(runs, settings, what: str, rule: str) -> None:
-    """Raise ``ValueError`` unless every row of ``runs`` carries ``settings_hash`` equal to
-    :func:`settings_hash` of ``settings`` (jobs whose rows share one block's settings, e.g. the
-    Schultz & Joachims cells); ``what`` names the rows, ``rule`` the rule that remakes them."""
+def _require_settings_hash(runs, what: str, rule: str) -> None:
+    """Raise ``ValueError`` when the rows ``runs`` carry no ``settings_hash`` column."""
     if "settings_hash" not in runs.columns:
         raise ValueError(
             f"{what}: the rows carry no settings_hash (made by an older version); rerun them "
             f"(snakemake --forcerun {rule})"
         )
+
+
+def check_block_fresh(runs, settings, what: str, rule: str) -> None:
+    """Raise ``ValueError`` unless every row of ``runs`` carries ``settings_hash`` equal to
+    :func:`settings_hash` of ``settings`` (jobs whose rows share one block's settings, e.g. the
+    Schultz & Joachims cells); ``what`` names the rows, ``rule`` the rule that remakes them."""
+    _require_settings_hash(runs, what, rule)
     want = settings_hash(settings)
     bad = sorted({str(h) for h in runs.settings_hash if str(h) != want})
     if bad:
@@ -298,11 +303,7 @@ def check_cells_fresh(runs, hashes: dict, what: str, rule: str, key: str = "job"
     cell per method: ``hashes`` maps the method to :func:`settings_hash` of its settings); a row
     whose ``key`` is not in ``hashes`` is refused too (its row is no longer configured). ``what``
     names the rows, ``rule`` the rule that remakes them."""
-    if "settings_hash" not in runs.columns:
-        raise ValueError(
-            f"{what}: the rows carry no settings_hash (made by an older version); rerun them "
-            f"(snakemake --forcerun {rule})"
-        )
+    _require_settings_hash(runs, what, rule)
     want = runs[key].astype(str).map(hashes)
     bad = runs[want.isna() | (runs.settings_hash.astype(str) != want)]
     if len(bad):
