@@ -84,6 +84,7 @@ n_lines = (cfg.get("curve_figure") or {}).get("lines", 6)
 last = (  # each line's (a) point: its mean accuracy on protocol (a)
     learned_a.groupby(["set", "method", "features"]).value.mean().rename("a").reset_index()
 )
+summary["drawn"] = True
 if n_lines is not None and len(last):
     best = (
         last.sort_values("a", ascending=False, kind="stable")
@@ -92,11 +93,7 @@ if n_lines is not None and len(last):
         .head(n_lines)
     )
     chosen = set(zip(best.set, best.method, best.features))
-else:
-    chosen = set(zip(last.set, last.method, last.features)) | set(
-        zip(summary.set, summary.method, summary.features)
-    )
-summary["drawn"] = [k in chosen for k in zip(summary.set, summary.method, summary.features)]
+    summary["drawn"] = [k in chosen for k in zip(summary.set, summary.method, summary.features)]
 refs = (
     a[a.method.isin(REFERENCES)]
     .groupby(["set", "method", "features"], sort=False)
@@ -171,10 +168,12 @@ refusals = [
     .error.first()
     .items()
 ]
-hidden = {}  # set -> the (method, features) lines not drawn
-for k in zip(summary.set, summary.method, summary.features):
-    if k not in chosen and k[1:] not in hidden.get(k[0], []):
-        hidden.setdefault(k[0], []).append(k[1:])
+hidden = {  # set -> the (method, features) lines not drawn
+    s: list(zip(g.method, g.features))
+    for s, g in summary[~summary.drawn]
+    .drop_duplicates(["set", "method", "features"])
+    .groupby("set", sort=False)
+}
 text = (
     "Protocol (c), the learning curve: test triplet accuracy (a test answer is right when "
     "d(i, j) < d(i, k), half when the two tie; material rows weighted by their answer counts) "
