@@ -256,6 +256,7 @@ rule figure_svm_mds:
         png=report_figure(f"{FIGURES}/figure_svm_mds.png", "figure_svm_mds"),
         pdf=f"{FIGURES}/figure_svm_mds.pdf",
         md=f"{FIGURES}/figure_svm_mds.md",
+        csv=f"{RESULTS}/tables/svm_mds.csv",
     log:
         f"{LOGS}/figures/figure_svm_mds.log",
     conda:

@@ -2,7 +2,9 @@
 all pairwise distances between the test documents projected to 2-D by classical (Torgerson)
 MDS, coloured by topic, in three panels: a) the unweighted binary L2 distance, b) the learned
 Topic distance, c) the learned Topic+FacultyStudent distance (svm.mds.notion and .notion_c;
-offline, their Reuters stand-ins). Classical MDS is tripletbench.harness.svm_experiment.classical_mds
+offline, their Reuters stand-ins). The plotted numbers of each panel (eigenvalues, 2-D share,
+documents beyond the axes, class centroids) go to ``tables/svm_mds.csv`` (one row per panel),
+which the caption's table repeats. Classical MDS is tripletbench.harness.svm_experiment.classical_mds
 (eigen-decomposition of the double-centred squared distances), not scikit-learn's SMACOF MDS."""
 
 import matplotlib
@@ -12,7 +14,7 @@ import matplotlib.pyplot as plt
 import numpy as np
 import pandas as pd
 
-from tripletbench.harness.io import save_text, start_log
+from tripletbench.harness.io import save_csv, save_text, start_log
 from tripletbench.harness.paper_settings import vs_paper
 from tripletbench.harness.plots import display_name, robust_limits, save_figure
 from tripletbench.harness.settings import settings_hash
@@ -40,7 +42,7 @@ panels = [
 ]
 classes = sorted(set(labels))
 fig, axes = plt.subplots(1, 3, figsize=(13, 4.3), dpi=150)
-rows = []
+rows, data = [], []
 for ax, (key, D2, title) in zip(axes, panels):
     Y, ev, explained = classical_mds(D2, 2)
     # robust axes: a few outlying documents (one page at x = -76 in panel a on WebKB) would
@@ -69,13 +71,20 @@ for ax, (key, D2, title) in zip(axes, panels):
     row = {"panel": title, "eigenvalue_1": ev[0], "eigenvalue_2": ev[1], "explained_2d": explained,
            "beyond_axes": int(outside.sum()),
            "beyond_axes_max": f"({np.abs(Y[:, 0]).max():.3g}, {np.abs(Y[:, 1]).max():.3g})"}
-    for cls in classes:  # class centroids
+    numbers = {"panel": key, "notion": notion_c if key == "c" else notion_b, "learned": key != "a",
+               "seed": seed, "n_documents": len(labels), "eigenvalue_1": ev[0],
+               "eigenvalue_2": ev[1], "explained_2d": explained, "beyond_axes": int(outside.sum())}
+    for cls in classes:  # class centroids (an eigenvector's sign is arbitrary: so is theirs)
         m = labels == cls
         row[f"centroid_{cls}"] = f"({Y[m, 0].mean():.3g}, {Y[m, 1].mean():.3g})"
+        numbers[f"n_{cls}"] = int(m.sum())
+        numbers[f"centroid_{cls}_1"], numbers[f"centroid_{cls}_2"] = Y[m].mean(axis=0)
     rows.append(row)
+    data.append(numbers)
 fig.suptitle(f"Classical MDS of {len(labels)} test documents, seed {seed}", fontsize=10)
 fig.tight_layout()
 save_figure(fig, snakemake.output.png, snakemake.output.pdf)
+save_csv(snakemake.output.csv, pd.DataFrame(data))
 stand_in = "".join(
     f" {n} is the offline stand-in for {NOTIONS[n].mimics} (Reuters-21578 corn/grain documents, "
     "Debian weka)."
@@ -106,7 +115,8 @@ text = [
     "document beyond them is drawn on the frame as a triangle (beyond_axes below, with the "
     "largest |coordinate| per dimension).",
     "",
-    "Eigenvalues, 2-D share, documents beyond the axes and class centroids:",
+    "Eigenvalues, 2-D share, documents beyond the axes and class centroids (the numbers: "
+    "tables/svm_mds.csv, one row per panel):",
     "",
     pd.DataFrame(rows).to_markdown(index=False),
     "",
