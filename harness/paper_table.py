@@ -360,13 +360,39 @@ def _pivot(summary, t, metric, column, fmt) -> pd.DataFrame:
     return p.map(lambda v: "–" if pd.isna(v) else fmt(v))
 
 
-def write_table(t: PaperTable, csv, md, tex, cd=None, cd_md=None) -> pd.DataFrame:
+def rank_numbers(comparison: dict, metric: str, labels: dict | None = None) -> pd.DataFrame:
+    """The numbers of a critical-difference diagram
+    (:func:`tripletbench.harness.tables.rank_comparison`) as a table, one row per ranked method,
+    best first: ``metric``, ``algorithm``, ``label`` (its row label in the table, from
+    ``labels``; the name where none), ``average_rank`` (1 = best), the Friedman test's
+    ``friedman_chi2`` and ``friedman_p`` (NaN where it was not computed; ``not_computed`` then
+    says why), ``n_datasets`` and ``datasets`` (";"-joined) of the complete block, and
+    ``p_nemenyi_<method>``: the Nemenyi post-hoc p-value against each ranked method (NaN where not
+    computed)."""
+    c = comparison
+    names = list(c["avg_rank"].index)
+    out = pd.DataFrame({"metric": metric, "algorithm": names,
+                        "label": [(labels or {}).get(m, m) for m in names],
+                        "average_rank": c["avg_rank"].to_numpy(float)})  # fmt: skip
+    out["friedman_chi2"], out["friedman_p"] = c["friedman_stat"], c["friedman_p"]
+    out["n_datasets"], out["datasets"] = c["n_datasets"], ";".join(map(str, c["datasets"]))
+    out["not_computed"] = c["not_computed"]
+    p = c["p_nemenyi"]
+    for m in out.algorithm:
+        out[f"p_nemenyi_{m}"] = (
+            p.reindex(index=list(out.algorithm))[m].to_numpy(float) if m in p else np.nan
+        )
+    return out
+
+
+def write_table(t: PaperTable, csv, md, tex, cd=None, cd_md=None, cd_csv=None) -> pd.DataFrame:
     """Write table ``t`` as CSV (:func:`summarize`'s rows), Markdown (heading, caption, the
     settings provenance per row, one table per metric with the paper's column beside ours and
     the best cell in bold, ours - paper, ``t.sections``, the ranks over datasets) and LaTeX (one
     float per metric and one of the average ranks, the caption as notes below:
     :func:`tripletbench.harness.tables.latex_tables`). With ``cd`` and ``cd_md`` the first ranked metric's
-    critical-difference diagram (PNG) and its caption (Markdown). Returns the summary."""
+    critical-difference diagram (PNG) and its caption (Markdown); with ``cd_csv`` also its numbers
+    (:func:`rank_numbers`). Returns the summary."""
     from .plots import cd_diagram
 
     summary = summarize(t)
@@ -415,6 +441,8 @@ def write_table(t: PaperTable, csv, md, tex, cd=None, cd_md=None) -> pd.DataFram
         s = summary[(summary.metric == metric.name) & ~summary.algorithm.isin(list(t.unranked))]
         comparison = rank_comparison(s, metric.higher_is_better)
         labels = row_labels(t)
+        if cd_csv:
+            save_csv(cd_csv, rank_numbers(comparison, metric.name, labels))
         comparison["avg_rank"] = comparison["avg_rank"].rename(index=labels)
         comparison["p_nemenyi"] = comparison["p_nemenyi"].rename(index=labels, columns=labels)
         lines = rank_lines(comparison, metric.label)

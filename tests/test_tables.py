@@ -195,6 +195,29 @@ def test_ranks_within_datasets_and_the_friedman_nemenyi_comparison_over_them(tmp
     assert np.isnan(one["friedman_p"]) and one["p_nemenyi"].empty
     assert "not computed" in rank_lines(one, "mAP")[0]
     cd_diagram(one, tmp_path / "none.png", "title")
+    # the diagram's numbers as a table (tables/<table>_ranks.csv): the same ranks, test and
+    # p-values, one row per ranked method, best first, labels beside the names
+    from tripletbench.harness.paper_table import rank_numbers
+
+    f = rank_numbers(c, "mAP", {"A": "A [paper]"})
+    assert list(f.algorithm) == list(c["avg_rank"].index) and f.average_rank.is_monotonic_increasing
+    assert f.label.tolist() == [{"A": "A [paper]"}.get(m, m) for m in f.algorithm]
+    assert (f.friedman_chi2 == c["friedman_stat"]).all() and (f.n_datasets == 3).all()
+    assert (f.datasets == "d1;d2;d3").all() and (f.not_computed == "").all()
+    np.testing.assert_allclose(
+        f.set_index("algorithm")[[f"p_nemenyi_{m}" for m in "ABCD"]].loc[list("ABCD")], expected
+    )
+    none = rank_numbers(one, "mAP")
+    assert none.friedman_chi2.isna().all()
+    assert none.not_computed.str.startswith("not computed").all()
+    assert none[[c for c in none if c.startswith("p_nemenyi_")]].isna().all().all()
+    # a hand-computed Friedman statistic: A > B > C on both of 2 datasets, rank sums 2, 4, 6:
+    # chi2 = 12 / (n k (k + 1)) sum R^2 - 3 n (k + 1) = 0.5 * 56 - 24 = 4
+    two = [{"dataset": d, "algorithm": m, "mean": v, "status": "ok"}
+           for d in ("d1", "d2") for m, v in zip("ABC", (0.9, 0.5, 0.1))]  # fmt: skip
+    hand = rank_numbers(rank_comparison(pd.DataFrame(two)), "mAP")
+    assert list(hand.average_rank) == [1.0, 2.0, 3.0]
+    assert hand.friedman_chi2.iloc[0] == pytest.approx(4)
 
 
 def _builder_rows():

@@ -96,6 +96,7 @@ rule table_sdca_3:
         tex=f"{RESULTS}/tables/sdca_table3.tex",
         cd=report_figure(f"{FIGURES}/sdca_table3_cd.png", "sdca_table3_cd"),
         cd_md=f"{FIGURES}/sdca_table3_cd.md",
+        cd_csv=f"{RESULTS}/tables/sdca_table3_ranks.csv",
         features=f"{RESULTS}/tables/images_features.csv",
     log:
         f"{LOGS}/tables/sdca_table3.log",

@@ -17,6 +17,7 @@ rule table_sdca_2:
         tex=f"{RESULTS}/tables/sdca_table2.tex",
         cd=report_figure(f"{FIGURES}/sdca_table2_cd.png", "sdca_table2_cd"),
         cd_md=f"{FIGURES}/sdca_table2_cd.md",
+        cd_csv=f"{RESULTS}/tables/sdca_table2_ranks.csv",
     log:
         f"{LOGS}/tables/sdca_table2.log",
     conda:

@@ -42,5 +42,5 @@ table = PaperTable(
     info=cell_info(runs),
     seeds=cfg["seeds"],
 )
-print(write_table(table, out.csv, out.md, out.tex, out.cd, out.cd_md).to_string())
+print(write_table(table, out.csv, out.md, out.tex, out.cd, out.cd_md, out.cd_csv).to_string())
 print(feat.to_string())

@@ -47,5 +47,5 @@ table = PaperTable(
     sections=sections,
     seeds=cfg["seeds"],  # the caption's seeds: a cell over others lists its own
 )
-summary = write_table(table, out.csv, out.md, out.tex, out.cd, out.cd_md)
+summary = write_table(table, out.csv, out.md, out.tex, out.cd, out.cd_md, out.cd_csv)
 print(summary.drop(columns=["paper_settings", "our_settings"]).to_string())
