@@ -35,6 +35,9 @@ def test_ci_config_reproduces_the_stored_numbers(ci_run):
         "OASIS-authors-C",
         "SDCA",
         "SDCA-random",
+        "COMET",
+        "RDML",
+        "OPML",
     }
     # settings provenance columns, and the paper's value beside the rows that implement its method
     assert {"protocol", "paper_settings", "our_settings"} <= set(table.columns)

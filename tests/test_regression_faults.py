@@ -74,6 +74,30 @@ FAULTS = {
         {r: r"/OAHU[^/]*\.csv$" for r in ("oahu_cell", "oahu_fig4_cell", "oahu_fig5_cell")}
         | {"oahu_sensitivity": ""},
     ),
+    "COMET: the logdet barrier's gradient with its sign flipped": (
+        "algorithms/comet.py",
+        "u = -(0.5 * (g_row + g_col) + self.frob * W[:, k] - self.mu * Winv[:, k])",
+        "u = -(0.5 * (g_row + g_col) + self.frob * W[:, k] + self.mu * Winv[:, k])",
+        "tables/sdca_table2.csv",
+        None,
+        {"fit_evaluate": r"/COMET\.csv$"},
+    ),
+    "RDML: a dissimilar pair's update pulls its points together": (
+        "algorithms/rdml.py",
+        "A[:] += lam * np.outer(dvec, dvec)",
+        "A[:] -= lam * np.outer(dvec, dvec)",
+        "tables/sdca_table2.csv",
+        None,
+        {"fit_evaluate": r"/RDML\.csv$"},
+    ),
+    "OPML: the step's gradient with its sign flipped": (
+        "algorithms/opml.py",
+        "U = gamma * np.column_stack([a, -b])",
+        "U = gamma * np.column_stack([-a, b])",
+        "tables/sdca_table2.csv",
+        None,
+        {"fit_evaluate": r"/OPML\.csv$"},
+    ),
     "mAP: every rank one too far (off by one)": (
         "evaluation/retrieval.py",
         'return len(row) - np.searchsorted(np.sort(row), r, side="left")',
