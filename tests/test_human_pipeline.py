@@ -10,6 +10,7 @@ answers; (b) as its own block, scored on the answers that involve a held-out ite
 values; the same folds (digest) for every method; the offline default's "needs download" (no
 cell planned), and a ``human.mirror`` that is absent (the CI config without ../shared)."""
 
+import re
 import subprocess
 import sys
 from pathlib import Path
@@ -325,3 +326,32 @@ def test_a_published_number_must_name_a_column_of_the_table_and_a_row_of_its_own
     rows, paper = published(ci, cols)
     assert rows == ["Lagunas et al. 2019 network"]
     assert paper.set_index("algorithm").loc[rows[0], "dataset"] == "material (d) majority"
+
+
+@needs_mirror
+def test_a_human_cell_asks_for_its_own_rows_memory(tmp_path):
+    """A cell asks the scheduler for what its row needs (workflow/resources.yaml): an SCML row
+    (metric-learn's default basis holds GBs) human_cell_scml's memory and runtime, any other row
+    (and the Euclidean baseline) human_cell's, so that two light cells are not kept from running
+    side by side by the heaviest one's request."""
+    resources = yaml.safe_load((ROOT / "workflow/resources.yaml").read_text())["rules"]
+    cfg = yaml.safe_load(_config(tmp_path).read_text())
+    cfg["human"]["methods"]["SCML"] = {"algorithm": "metric_learn.SCML"}
+    path = tmp_path / "scml.yaml"
+    path.write_text(yaml.safe_dump(cfg, sort_keys=False))
+    res = subprocess.run(
+        [sys.executable, "-m", "snakemake", "table_human", "-n", "--configfile", str(path),
+         "--nolock"],
+        cwd=ROOT, capture_output=True, text=True, timeout=300, check=False,
+    )  # fmt: skip
+    assert res.returncode == 0, (res.stdout + res.stderr)[-3000:]
+    asked = re.findall(
+        r"rule human_cell:\n(?:.*\n)*?[ ]+output: \S+/cells/\w+/([\w-]+)/seed\d+\.csv\n"
+        r"(?:.*\n)*?[ ]+resources: .*?runtime=(\d+), mem_mb=(\d+)",
+        res.stdout,
+    )
+    by_row = {(m, int(t), int(mb)) for m, t, mb in asked}
+    assert {m for m, _, _ in by_row} == {"Eucl", "SDCA", "OASIS", "SCML"}, res.stdout[-3000:]
+    for m, runtime, mem_mb in by_row:
+        own = resources["human_cell_scml" if m == "SCML" else "human_cell"]
+        assert (runtime, mem_mb) == (own["runtime"], own["mem_mb"]), m

@@ -432,6 +432,23 @@ def cell_resource(kind):
 # --- functions of human.smk (human judgments); they read that file's settings when called ---
 
 
+def human_cell_resource(kind):
+    """A human_cell job's resource (resources.yaml): an SCML row's own measured values
+    (human_cell_scml: metric-learn's default basis, 80 d directions each scored on every training
+    answer, holds GBs), every other row's human_cell."""
+    from tripletbench.harness.experiment import algorithm_of
+
+    table = MEM_MB if kind == "mem_mb" else RUNTIME_MIN
+
+    def of(wc):
+        row = HUMAN["methods"].get(wc.method) or {}
+        scml = algorithm_of(wc.method, row).split(".")[-1] == "SCML"
+        return table["human_cell_scml" if scml else "human_cell"]
+
+    return of
+
+
+
 def human_block(own=None):
     """The human block less the figures' own keys (``own``: the one figure key kept), in the
     config's order: the table's rows and the curve's lines follow the order of human.methods."""

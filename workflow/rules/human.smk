@@ -108,8 +108,8 @@ rule human_cell:
     conda:
         "../../environment.yml"
     resources:
-        mem_mb=MEM_MB["human_cell"],
-        runtime=RUNTIME_MIN["human_cell"],
+        mem_mb=human_cell_resource("mem_mb"),
+        runtime=human_cell_resource("runtime"),
     params:
         # the data cache: input = {cache}/fetched/human_<set>.txt
         cache=lambda wildcards, input: str(Path(input[0]).parents[1]),
