@@ -448,7 +448,6 @@ def human_cell_resource(kind):
     return of
 
 
-
 def human_block(own=None):
     """The human block less the figures' own keys (``own``: the one figure key kept), in the
     config's order: the table's rows and the curve's lines follow the order of human.methods."""
