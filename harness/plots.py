@@ -97,17 +97,23 @@ def save_figure(fig, *paths) -> None:
     plt.close(fig)
 
 
+def _log_tick(v: float, _pos=None) -> str:
+    """A log axis's tick label: the number, in thousands from 10,000 on (10000 -> "10k")."""
+    return f"{v / 1000:g}k" if abs(v) >= 10_000 else f"{v:g}"
+
+
 def log_axes(ax, which: str = "xy") -> None:
     """Put ``ax``'s ``which`` axes ("x", "y" or "xy") on a log scale with readable ticks: labels
-    at 1, 2 and 5 times each power of ten as plain numbers (a range shorter than a decade still
-    gets labels), unlabelled minor ticks between them."""
+    at 1, 2 and 5 times each power of ten as plain numbers, from 10,000 on in thousands ("10k",
+    "200k": neighbouring labels such as 10000 and 20000 ran into each other), a range shorter
+    than a decade still labelled, unlabelled minor ticks between them."""
     from matplotlib.ticker import FuncFormatter, LogLocator, NullFormatter
 
     for name in which:
         getattr(ax, f"set_{name}scale")("log")
         axis = getattr(ax, f"{name}axis")
         axis.set_major_locator(LogLocator(base=10, subs=(1.0, 2.0, 5.0)))
-        axis.set_major_formatter(FuncFormatter(lambda v, _: f"{v:g}"))
+        axis.set_major_formatter(FuncFormatter(_log_tick))
         axis.set_minor_locator(LogLocator(base=10, subs="auto"))
         axis.set_minor_formatter(NullFormatter())
 

@@ -131,7 +131,8 @@ for ax, s in zip(axes.ravel(), sets):
                            ls=LINESTYLES.get(r.features, "-"), lw=1.0)
         elif r.method == "chance":
             label = "chance (0.5)"
-            h = ax.axhline(r.mean, color="0.5", ls=":", lw=0.9)
+            # a wide pale line: the dotted style is a feature set's (ingredients)
+            h = ax.axhline(r.mean, color="0.8", ls="-", lw=3.0, zorder=0)
         else:
             label = "human ceiling (material)"
             h = ax.axhline(r.mean, color="black", ls="-.", lw=1.0)
