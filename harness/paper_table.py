@@ -377,11 +377,9 @@ def rank_numbers(comparison: dict, metric: str, labels: dict | None = None) -> p
     out["friedman_chi2"], out["friedman_p"] = c["friedman_stat"], c["friedman_p"]
     out["n_datasets"], out["datasets"] = c["n_datasets"], ";".join(map(str, c["datasets"]))
     out["not_computed"] = c["not_computed"]
-    p = c["p_nemenyi"]
-    for m in out.algorithm:
-        out[f"p_nemenyi_{m}"] = (
-            p.reindex(index=list(out.algorithm))[m].to_numpy(float) if m in p else np.nan
-        )
+    p = c["p_nemenyi"].reindex(index=names)  # rows in the ranks' order (empty: not computed)
+    for m in names:
+        out[f"p_nemenyi_{m}"] = p[m].to_numpy(float) if m in p else np.nan
     return out
 
 
