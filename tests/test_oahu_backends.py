@@ -153,9 +153,11 @@ def test_numpy_gradient_where_relu_units_and_whole_layers_are_off():
             assert all(np.abs(g).max() == 0 for g in got[3][L + 1 :])  # Theta(1..L)
 
 
-def _fit_pair(X, T, **kw):
+def _fit_pair(X, T, device="cpu", **kw):
+    """The NumPy backend's fit and the torch backend's on ``device`` (the CPU reference unless
+    named: on a GPU, cuBLAS rounds float32 otherwise, see test_the_cuda_backend_...)."""
     a = OAHU(backend="numpy", preprocessor=X, **kw).fit(T)
-    b = OAHU(backend="torch", preprocessor=X, **kw).fit(T)
+    b = OAHU(backend="torch", device=device, preprocessor=X, **kw).fit(T)
     return a, b
 
 
@@ -165,8 +167,11 @@ def test_whole_fits_agree_to_the_rounding_of_the_dtype(L, momentum):
     largest entry; 2e-14 .. 2e-12 measured, 1e-7 at 100 steps for L = 2: the steps are chaotic,
     module docstring). float32, 10 steps (before the chaotic growth of rounding differences):
     the NumPy backend's parameters lie within 1e-5 of torch's (relative to the
-    largest entry; 2e-7 .. 4e-6 measured) and as close to the float64 trajectory as torch's own
-    float32 run (within 3x its distance plus 3e-7)."""
+    largest entry; 2e-7 .. 4e-6 measured) and within 1e-5 of the float64 trajectory. How close
+    each float32 run stays to float64 depends on the BLAS build's summation order: on the
+    development machine the NumPy run was as close as torch's own; on a GPU machine's CPU
+    (NumPy 2.5, another OpenBLAS) it was 3.6e-6 where torch's was 2.5e-7, so the test bounds
+    the distance instead of comparing it with torch's."""
     X, T = _data(d=12)
     net = {
         "n_hidden_layers": L,
@@ -191,15 +196,37 @@ def test_whole_fits_agree_to_the_rounding_of_the_dtype(L, momentum):
         np.testing.assert_allclose(a.trace_[key], b.trace_[key], rtol=0, atol=1e-12)
     np.testing.assert_allclose(a.transform(X), b.transform(X), rtol=0, atol=1e-9)
 
-    exact = flat(OAHU(backend="torch", dtype="float64", preprocessor=X, **net).fit(T[:10]))
+    exact = flat(
+        OAHU(backend="torch", device="cpu", dtype="float64", preprocessor=X, **net).fit(T[:10])
+    )
     a, b = _fit_pair(X, T[:10], dtype="float32", **net)
     assert all(p.dtype == np.float32 for p in a._parameters())
     scale = np.abs(exact).max()
     pa, pb = flat(a), flat(b)
     assert np.abs(pa - pb).max() <= 1e-5 * scale
-    assert np.abs(pa - exact).max() <= 3 * np.abs(pb - exact).max() + 3e-7 * scale
+    assert np.abs(pa - exact).max() <= 1e-5 * scale  # its own float32 rounding, bounded alike
     np.testing.assert_allclose(a.alpha_, b.alpha_, rtol=0, atol=1e-8)
     np.testing.assert_allclose(a.transform(X), b.transform(X), rtol=0, atol=1e-4)
+
+
+def test_the_cuda_backend_takes_the_same_steps():
+    """torch on a GPU (``device="cuda"``) takes the NumPy backend's steps to the rounding of the
+    dtype: float64 over 30 steps to 1e-10 (4e-15 measured on an H200 at the paper's network),
+    float32 over 10 steps to 1e-5 (3e-7 measured there), relative to the largest parameter; alpha
+    likewise. (Not the CPU test's "as close to float64 as torch's own float32" clause: on the
+    H200, cuBLAS's float32 run lay 10x closer to the float64 trajectory than either CPU run.)
+    Runs only where torch sees a CUDA device."""
+    torch = pytest.importorskip("torch")
+    if not torch.cuda.is_available():
+        pytest.skip("no CUDA device")
+    X, T = _data(d=12)
+    net = {"n_hidden_layers": 2, "n_hidden": 9, "embedding_dim": 4, "random_state": 2}
+    for dtype, steps, tol in (("float64", 30, 1e-10), ("float32", 10, 1e-5)):
+        a, b = _fit_pair(X, T[:steps], device="cuda", dtype=dtype, **net)
+        for p, q in zip(a._parameters(), b._parameters()):
+            assert q.device.type == "cuda"
+            np.testing.assert_allclose(p, _np(q), rtol=0, atol=tol * np.abs(_np(q)).max())
+        np.testing.assert_allclose(a.alpha_, b.alpha_, rtol=0, atol=tol)
 
 
 def test_partial_fit_and_pickle_continue_the_numpy_stream():
