@@ -409,9 +409,10 @@ def oasis_table2(config: dict, missing) -> list[str]:
     return [
         (
             "CPU seconds to train each method: the final fit (refit on all training images, the "
-            "run's own timer) and the whole job (the job's own process CPU time, stamped when it "
-            "writes its rows: imports, loading, validation grid if any, refit, evaluation; not "
-            f"Snakemake's sampled benchmark) over {_runs('oasis_table2', cfg['seeds'])}; {route} data "
+            "run's own timer) and the whole cell (its process CPU time, stamped when it writes "
+            "its rows: loading, validation grid if any, refit, evaluation, plus an equal share of "
+            "its job's start-up, the imports, since one job runs every seed of a method on a set; "
+            f"not Snakemake's sampled benchmark) over {_runs('oasis_table2', cfg['seeds'])}; {route} data "
             "route, one BLAS thread per job; "
             + vs_paper(
                 "oasis_table2", "n_triplets", cfg["n_triplets"], f"{cfg['n_triplets']:,} triplets"

@@ -1149,12 +1149,7 @@ def missing_reason(config: dict) -> str:
 
 
 def experiment_cells(config: dict, experiment: str, results: str, route: str) -> list[str]:
-    """Paths of the run CSVs of every (dataset, seed, method) cell that can run."""
+    """Paths of the run CSVs of every (dataset, method) that can run: each holds the cells of
+    all the experiment's seeds (rule fit_evaluate, one job per file)."""
     ok, _ = available_datasets(config, experiment, route)
-    cfg = config[experiment]
-    return [
-        f"{results}/{experiment}/runs/{d}/seed{s}/{m}.csv"
-        for d in ok
-        for s in cfg["seeds"]
-        for m in cfg["methods"]
-    ]
+    return [f"{results}/{experiment}/runs/{d}/{m}.csv" for d in ok for m in config[experiment]["methods"]]

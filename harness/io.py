@@ -238,11 +238,14 @@ def job_cpu_s() -> float:
     return time.process_time()
 
 
-def stamp_cell(rows, block_cfg, settings, started: str):
+def stamp_cell(rows, block_cfg, settings, started: str, cpu_s: float | None = None):
     """Add the provenance columns every cell writes to its rows (a DataFrame, in place; returned):
     ``config_hash`` of the config block, ``settings_hash`` of the rule's settings param
     (:func:`tripletbench.harness.settings.settings_hash`), the package ``versions``, ``started_utc``,
-    ``peak_rss_mb`` and ``job_cpu_s`` (:func:`job_cpu_s`) when the rows are stamped."""
+    ``peak_rss_mb`` (of the job's process so far) and ``job_cpu_s``: ``cpu_s`` where the job
+    gives its cell's own share (rule fit_evaluate, whose job runs several cells: the cell's own
+    CPU plus an equal share of the job's start-up), else the process CPU so far
+    (:func:`job_cpu_s`, imports included), seconds."""
     from .settings import settings_hash
 
     rows["config_hash"] = config_hash(block_cfg)
@@ -250,7 +253,7 @@ def stamp_cell(rows, block_cfg, settings, started: str):
     rows["versions"] = package_versions()
     rows["started_utc"] = started
     rows["peak_rss_mb"] = peak_rss_mb()
-    rows["job_cpu_s"] = job_cpu_s()
+    rows["job_cpu_s"] = job_cpu_s() if cpu_s is None else float(cpu_s)
     return rows
 
 

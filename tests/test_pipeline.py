@@ -4,6 +4,7 @@ its table is compared with config/ci_expected.csv (stored from a real run, see t
 import shutil
 from pathlib import Path
 
+import numpy as np
 import pandas as pd
 import pytest
 
@@ -171,7 +172,7 @@ def test_a_changed_setting_reruns_exactly_the_cells_it_changes(ci_run, tmp_path)
 
     assert plan(lambda c: None) == set()
     assert plan(lambda c: c["methods"]["LEGO"]["grid"].update(eta=[0.01, 0.5])) == {
-        ("fit_evaluate", "sdca_table2/runs/vehicle/seed0/LEGO.csv"),
+        ("fit_evaluate", "sdca_table2/runs/vehicle/LEGO.csv"),
         table,
     }
     assert plan(lambda c: c["methods"]["LEGO"]["notes"].update(ours="x")) == {table}
@@ -181,8 +182,53 @@ def test_a_changed_setting_reruns_exactly_the_cells_it_changes(ci_run, tmp_path)
     jobs = plan(lambda c: c.update(n_triplets=1500))
     assert ("sample_triplets", "sdca_table2/constraints/vehicle/seed0/triplets_train.npz") in jobs
     cells = {o for r, o in jobs if r == "fit_evaluate"}
-    assert cells == {f"sdca_table2/runs/vehicle/seed0/{m}.csv" for m in base["sdca_table2"]["methods"]}
+    assert cells == {f"sdca_table2/runs/vehicle/{m}.csv" for m in base["sdca_table2"]["methods"]}
     assert not any(r == "split" for r, _ in jobs)
+
+
+@NEEDS_APT
+def test_a_rerun_fit_job_recomputes_exactly_the_seeds_its_change_affects(ci_run, tmp_path):
+    """One fit_evaluate job runs every seed of a (dataset, method); rerun after a change, it
+    recomputes only the seeds whose settings or inputs changed (harness/cells.py): a seed added to
+    the config computes that seed alone and keeps the other's rows as they were (timings
+    included); a changed setting of the method recomputes every seed."""
+    import subprocess
+    import sys
+
+    import yaml
+
+    out = tmp_path / "copy"
+    shutil.copytree(ci_run, out)
+    target = out / "sdca_table2/runs/vehicle/LEGO.csv"
+    before = pd.read_csv(target, dtype={"settings_hash": str})
+    cfg = yaml.safe_load((ROOT / "config/ci.yaml").read_text())
+    assert cfg["sdca_table2"]["seeds"] == [0]
+
+    def run(mutate):
+        mutate(cfg["sdca_table2"])
+        path = tmp_path / "cfg.yaml"
+        path.write_text(yaml.safe_dump(cfg, sort_keys=False))
+        res = subprocess.run(
+            [sys.executable, "-m", "snakemake", str(target), "--configfile", str(path),
+             "--config", f"results_dir={out}", f"figures_dir={out}/figures", "--cores", "2",
+             "--nolock"],
+            cwd=ROOT, capture_output=True, text=True, check=False, timeout=600,
+        )
+        assert res.returncode == 0, (res.stdout + res.stderr)[-3000:]
+        log = (out / "logs/sdca_table2/fit_evaluate/vehicle_LEGO.log").read_text()
+        return pd.read_csv(target, dtype={"settings_hash": str}), log
+
+    after, log = run(lambda c: c.update(seeds=[0, 1]))
+    assert "1 of 2 seed(s) computed, 1 from the cell store" in log, log[-2000:]
+    pd.testing.assert_frame_equal(after[after.seed == 0].reset_index(drop=True), before)
+    assert set(after.seed) == {0, 1} and after.settings_hash.nunique() == 1
+    with np.load(out / "sdca_table2/runs/vehicle/LEGO.npz") as z:
+        assert {"seed0_W", "seed1_W"} <= set(z.files)
+    changed, log = run(lambda c: c["methods"]["LEGO"]["grid"].update(eta=[0.01, 0.5]))
+    assert "2 of 2 seed(s) computed, 0 from the cell store" in log, log[-2000:]
+    assert changed.settings_hash.iloc[0] != after.settings_hash.iloc[0]
+    store = sorted(p.name for p in (out / "sdca_table2/cell_store/vehicle/LEGO").iterdir())
+    assert len(store) == 6  # the two seeds' current cells (csv, digest, npz); the old ones gone
 
 
 @NEEDS_APT
@@ -474,7 +520,7 @@ def test_a_changed_setting_reruns_its_cells_without_snakemakes_metadata(ci_run, 
     assert planned_jobs(out, ROOT / "config/ci.yaml", targets) == set()
     changed = _oasis_c_changed(tmp_path)
     assert planned_jobs(out, changed, targets) == {
-        ("fit_evaluate", "sdca_table2/runs/vehicle/seed0/OASIS-authors-C.csv"),
+        ("fit_evaluate", "sdca_table2/runs/vehicle/OASIS-authors-C.csv"),
         ("oahu_cell", OAHU_SVM_CELLS[1]),
         ("table_sdca_2", "sdca_table2/all_runs.csv"),
     }

@@ -121,13 +121,13 @@ def test_caltech_route_on_a_tiny_image_folder(tmp_path):
     lmnn = table.algorithm == "LMNN"
     assert (table[lmnn].status == "failed").all() and table[lmnn]["mean"].isna().all()
     assert (table[~lmnn].status == "ok").all() and table[~lmnn]["mean"].between(0, 1).all()
-    failed = pd.read_csv(out / "images/runs/caltech256_3/seed0/LMNN.csv")
+    failed = pd.read_csv(out / "images/runs/caltech256_3/LMNN.csv")
     assert failed.metric.tolist() == ["failed"] and "at least 11 per class" in failed.error[0]
     assert "failed = the learner raised an error on every seed: LMNN" in (
         out / "tables/sdca_table3.md"
     ).read_text()
     times = (out / "tables/oasis_table2.md").read_text()
-    assert "## final fit CPU (s)" in times and "## whole job CPU (s)" in times
+    assert "## final fit CPU (s)" in times and "## whole cell CPU (s)" in times
     assert "| failed " in times and "± n/a" in times  # LMNN raised; one seed: no spread
     log = (out / "logs/images/features/caltech256_3_seed0.log").read_text()
     assert "skipped as too small" in log

@@ -357,8 +357,7 @@ def test_a_truncated_file_from_before_sidecars_is_detected_too(tmp_path):
 
 # each rule script that reads a prepared data file, with the wildcards that send it there
 PREPARED_READERS = {
-    "fit_evaluate": {"experiment": "sdca_table2", "dataset": "vehicle", "seed": "0",
-                     "method": "LEGO"},
+    "fit_evaluate": {"experiment": "sdca_table2", "dataset": "vehicle", "method": "LEGO"},
     "curves": {"seed": "0", "curves": "sdca_1"},
     "scaling": {"seed": "0"},
     "oahu_cell": {"experiment": "table3", "dataset": "vehicle", "seed": "0", "method": "LEGO"},
@@ -386,17 +385,20 @@ from tripletbench.harness.config import schema_file
 validate(config, schema_file())
 out = {}
 for script, wildcards in cases.items():
+    per_seed = script == "fit_evaluate"
     sm = types.SimpleNamespace(
         config=config,
         wildcards=types.SimpleNamespace(**wildcards),
-        input=Named([bad], data=bad, split=bad, triplets_fit=bad, triplets_train=bad,
-                    prepared=bad),
+        input=Named([bad], prepared=bad,
+                    **{k: [bad] if per_seed else bad  # fit_evaluate: lists, one per seed
+                       for k in ("data", "split", "triplets_fit", "triplets_train")}),
         output=Named([f"{tmp}/{script}.out"], rows=f"{tmp}/r", model=f"{tmp}/m",
                      runs=f"{tmp}/u", alpha=f"{tmp}/a", auc=f"{tmp}/c", roc=f"{tmp}/o",
                      features=f"{tmp}/f", split=f"{tmp}/s"),
         log=[f"{tmp}/{script}.log"],
         params=types.SimpleNamespace(cache_dir=tmp, allow_unpinned=False, route="embedded",
-                                     settings={}, svm=config["svm"]),
+                                     settings={}, svm=config["svm"], seeds=[0],
+                                     store=f"{tmp}/store"),
     )
     try:
         runpy.run_path(f"{root}/workflow/scripts/{script}.py", init_globals={"snakemake": sm})

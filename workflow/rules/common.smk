@@ -239,6 +239,37 @@ def cell_data(wildcards):
     return f"{CACHE}/prepared/{wildcards.dataset}_{ROUTE}.npz"
 
 
+def job_data(wildcards):
+    """The feature files of a fit_evaluate job, one per seed of its experiment (in the order of
+    :func:`cell_seeds`; :func:`cell_data` of each seed's cell, the same file where the seeds
+    share it)."""
+    from types import SimpleNamespace
+
+    return [
+        cell_data(SimpleNamespace(experiment=wildcards.experiment, dataset=wildcards.dataset, seed=s))
+        for s in cell_seeds(wildcards.experiment)
+    ]
+
+
+def cell_seeds(experiment):
+    """The seeds one fit_evaluate job runs: its experiment's (config ``<experiment>.seeds``)."""
+    return [int(s) for s in config[experiment]["seeds"]]
+
+
+def cell_seed_files(kind):
+    """A fit_evaluate job's per-seed input files of ``kind`` (split, triplets_fit,
+    triplets_train), in the order of :func:`cell_seeds`."""
+    pattern = {
+        "split": "splits/{d}/seed{s}.npz",
+        "triplets_fit": "constraints/{d}/seed{s}/triplets_fit.npz",
+        "triplets_train": "constraints/{d}/seed{s}/triplets_train.npz",
+    }[kind]
+    return lambda wc: [
+        f"{RESULTS}/{wc.experiment}/" + pattern.format(d=wc.dataset, s=s)
+        for s in cell_seeds(wc.experiment)
+    ]
+
+
 def table2_compare_with(wildcards):
     """sdca_table2.compare_with, another route's Table 2 CSV, once it exists (made by another
     run; the table says so while it is missing, and is remade when it appears or changes)."""
@@ -424,9 +455,17 @@ def table4_learners():
 
 def cell_resource(kind):
     """A fit_evaluate job's resource: the Table 4 cells (a million-item database) have their
-    own measured values (resources.yaml: table4_cell), every other cell fit_evaluate's."""
-    table = MEM_MB if kind == "mem_mb" else RUNTIME_MIN
-    return lambda wc: table["table4_cell" if wc.experiment == "sdca_table4" else "fit_evaluate"]
+    own measured values (resources.yaml: table4_cell), every other cell fit_evaluate's. Both are
+    per seed: a job's memory is one seed's (it runs its seeds one after another), its runtime
+    that of all its seeds."""
+
+    def of(wc):
+        key = "table4_cell" if wc.experiment == "sdca_table4" else "fit_evaluate"
+        if kind == "mem_mb":
+            return MEM_MB[key]
+        return RUNTIME_MIN[key] * len(cell_seeds(wc.experiment))
+
+    return of
 
 
 # --- functions of human.smk (human judgments); they read that file's settings when called ---

@@ -1,24 +1,28 @@
-# fit + evaluate, one job per cell (experiment, dataset, seed, method): every grid point fitted on
-# the fit part and scored on the validation part, the best refitted on the full training set and
-# scored on the test set. One tidy CSV per cell (validation and test rows), and the final model.
+# fit + evaluate, one job per (experiment, dataset, method) covering the experiment's seeds (a
+# process per cell spent more CPU on imports and start-up than the small cells spend learning):
+# for each seed, every grid point fitted on the fit part and scored on the validation part, the
+# best refitted on the full training set and scored on the test set. One tidy CSV per job (each
+# seed's validation and test rows) and the seeds' final models. A seed whose own inputs and
+# settings are unchanged since it was computed is taken from the cell store (harness/cells.py),
+# so that a rerun job recomputes exactly the seeds its change affects.
 
 
 rule fit_evaluate:
     input:
-        data=cell_data,  # data.smk
-        split=f"{RESULTS}/{{experiment}}/splits/{{dataset}}/seed{{seed}}.npz",
-        triplets_fit=f"{RESULTS}/{{experiment}}/constraints/{{dataset}}/seed{{seed}}/triplets_fit.npz",
-        triplets_train=f"{RESULTS}/{{experiment}}/constraints/{{dataset}}/seed{{seed}}/triplets_train.npz",
+        data=job_data,  # common.smk: one per seed
+        split=cell_seed_files("split"),
+        triplets_fit=cell_seed_files("triplets_fit"),
+        triplets_train=cell_seed_files("triplets_train"),
         settings_check=settings_check("fit_evaluate"),  # harness/keep.py
     output:
-        rows=f"{RESULTS}/{{experiment}}/runs/{{dataset}}/seed{{seed}}/{{method}}.csv",
-        model=f"{RESULTS}/{{experiment}}/runs/{{dataset}}/seed{{seed}}/{{method}}.npz",
+        rows=f"{RESULTS}/{{experiment}}/runs/{{dataset}}/{{method}}.csv",
+        model=f"{RESULTS}/{{experiment}}/runs/{{dataset}}/{{method}}.npz",
     log:
-        f"{LOGS}/{{experiment}}/fit_evaluate/{{dataset}}_seed{{seed}}_{{method}}.log",
+        f"{LOGS}/{{experiment}}/fit_evaluate/{{dataset}}_{{method}}.log",
     benchmark:
-        f"{RESULTS}/{{experiment}}/benchmarks/{{dataset}}_seed{{seed}}_{{method}}.tsv"
+        f"{RESULTS}/{{experiment}}/benchmarks/{{dataset}}_{{method}}.tsv"
     group:
-        "cells"  # a few seconds each: a cluster job runs many (profiles: --group-components)
+        "cells"  # a cluster job runs many (profiles: --group-components)
     conda:
         "../../environment.yml"
     resources:
@@ -26,9 +30,11 @@ rule fit_evaluate:
         runtime=cell_resource("runtime"),
     params:
         # the method's settings, the experiment's and the code it runs (tripletbench.harness.settings): a
-        # changed value or learner reruns exactly its cells
+        # changed value or learner reruns exactly its jobs; the seeds (which also name the inputs)
+        seeds=lambda wc: cell_seeds(wc.experiment),
         settings=lambda wc: cell_settings(
             config, wc.experiment, wc.method, "workflow/scripts/fit_evaluate.py"
         ),
+        store=lambda wc: f"{RESULTS}/{wc.experiment}/cell_store/{wc.dataset}/{wc.method}",
     script:
         "../scripts/fit_evaluate.py"

@@ -1,54 +1,93 @@
-"""Rule fit_evaluate: validation, selection, refit and test of one cell (see tripletbench.harness.experiment)."""
+"""Rule fit_evaluate: validation, selection, refit and test of the cells of one (experiment,
+dataset, method), one per seed (see tripletbench.harness.experiment); a seed whose inputs and
+settings are unchanged since it was computed comes from the cell store (tripletbench.harness.cells)."""
+
+import time
 
 import numpy as np
 import pandas as pd
 
 from tripletbench.datasets.base import load_prepared
 from tripletbench.datasets.bovw import load_features
+from tripletbench.harness.cells import CellStore, cell_key
 from tripletbench.harness.config import ConfigError
 from tripletbench.harness.experiment import model_arrays, run_cell
 from tripletbench.harness.io import now, save_csv, save_npz, stamp_cell, start_log
+from tripletbench.harness.settings import settings_hash
 
 start_log(snakemake.log[0])
-wc = snakemake.wildcards
+wc, inp = snakemake.wildcards, snakemake.input
 exp_cfg = snakemake.config[wc.experiment]
-seed = int(wc.seed)
-started = now()
-print(f"[{started}] {wc.method} on {wc.dataset}, seed {seed}")
-data, split = load_prepared(snakemake.input.data), np.load(snakemake.input.split)
-base = {
-    "table": wc.experiment,
-    "dataset": wc.dataset,
-    "seed": seed,
-    "sampler": "class_random",
-    "algorithm": wc.method,
-}
-try:
-    rows, model = run_cell(
-        wc.method,
-        exp_cfg["methods"][wc.method],
-        load_features(data),  # dense X, or CSR for the bag-of-words image sets
-        data["y"],
-        split,
-        np.load(snakemake.input.triplets_fit)["triplets"],
-        np.load(snakemake.input.triplets_train)["triplets"],
-        seed,
-        base,
-        ks=range(1, int(exp_cfg.get("precision_at_k", 0)) + 1),
-    )
-except (ValueError, np.linalg.LinAlgError) as err:
-    # experiments with record_failures (the image sets: RCA's covariance is singular when there
-    # are fewer training images than features) keep one "failed" row instead of stopping the run
-    if isinstance(err, ConfigError) or not exp_cfg.get("record_failures", False):
-        raise  # a config the protocol cannot use is an error, never a "failed" row
-    print(f"FAILED: {type(err).__name__}: {err}")
-    fail = {**base, "stage": "test", "checkpoint": "final", "metric": "failed", "value": 1.0}
-    df = pd.DataFrame([{**fail, "params_label": "", "params": "{}", "error": str(err)}])
-    stamp_cell(df, exp_cfg, snakemake.params.settings, started)
-    save_csv(snakemake.output.rows, df)
-    save_npz(snakemake.output.model, params="{}", failed=str(err))
-    raise SystemExit(0)
-df = stamp_cell(pd.DataFrame(rows), exp_cfg, snakemake.params.settings, started)
-save_csv(snakemake.output.rows, df)
-params = df.loc[df.stage == "test", "params"].iloc[0]
-save_npz(snakemake.output.model, params=params, **model_arrays(model))
+seeds = list(snakemake.params.seeds)
+settings = snakemake.params.settings
+store = CellStore(snakemake.params.store)
+data_files = list(inp.data)  # one per seed (the same file where the seeds share it)
+
+
+def compute(seed: int, data_file: str, i: int):
+    """The rows (DataFrame) and model arrays of one seed's cell, and its own CPU seconds."""
+    cpu0 = time.process_time()
+    started = now()
+    print(f"[{started}] {wc.method} on {wc.dataset}, seed {seed}")
+    data, split = load_prepared(data_file), np.load(inp.split[i])
+    base = {
+        "table": wc.experiment,
+        "dataset": wc.dataset,
+        "seed": seed,
+        "sampler": "class_random",
+        "algorithm": wc.method,
+    }
+    try:
+        rows, model = run_cell(
+            wc.method,
+            exp_cfg["methods"][wc.method],
+            load_features(data),  # dense X, or CSR for the bag-of-words image sets
+            data["y"],
+            split,
+            np.load(inp.triplets_fit[i])["triplets"],
+            np.load(inp.triplets_train[i])["triplets"],
+            seed,
+            base,
+            ks=range(1, int(exp_cfg.get("precision_at_k", 0)) + 1),
+        )
+    except (ValueError, np.linalg.LinAlgError) as err:
+        # experiments with record_failures (the image sets: RCA's covariance is singular when
+        # there are fewer training images than features) keep one "failed" row instead of
+        # stopping the run
+        if isinstance(err, ConfigError) or not exp_cfg.get("record_failures", False):
+            raise  # a config the protocol cannot use is an error, never a "failed" row
+        print(f"FAILED: {type(err).__name__}: {err}")
+        fail = {**base, "stage": "test", "checkpoint": "final", "metric": "failed", "value": 1.0}
+        rows = pd.DataFrame([{**fail, "params_label": "", "params": "{}", "error": str(err)}])
+        return rows, {"params": "{}", "failed": str(err)}, started, time.process_time() - cpu0
+    rows = pd.DataFrame(rows)
+    params = rows.loc[rows.stage == "test", "params"].iloc[0]
+    return rows, {"params": params, **model_arrays(model)}, started, time.process_time() - cpu0
+
+
+cells, todo = {}, []
+for i, seed in enumerate(seeds):
+    files = [data_files[i], inp.split[i], inp.triplets_fit[i], inp.triplets_train[i]]
+    key = cell_key(settings_hash(settings), seed, files)
+    hit = store.get(seed, key)
+    if hit is not None:
+        print(f"seed {seed}: from the cell store ({hit[0].started_utc.iloc[0]}; inputs and settings unchanged)")
+        cells[seed] = hit
+    else:
+        todo.append((i, seed, key))
+startup_cpu = time.process_time()  # imports and input hashes: shared by the seeds computed
+for i, seed, key in todo:
+    rows, arrays, started, own_cpu = compute(seed, data_files[i], i)
+    # the cell's CPU: its own seed's, plus an equal share of the job's start-up (imports)
+    stamp_cell(rows, exp_cfg, settings, started, cpu_s=own_cpu + startup_cpu / len(todo))
+    store.put(seed, key, rows, arrays)
+    cells[seed] = rows, arrays
+removed = store.prune()
+if removed:
+    print(f"cell store: removed {len(removed)} file(s) no cell of this job uses")
+print(f"{len(todo)} of {len(seeds)} seed(s) computed, {len(seeds) - len(todo)} from the cell store")
+save_npz(
+    snakemake.output.model,
+    **{f"seed{s}_{k}": v for s in seeds for k, v in cells[s][1].items()},
+)
+save_csv(snakemake.output.rows, pd.concat([cells[s][0] for s in seeds], ignore_index=True))

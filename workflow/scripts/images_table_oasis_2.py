@@ -1,7 +1,7 @@
 """Rule table_oasis_2: CPU time to train each method on each image set, as the OASIS paper's
 runtime table (tripletbench.harness.paper_table): the final fit's own timer (``fit_cpu_s`` of the runs) and
-the whole job's own process CPU time (``job_cpu_s``, stamped by each cell); the feature extraction
-times beside."""
+each cell's whole CPU time (``job_cpu_s``, stamped by each cell: its seed's own process CPU plus an
+equal share of its job's start-up); the feature extraction times beside."""
 
 import pandas as pd
 
@@ -42,7 +42,7 @@ table = PaperTable(
     values=values,
     metrics=[
         Metric("fit_cpu_s", "final fit CPU (s)", False, 2, ranked=False),
-        Metric("job_cpu_s", "whole job CPU (s)", False, 1, ranked=False),
+        Metric("job_cpu_s", "whole cell CPU (s)", False, 1, ranked=False),
     ],
     datasets=[d for d in cfg["datasets"] if d in ok],
     methods=list(cfg["methods"]),

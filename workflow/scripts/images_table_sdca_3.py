@@ -12,7 +12,7 @@ from tripletbench.harness.paper_table import Metric, PaperTable, paper_for_rows,
 from tripletbench.harness.settings import check_fresh
 from tripletbench.harness.tables import collect, paper_frame
 
-CELL = ("dataset", "seed", "algorithm")  # the cell each run file holds (tripletbench.harness.tables.collect)
+CELL = ("dataset", "algorithm")  # a run file: one (dataset, method), its seeds (harness.tables.collect)
 
 start_log(snakemake.log[0])
 config = snakemake.config
