@@ -246,7 +246,9 @@ def job_data(wildcards):
     from types import SimpleNamespace
 
     return [
-        cell_data(SimpleNamespace(experiment=wildcards.experiment, dataset=wildcards.dataset, seed=s))
+        cell_data(
+            SimpleNamespace(experiment=wildcards.experiment, dataset=wildcards.dataset, seed=s)
+        )
         for s in cell_seeds(wildcards.experiment)
     ]
 
@@ -260,12 +262,12 @@ def cell_seed_files(kind):
     """A fit_evaluate job's per-seed input files of ``kind`` (split, triplets_fit,
     triplets_train), in the order of :func:`cell_seeds`."""
     pattern = {
-        "split": "splits/{d}/seed{s}.npz",
-        "triplets_fit": "constraints/{d}/seed{s}/triplets_fit.npz",
-        "triplets_train": "constraints/{d}/seed{s}/triplets_train.npz",
+        "split": "{r}/{e}/splits/{d}/seed{s}.npz",
+        "triplets_fit": "{r}/{e}/constraints/{d}/seed{s}/triplets_fit.npz",
+        "triplets_train": "{r}/{e}/constraints/{d}/seed{s}/triplets_train.npz",
     }[kind]
     return lambda wc: [
-        f"{RESULTS}/{wc.experiment}/" + pattern.format(d=wc.dataset, s=s)
+        pattern.format(r=RESULTS, e=wc.experiment, d=wc.dataset, s=s)
         for s in cell_seeds(wc.experiment)
     ]
 
