@@ -8,9 +8,9 @@ resampled), and deletes the job's outputs first; the store keeps each seed's cel
 that the rerun job recomputes exactly the seeds whose own inputs or settings changed and takes
 the others as they were computed (their timings and provenance columns included).
 
-A cell's key (:func:`cell_key`) is the sha256 over its settings hash (the method's and the
-experiment's settings and the code the cell runs: :func:`tripletbench.harness.settings.cell_settings`),
-its seed, and the sha256 of each of its input files (features, split, the two triplet files): a
+A cell's key (:func:`cell_key`) is the sha256 over its settings (the method's and the
+experiment's settings and the hash of the code the cell runs, the value whose hash the cell's
+``settings_hash`` column records: :func:`tripletbench.harness.settings.cell_settings`), its seed, and the sha256 of each of its input files (features, split, the two triplet files): a
 changed byte in any of them, a changed setting or a changed line of the code it runs gives
 another key. The store holds, per cell, ``seed<s>-<key>.npz`` (the model) and
 ``seed<s>-<key>.csv`` (the rows, with the digest sidecar of :func:`tripletbench.harness.io.save_csv`),
@@ -25,6 +25,8 @@ To recompute every seed of a job (e.g. to re-time it), delete its store folder
 from __future__ import annotations
 
 import hashlib
+import io
+import json
 from pathlib import Path
 
 import numpy as np
@@ -40,10 +42,12 @@ def file_sha256(path) -> str:
     return h.hexdigest()
 
 
-def cell_key(settings_hash: str, seed: int, files) -> str:
-    """The store key of one cell (24 hex digits): sha256 over ``settings_hash`` (str), ``seed``
-    (int) and the sha256 of each of ``files`` (paths, in the order given)."""
-    h = hashlib.sha256(f"{settings_hash}\0{int(seed)}\0".encode())
+def cell_key(settings, seed: int, files) -> str:
+    """The store key of one cell (24 hex digits): sha256 over ``settings`` (a JSON-serialisable
+    value, keys sorted), ``seed`` (int) and the sha256 of each of ``files`` (paths, in the order
+    given)."""
+    text = json.dumps(settings, sort_keys=True, default=str)
+    h = hashlib.sha256(f"{text}\0{int(seed)}\0".encode())
     for f in files:
         h.update(file_sha256(f).encode() + b"\0")
     return h.hexdigest()[:24]
@@ -62,15 +66,16 @@ class CellStore:
     def get(self, seed: int, key: str):
         """``(rows, arrays)`` of the stored cell (rows: DataFrame as it was written; arrays: dict
         of the model's arrays), or None when it is absent or not whole (then it is recomputed)."""
-        from .io import ResultFileError
-        from .tables import read_result
+        from .io import ResultFileError, check_digest
 
         stem = self._stem(seed, key)
         csv, npz = stem.with_suffix(".csv"), stem.with_suffix(".npz")
         if not (csv.is_file() and npz.is_file()):
             return None
         try:
-            rows = read_result(csv, "fit_evaluate", dtype={"settings_hash": str})
+            data = csv.read_bytes()
+            check_digest(csv, data, "It is recomputed.")
+            rows = pd.read_csv(io.BytesIO(data), dtype={"settings_hash": str})
             with np.load(npz, allow_pickle=False) as z:
                 arrays = {k: z[k] for k in z.files}
         except (ResultFileError, OSError, ValueError) as err:

@@ -4,7 +4,9 @@
 # best refitted on the full training set and scored on the test set. One tidy CSV per job (each
 # seed's validation and test rows) and the seeds' final models. A seed whose own inputs and
 # settings are unchanged since it was computed is taken from the cell store (harness/cells.py),
-# so that a rerun job recomputes exactly the seeds its change affects.
+# so that a rerun job recomputes exactly the seeds its change affects. Measured (CI-size Table 2
+# with 5 seeds, one run each, loaded 2-core machine): 65 jobs -> 13, CPU of the whole run
+# (Snakemake and its jobs) 343 s -> 123 s, the same table.
 
 
 rule fit_evaluate:

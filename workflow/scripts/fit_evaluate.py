@@ -13,7 +13,6 @@ from tripletbench.harness.cells import CellStore, cell_key
 from tripletbench.harness.config import ConfigError
 from tripletbench.harness.experiment import model_arrays, run_cell
 from tripletbench.harness.io import now, save_csv, save_npz, stamp_cell, start_log
-from tripletbench.harness.settings import settings_hash
 
 start_log(snakemake.log[0])
 wc, inp = snakemake.wildcards, snakemake.input
@@ -68,7 +67,7 @@ def compute(seed: int, data_file: str, i: int):
 cells, todo = {}, []
 for i, seed in enumerate(seeds):
     files = [data_files[i], inp.split[i], inp.triplets_fit[i], inp.triplets_train[i]]
-    key = cell_key(settings_hash(settings), seed, files)
+    key = cell_key(settings, seed, files)
     hit = store.get(seed, key)
     if hit is not None:
         print(f"seed {seed}: from the cell store ({hit[0].started_utc.iloc[0]}; inputs and settings unchanged)")
