@@ -10,10 +10,12 @@ the others as they were computed (their timings and provenance columns included)
 
 A cell's key (:func:`cell_key`) is the sha256 over its settings (the method's and the
 experiment's settings and the hash of the code the cell runs, the value whose hash the cell's
-``settings_hash`` column records: :func:`tripletbench.harness.settings.cell_settings`), its seed, and the sha256 of each of its input files (features, split, the two triplet files): a
+``settings_hash`` column records: :func:`tripletbench.harness.settings.cell_settings`), its
+seed, and the sha256 of each of its input files (features, split, the two triplet files): a
 changed byte in any of them, a changed setting or a changed line of the code it runs gives
 another key. The store holds, per cell, ``seed<s>-<key>.npz`` (the model) and
-``seed<s>-<key>.csv`` (the rows, with the digest sidecar of :func:`tripletbench.harness.io.save_csv`),
+``seed<s>-<key>.csv`` (the rows, with the digest sidecar of
+:func:`tripletbench.harness.io.save_csv`),
 written in that order, each atomically: a cell counts as stored only when its CSV is there and
 whole (digest checked), so an interrupted job leaves no half cell. A job removes the entries of
 its own folder that it did not use (:meth:`CellStore.prune`).

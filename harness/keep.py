@@ -9,6 +9,11 @@ run (dry runs included), the hash its existing CSV records with the one the conf
 and forces the job when they differ; the tables built on it follow, as on any rerun. Nothing on
 disk is changed by the check.
 
+The same check forces a job of rule fit_evaluate whose CSV does not hold exactly the config's
+seeds (:func:`lacks_seeds`): one such job covers every seed of a (dataset, method), so a seed
+added to the config adds input files to an existing job, which Snakemake's input trigger sees
+only through the same lost metadata.
+
 Rule 4 (:func:`keep_previous`, :func:`put_back`): Snakemake deletes a job's outputs when the job
 starts, so a rerun that fails or is killed used to leave neither the old nor the new file. At the
 start of a run (``onstart``) every existing output of the jobs about to run is hard-linked (a copy
@@ -34,19 +39,25 @@ PREVIOUS = ".previous"
 MANIFEST = "manifest.json"
 
 
-def recorded_settings(path) -> set[str] | None:
-    """The ``settings_hash`` values recorded in result CSV ``path``; None when the file is absent,
-    unreadable or has no such column (a table refuses such a file by name, tripletbench.harness.io)."""
+def recorded_values(path, column: str) -> set[str] | None:
+    """The values of ``column`` recorded in result CSV ``path`` (as text); None when the file is
+    absent, unreadable or has no such column (a table refuses such a file by name,
+    tripletbench.harness.io)."""
     try:
         with open(path, newline="") as fh:
             rows = csv.reader(fh)
             header = next(rows)
-            if "settings_hash" not in header:
+            if column not in header:
                 return None
-            i = header.index("settings_hash")
+            i = header.index(column)
             return {row[i] for row in rows if len(row) > i}
     except (OSError, StopIteration, csv.Error, UnicodeDecodeError):
         return None
+
+
+def recorded_settings(path) -> set[str] | None:
+    """The ``settings_hash`` values recorded in result CSV ``path`` (:func:`recorded_values`)."""
+    return recorded_values(path, "settings_hash")
 
 
 def is_outdated(path, expected: str) -> bool:
@@ -55,18 +66,29 @@ def is_outdated(path, expected: str) -> bool:
     return got is not None and got != {expected}
 
 
-def force_if_outdated(workflow, path, expected: str) -> bool:
+def lacks_seeds(path, seeds) -> bool:
+    """True when ``path`` exists and the seeds its rows record (column ``seed``) are not exactly
+    ``seeds`` (a file of rule fit_evaluate holds every seed of its job: a seed added to or removed
+    from the config changes the job's inputs, which Snakemake sees only through its metadata)."""
+    got = recorded_values(path, "seed")
+    return got is not None and got != {str(int(s)) for s in seeds}
+
+
+def force_if_outdated(workflow, path, expected: str, seeds=None) -> bool:
     """Force the job of output ``path`` in the DAG being built when the file records other
-    settings than ``expected`` (Snakemake's params trigger on; not in a job's own process).
-    Returns True when it forced it."""
+    settings than ``expected`` (Snakemake's params trigger on), or, with ``seeds`` given, other
+    seeds (its input trigger on); not in a job's own process. Returns True when it forced it."""
     from snakemake.settings.types import RerunTrigger
 
     dag = getattr(workflow, "_dag", None)
     if dag is None or not workflow.is_main_process:
         return False
-    if RerunTrigger.PARAMS not in workflow.dag_settings.rerun_triggers:
-        return False  # --rerun-triggers without params: the tables refuse stale rows instead
-    if not is_outdated(path, expected):
+    triggers = workflow.dag_settings.rerun_triggers
+    # without those triggers (--rerun-triggers mtime) the tables refuse stale rows instead
+    stale = RerunTrigger.PARAMS in triggers and is_outdated(path, expected)
+    if seeds is not None and RerunTrigger.INPUT in triggers:
+        stale = stale or lacks_seeds(path, seeds)
+    if not stale:
         return False
     dag.forcefiles.add(str(path))
     return True

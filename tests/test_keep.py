@@ -3,7 +3,14 @@
 import os
 from types import SimpleNamespace
 
-from tripletbench.harness.keep import drop_previous, is_outdated, keep_previous, put_back, recorded_settings
+from tripletbench.harness.keep import (
+    drop_previous,
+    is_outdated,
+    keep_previous,
+    lacks_seeds,
+    put_back,
+    recorded_settings,
+)
 
 
 def _job(outputs, inputs=("in.csv",)):
@@ -59,6 +66,15 @@ def test_recorded_settings_of_a_cell_csv(tmp_path):
     f.write_text("")
     assert recorded_settings(f) is None and not is_outdated(f, "sdef")  # refused by name later
     assert recorded_settings(tmp_path / "missing.csv") is None
+
+
+def test_a_fit_csv_lacking_or_holding_other_seeds_than_the_config_is_outdated(tmp_path):
+    f = tmp_path / "LEGO.csv"
+    f.write_text("seed,settings_hash\n0,sabc\n1,sabc\n1,sabc\n")
+    assert not lacks_seeds(f, [0, 1]) and not lacks_seeds(f, [1, 0])
+    assert lacks_seeds(f, [0, 1, 2])  # a seed added
+    assert lacks_seeds(f, [0])  # a seed removed
+    assert not lacks_seeds(tmp_path / "missing.csv", [0])  # no file: Snakemake runs the job
 
 
 def test_a_local_runs_scheduler_has_no_rate_limiter_timers():

@@ -595,7 +595,8 @@ def settings_check(rule_name):
     """An input function of a cell's job that adds no file. When the cell's existing CSV records
     a settings hash other than its params give (issue 37, its first point; e.g. .snakemake
     metadata lost, so that Snakemake's params trigger cannot see the change), it forces the job
-    in the DAG being built (harness/keep.py)."""
+    in the DAG being built (harness/keep.py); likewise a fit_evaluate CSV that does not hold
+    exactly the seeds its params give."""
     from snakemake.io import apply_wildcards
 
     from tripletbench.harness.keep import force_if_outdated
@@ -604,8 +605,10 @@ def settings_check(rule_name):
         cell_rule = workflow.get_rule(rule_name)
         settings = cell_rule.params.settings
         settings = settings(wc) if callable(settings) else settings
+        seeds = getattr(cell_rule.params, "seeds", None)
+        seeds = seeds(wc) if callable(seeds) else seeds
         path = apply_wildcards(str(cell_rule.output[0]), dict(wc.items()))
-        force_if_outdated(workflow, path, settings_hash(settings))
+        force_if_outdated(workflow, path, settings_hash(settings), seeds)
         return []
 
     return check

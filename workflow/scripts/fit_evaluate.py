@@ -1,6 +1,7 @@
 """Rule fit_evaluate: validation, selection, refit and test of the cells of one (experiment,
 dataset, method), one per seed (see tripletbench.harness.experiment); a seed whose inputs and
-settings are unchanged since it was computed comes from the cell store (tripletbench.harness.cells)."""
+settings are unchanged since it was computed comes from the cell store
+(tripletbench.harness.cells)."""
 
 import time
 
@@ -70,7 +71,8 @@ for i, seed in enumerate(seeds):
     key = cell_key(settings, seed, files)
     hit = store.get(seed, key)
     if hit is not None:
-        print(f"seed {seed}: from the cell store ({hit[0].started_utc.iloc[0]}; inputs and settings unchanged)")
+        when = hit[0].started_utc.iloc[0]
+        print(f"seed {seed}: from the cell store (computed {when}; inputs and settings unchanged)")
         cells[seed] = hit
     else:
         todo.append((i, seed, key))
