@@ -1152,4 +1152,5 @@ def experiment_cells(config: dict, experiment: str, results: str, route: str) ->
     """Paths of the run CSVs of every (dataset, method) that can run: each holds the cells of
     all the experiment's seeds (rule fit_evaluate, one job per file)."""
     ok, _ = available_datasets(config, experiment, route)
-    return [f"{results}/{experiment}/runs/{d}/{m}.csv" for d in ok for m in config[experiment]["methods"]]
+    methods = config[experiment]["methods"]
+    return [f"{results}/{experiment}/runs/{d}/{m}.csv" for d in ok for m in methods]

@@ -223,7 +223,7 @@ def test_a_rerun_fit_job_recomputes_exactly_the_seeds_its_change_affects(ci_run,
     pd.testing.assert_frame_equal(after[after.seed == 0].reset_index(drop=True), before)
     assert set(after.seed) == {0, 1} and after.settings_hash.nunique() == 1
     with np.load(out / "sdca_table2/runs/vehicle/LEGO.npz") as z:
-        assert {"seed0_W", "seed1_W"} <= set(z.files)
+        assert {"seed0_M", "seed1_M", "seed0_params", "seed1_params"} <= set(z.files)
     changed, log = run(lambda c: c["methods"]["LEGO"]["grid"].update(eta=[0.01, 0.5]))
     assert "2 of 2 seed(s) computed, 0 from the cell store" in log, log[-2000:]
     assert changed.settings_hash.iloc[0] != after.settings_hash.iloc[0]
