@@ -40,6 +40,25 @@ def test_snakemake_lint_is_clean_on_the_default_and_ci_configs(tmp_path):
         assert res.returncode == 0 and "Lints for" not in out, f"{configfile}:\n{out[-6000:]}"
 
 
+def test_no_rule_is_tried_on_another_rules_files(tmp_path):
+    """Every rule's output patterns are narrow enough that Snakemake never tries one rule on the
+    files of another: a dry run of reproduce_all builds its DAG under
+    ``--strict-dag-evaluation functions`` (an input function that fails on a candidate's
+    wildcards stops the run instead of printing an InputFunctionException and moving on), on the
+    default, CI and mirror configs. Example: fit_evaluate's ``<experiment>/runs/<dataset>/
+    <method>.csv`` also matches ``svm/runs/<notion>/seed<k>.csv`` unless its experiment wildcard
+    names only the experiments it fits."""
+    for configs in (["config/default.yaml"], ["config/ci.yaml"],
+                    ["config/default.yaml", "config/mirror.yaml"]):
+        res = _snakemake(
+            "-n", "reproduce_all", "--strict-dag-evaluation", "functions", "--configfile",
+            *configs, "--config", f"results_dir={tmp_path}", f"figures_dir={tmp_path}/figures",
+            timeout=600,
+        )
+        out = res.stdout + res.stderr
+        assert res.returncode == 0 and "Exception" not in out, f"{configs}:\n{out[-6000:]}"
+
+
 def _schema_keys(node, path, defs):
     """Dotted paths of every key the config schema allows (``<row>`` for the names of an open
     mapping such as ``methods``; ``$ref`` followed)."""

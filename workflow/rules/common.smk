@@ -253,6 +253,10 @@ def job_data(wildcards):
     ]
 
 
+FIT_EXPERIMENTS = ("sdca_table2", "images", "sdca_table4")
+"""The experiments whose cells rule fit_evaluate fits (tables.smk, images.smk, table4.smk)."""
+
+
 def cell_seeds(experiment):
     """The seeds one fit_evaluate job runs: its experiment's (config ``<experiment>.seeds``)."""
     return [int(s) for s in config[experiment]["seeds"]]

@@ -23,6 +23,10 @@ rule fit_evaluate:
         f"{LOGS}/{{experiment}}/fit_evaluate/{{dataset}}_{{method}}.log",
     benchmark:
         f"{RESULTS}/{{experiment}}/benchmarks/{{dataset}}_{{method}}.tsv"
+    wildcard_constraints:
+        # only the experiments whose cells this rule fits: the pattern would also match another
+        # rule's files (svm/runs/<notion>/seed<k>.csv), and Snakemake would try it on them
+        experiment="|".join(FIT_EXPERIMENTS),
     group:
         "cells"  # a cluster job runs many (profiles: --group-components)
     conda:
