@@ -15,10 +15,10 @@ seed, and the sha256 of each of its input files (features, split, the two triple
 changed byte in any of them, a changed setting or a changed line of the code it runs gives
 another key. The store holds, per cell, ``seed<s>-<key>.npz`` (the model) and
 ``seed<s>-<key>.csv`` (the rows, with the digest sidecar of
-:func:`tripletbench.harness.io.save_csv`),
-written in that order, each atomically: a cell counts as stored only when its CSV is there and
-whole (digest checked), so an interrupted job leaves no half cell. A job removes the entries of
-its own folder that it did not use (:meth:`CellStore.prune`).
+:func:`tripletbench.harness.io.save_csv`), written in that order, each atomically: a cell counts
+as stored only when its CSV is there and whole (digest checked), so an interrupted job leaves no
+half cell. A job removes the entries of its own folder that it did not use
+(:meth:`CellStore.prune`).
 
 To recompute every seed of a job (e.g. to re-time it), delete its store folder
 (``<results>/<experiment>/cell_store/<dataset>/<method>``) before rerunning the job.
@@ -44,14 +44,14 @@ def file_sha256(path) -> str:
     return h.hexdigest()
 
 
-def cell_key(settings, seed: int, files) -> str:
+def cell_key(settings, seed: int, digests) -> str:
     """The store key of one cell (24 hex digits): sha256 over ``settings`` (a JSON-serialisable
-    value, keys sorted), ``seed`` (int) and the sha256 of each of ``files`` (paths, in the order
-    given)."""
+    value, keys sorted), ``seed`` (int) and ``digests``, the :func:`file_sha256` of each of its
+    input files in a fixed order (a job hashes a file its seeds share once)."""
     text = json.dumps(settings, sort_keys=True, default=str)
     h = hashlib.sha256(f"{text}\0{int(seed)}\0".encode())
-    for f in files:
-        h.update(file_sha256(f).encode() + b"\0")
+    for d in digests:
+        h.update(d.encode() + b"\0")
     return h.hexdigest()[:24]
 
 

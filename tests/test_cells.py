@@ -5,7 +5,7 @@ removes what it did not use."""
 import numpy as np
 import pandas as pd
 
-from tripletbench.harness.cells import CellStore, cell_key
+from tripletbench.harness.cells import CellStore, cell_key, file_sha256
 
 
 def _files(tmp_path):
@@ -17,19 +17,23 @@ def _files(tmp_path):
     return paths
 
 
+def _digests(files):
+    return [file_sha256(f) for f in files]
+
+
 def test_a_cells_key_changes_with_any_byte_setting_or_seed_and_only_then(tmp_path):
     files = _files(tmp_path)
-    key = cell_key({"C": 1}, 0, files)
-    assert key == cell_key({"C": 1}, 0, files) and len(key) == 24
-    assert cell_key({"C": 2}, 0, files) != key  # another setting or code
-    assert cell_key({"C": 1}, 1, files) != key  # another seed
-    assert cell_key({"C": 1}, 0, files[::-1]) != key  # the files' roles are part of the key
+    key = cell_key({"C": 1}, 0, _digests(files))
+    assert key == cell_key({"C": 1}, 0, _digests(files)) and len(key) == 24
+    assert cell_key({"C": 2}, 0, _digests(files)) != key  # another setting or code
+    assert cell_key({"C": 1}, 1, _digests(files)) != key  # another seed
+    assert cell_key({"C": 1}, 0, _digests(files[::-1])) != key  # roles are part of the key
     for f in files:
         old = f.read_bytes()
         f.write_bytes(old[:-1] + b"!")  # one byte
-        assert cell_key({"C": 1}, 0, files) != key, f.name
+        assert cell_key({"C": 1}, 0, _digests(files)) != key, f.name
         f.write_bytes(old)
-    assert cell_key({"C": 1}, 0, files) == key
+    assert cell_key({"C": 1}, 0, _digests(files)) == key
 
 
 def test_a_stored_cell_comes_back_as_written_and_only_when_whole(tmp_path):

@@ -35,8 +35,9 @@ rule fit_evaluate:
         mem_mb=cell_resource("mem_mb"),
         runtime=cell_resource("runtime"),
     params:
-        # the method's settings, the experiment's and the code it runs (tripletbench.harness.settings): a
-        # changed value or learner reruns exactly its jobs; the seeds (which also name the inputs)
+        # the seeds the job runs (they also name its inputs); the method's settings, the
+        # experiment's and the code it runs (tripletbench.harness.settings): a changed value or
+        # learner reruns exactly its jobs
         seeds=lambda wc: cell_seeds(wc.experiment),
         settings=lambda wc: cell_settings(
             config, wc.experiment, wc.method, "workflow/scripts/fit_evaluate.py"

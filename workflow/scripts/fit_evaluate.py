@@ -4,13 +4,14 @@ settings are unchanged since it was computed comes from the cell store
 (tripletbench.harness.cells)."""
 
 import time
+from functools import lru_cache
 
 import numpy as np
 import pandas as pd
 
 from tripletbench.datasets.base import load_prepared
 from tripletbench.datasets.bovw import load_features
-from tripletbench.harness.cells import CellStore, cell_key
+from tripletbench.harness.cells import CellStore, cell_key, file_sha256
 from tripletbench.harness.config import ConfigError
 from tripletbench.harness.experiment import model_arrays, run_cell
 from tripletbench.harness.io import now, save_csv, save_npz, stamp_cell, start_log
@@ -24,12 +25,21 @@ store = CellStore(snakemake.params.store)
 data_files = list(inp.data)  # one per seed (the same file where the seeds share it)
 
 
+@lru_cache(maxsize=1)
+def features(data_file: str):
+    """X (dense, or CSR for the bag-of-words image sets) and y of a feature file, read once for
+    consecutive seeds that share it."""
+    data = load_prepared(data_file)
+    return load_features(data), data["y"]
+
+
 def compute(seed: int, data_file: str, i: int):
     """The rows (DataFrame) and model arrays of one seed's cell, and its own CPU seconds."""
     cpu0 = time.process_time()
     started = now()
     print(f"[{started}] {wc.method} on {wc.dataset}, seed {seed}")
-    data, split = load_prepared(data_file), np.load(inp.split[i])
+    X, y = features(data_file)
+    split = np.load(inp.split[i])
     base = {
         "table": wc.experiment,
         "dataset": wc.dataset,
@@ -41,8 +51,8 @@ def compute(seed: int, data_file: str, i: int):
         rows, model = run_cell(
             wc.method,
             exp_cfg["methods"][wc.method],
-            load_features(data),  # dense X, or CSR for the bag-of-words image sets
-            data["y"],
+            X,
+            y,
             split,
             np.load(inp.triplets_fit[i])["triplets"],
             np.load(inp.triplets_train[i])["triplets"],
@@ -65,10 +75,11 @@ def compute(seed: int, data_file: str, i: int):
     return rows, {"params": params, **model_arrays(model)}, started, time.process_time() - cpu0
 
 
+digest = lru_cache(maxsize=None)(file_sha256)  # a file the seeds share is hashed once
 cells, todo = {}, []
 for i, seed in enumerate(seeds):
     files = [data_files[i], inp.split[i], inp.triplets_fit[i], inp.triplets_train[i]]
-    key = cell_key(settings, seed, files)
+    key = cell_key(settings, seed, [digest(f) for f in files])
     hit = store.get(seed, key)
     if hit is not None:
         when = hit[0].started_utc.iloc[0]
