@@ -970,15 +970,22 @@ class TraceRecorder:
 
 
 def auto_block_size(d: int) -> int:
-    """The block size K of the dense engine for dimension d (``block_size="auto"``).
+    """The block size K of the dense engine for dimension d (``block_size="auto"``): 64 for every d.
 
     A block of K steps costs 4 d^2 flops per step in two (K x d)(d x d) BLAS products, 2 K d in
-    the block's Gram matrices, O(K) sequential work per step and a fixed Python cost per block;
-    BLAS reaches its rate only for K of some tens. Measured by ``tripletbench.harness.performance.block_sizes``
-    (CPU time, one BLAS thread, OASIS): K = 64 is within a few percent of the best K for d from 128
-    to 784, and the Gram cost 2 K d grows relative to 4 d^2 as d falls, so K shrinks with d below
-    that. The iterates do not depend on K (up to rounding)."""
-    return int(min(64, max(16, d // 4)))
+    the block's Gram matrices, O(K) sequential work per step and a fixed Python and BLAS-call
+    cost per block; a larger K spreads the fixed cost over more steps and lets BLAS reach its
+    rate. Measured by the ``performance`` target's block-size sweep
+    (:func:`tripletbench.harness.performance.block_sizes`, ``tables/performance_block_sizes.csv``:
+    OASIS's stream, one BLAS thread, process CPU time, interleaved medians of 3; 2026-11-27 on a
+    2-core machine with a 60 GFLOP/s one-core GEMM, a second job running beside it): K = 64 was
+    the fastest of the K measured (8 to 64 at d = 16, 32, 64; 32 to 256 at d = 16, 64, 128, 297,
+    784), or within 2% of it (K = 128 at d = 784), at every d. The rule before,
+    min(64, max(16, d // 4)), shrank K with d because the Gram cost 2 K d grows relative to
+    4 d^2; the fixed cost per block outweighs it: at d = 16 its K = 16 took 2.2x the time per step
+    of K = 64, at d = 128 its K = 32 1.08x. ``d`` stays an argument so that a later measurement
+    can make K depend on it again. The iterates do not depend on K (up to rounding)."""
+    return 64
 
 
 def _block_size(block_size, d: int) -> int:

@@ -88,8 +88,8 @@ class OASIS(BilinearMixin, BaseLearner):
     symmetrize : None | "step" | "end", projection of W onto symmetric matrices.
     psd : None | int t | "end", projection onto the PSD cone every t steps or once at the end.
     sampling : "uniform" (paper) | "permutation" | "sequential".
-    block_size : int >= 1 or "auto" (chosen by d: :func:`tripletbench.algorithms.base.auto_block_size`), steps
-        scored together by the exact blocked engine (:func:`tripletbench.algorithms.base.bilinear_stream`);
+    block_size : int >= 1 or "auto" (64: :func:`tripletbench.algorithms.base.auto_block_size`),
+        steps scored together by the exact blocked engine (:func:`tripletbench.algorithms.base.bilinear_stream`);
         the iterates do not depend on it.
     trace_loss : "hinge" (the loss OASIS minimizes) | "squared_hinge", the loss the trace's
         ``avg_cumulative_loss`` records.

@@ -102,8 +102,8 @@ class SDCA(BilinearMixin, BaseLearner):
     output : "average" | "random" (Algorithm 1's two output options) | "last".
     average_from : float in [0, 1), T0 = floor(average_from * T) (the paper's remark: T = 2 T0).
     sampling : "uniform" (Algorithm 1) | "permutation" | "sequential".
-    block_size : int >= 1 or "auto" (chosen by d: :func:`tripletbench.algorithms.base.auto_block_size`), steps
-        scored together by the exact blocked engine (:func:`tripletbench.algorithms.base.bilinear_stream`);
+    block_size : int >= 1 or "auto" (64: :func:`tripletbench.algorithms.base.auto_block_size`),
+        steps scored together by the exact blocked engine (:func:`tripletbench.algorithms.base.bilinear_stream`);
         the iterates do not depend on it.
     trace_gap : bool, record the duality gap of the current iterate at each trace checkpoint
         (``trace_["duality_gap"]``). Off by default: each checkpoint costs one pass over all

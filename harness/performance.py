@@ -406,6 +406,73 @@ def run(
     return pd.DataFrame(rows).reindex(columns=cols)
 
 
+@single_threaded
+def block_sizes(
+    dense_dims=(16, 128, 297, 784),
+    sizes=(16, 32, 64, 128),
+    n_triplets=10_000,
+    n_points=2_000,
+    C=0.1,
+    repeats=3,
+    log=print,
+) -> pd.DataFrame:
+    """The dense engine's block-size sweep: the measurement behind
+    :func:`tripletbench.algorithms.base.auto_block_size` (``performance_block_sizes.csv``).
+
+    For every d in ``dense_dims`` (ints >= 1) and every block size K in ``sizes`` plus the one
+    ``auto_block_size(d)`` picks: the process CPU seconds per online step of OASIS's stream
+    (``stream_cpu_seconds_``, one pass over ``n_triplets`` triplets of :func:`synthetic` points,
+    one BLAS thread). The repeats are interleaved (each repeat times every (d, K) once, so a
+    change of machine load falls on every K alike) and the median is reported, after one untimed
+    fit per d that compiles the kernels. OASIS only: SDCA runs the same engine with the same
+    per-block work (in the measurement that set the rule, 2026-11-27, SDCA ranked the block sizes
+    as OASIS did at every d, its times within 7% of OASIS's). The iterates do not depend on K
+    (up to rounding: tests/test_engine.py).
+
+    Returns one row per (d, K): ``d``, ``block_size``, ``auto`` (K is ``auto_block_size(d)``),
+    ``stream_us_per_step`` (microseconds), ``useful_fraction_of_gemm`` (4 d^2 flops per step
+    over the one-core GEMM rate), ``speedup_vs_auto`` (auto's time / this K's: > 1 means this K
+    is faster than the automatic one), ``best`` (the fastest K of its d), ``gemm_gflops``,
+    ``n_steps``, ``repeats``. Raises ``ValueError`` for an empty ``sizes`` or ``dense_dims``."""
+    from tripletbench.algorithms.base import auto_block_size
+
+    if not len(dense_dims) or not len(sizes):
+        raise ValueError("block_sizes: dense_dims and sizes must each name at least one value")
+    rate = gemm_flops_per_s()
+    data = {d: synthetic(d, n_points, n_triplets, seed=d) for d in dense_dims}
+    plan = [(d, K) for d in dense_dims for K in sorted({*map(int, sizes), auto_block_size(d)})]
+
+    def make(d, K):
+        return OASIS(C=C, n_epochs=1, block_size=K, preprocessor=data[d][0], random_state=0)
+
+    for d in dense_dims:
+        make(d, auto_block_size(d)).fit(data[d][1][:10])  # compile
+    times = {key: [] for key in plan}
+    for r in range(repeats):
+        for d, K in plan:
+            times[(d, K)].append(make(d, K).fit(data[d][1]).stream_cpu_seconds_ / n_triplets)
+        log(f"block sizes: repeat {r + 1} of {repeats} done")
+    rows = [
+        {
+            "d": d,
+            "block_size": K,
+            "auto": K == auto_block_size(d),
+            "stream_us_per_step": 1e6 * float(np.median(times[(d, K)])),
+        }
+        for d, K in plan
+    ]
+    df = pd.DataFrame(rows)
+    step = df.stream_us_per_step * 1e-6
+    df["useful_fraction_of_gemm"] = 4.0 * df.d**2 / rate / step
+    auto_us = df[df.auto].set_index("d").stream_us_per_step
+    df["speedup_vs_auto"] = df.d.map(auto_us) / df.stream_us_per_step
+    df["best"] = df.stream_us_per_step == df.groupby("d").stream_us_per_step.transform("min")
+    df["gemm_gflops"] = rate / 1e9
+    df["n_steps"] = n_triplets
+    df["repeats"] = repeats
+    return df
+
+
 def extrapolate_web_scale(table: pd.DataFrame) -> dict:
     """The OASIS paper's web-scale run (Chechik et al. 2009, section 4.1: 2.7 million images,
     sparse bags of visual words with about 70 non-zeros; "more than two million images within

@@ -159,13 +159,18 @@ def test_every_bilinear_learner_gives_the_same_matrix_on_sparse_and_dense_input(
     a, b = make(X).fit(t), make(X.toarray()).fit(t)
     assert rel_diff(a.W_, b.W_) < 1e-12
     np.testing.assert_array_equal(a.order_, b.order_)
-    assert a.trace_["utilization"] == b.trace_["utilization"]
+    # the number of steps that changed the model, to one step: SDCA's step Delta alpha_i is 0
+    # exactly when triplet i sits at its optimum, and rounding can leave 1e-17 there instead (at
+    # block size 64 one of these 4,500 steps counts in one path and not in the other)
+    steps = np.array(a.trace_["step"])
+    updates_a, updates_b = (np.array(m.trace_["utilization"]) * steps for m in (a, b))
+    np.testing.assert_allclose(updates_a, updates_b, rtol=0, atol=1 + 1e-9)
 
 
 def test_the_iterates_do_not_depend_on_the_block_size_chosen_by_d():
     from tripletbench.algorithms.base import auto_block_size
 
-    assert [auto_block_size(d) for d in (8, 128, 297, 784)] == [16, 32, 64, 64]
+    assert [auto_block_size(d) for d in (8, 128, 297, 784)] == [64] * 4  # the measured sweep
     X, t = synthetic(50, 300, 1000, seed=9)
     auto = OASIS(C=0.1, n_epochs=2, preprocessor=X, random_state=0).fit(t)
     one = OASIS(C=0.1, n_epochs=2, block_size=1, preprocessor=X, random_state=0).fit(t)

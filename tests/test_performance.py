@@ -5,6 +5,9 @@ import subprocess
 import sys
 from pathlib import Path
 
+import numpy as np
+import pytest
+
 ROOT = Path(__file__).resolve().parents[1]
 
 
@@ -73,3 +76,23 @@ def test_the_whole_fit_is_timed_beside_the_stream_in_cpu_time():
     assert dense.speedup_vs_blas_loop.notna().all() and dense.speedup_vs_np_outer_loop.notna().all()
     assert set(sparse.reference) == {"C-style loop (numba)"}
     assert (df.max_rel_diff < 1e-9).all()
+
+
+def test_the_block_size_sweep_times_every_k_beside_the_automatic_one():
+    """harness.performance.block_sizes: one row per (d, K), the automatic K added to the swept
+    ones and marked, its speed-up over itself 1, a fastest K per d; empty input refused."""
+    from tripletbench.algorithms.base import auto_block_size
+    from tripletbench.harness.performance import block_sizes
+
+    df = block_sizes(dense_dims=(8, 20), sizes=(4, 16), n_triplets=200, n_points=40, repeats=2,
+                     log=lambda *a: None)  # fmt: skip
+    K = auto_block_size(8)
+    plan = [[8, 4], [8, 16], [8, K], [20, 4], [20, 16], [20, K]]
+    assert df[["d", "block_size"]].values.tolist() == plan
+    auto = df[df.auto]
+    assert auto.block_size.tolist() == [K, K] and (auto.speedup_vs_auto == 1).all()
+    assert (df.groupby("d").best.sum() >= 1).all() and (df.stream_us_per_step > 0).all()
+    useful = 4 * df.d**2 / (df.gemm_gflops * 1e9) / (df.stream_us_per_step * 1e-6)
+    np.testing.assert_allclose(df.useful_fraction_of_gemm, useful)
+    with pytest.raises(ValueError, match="at least one"):
+        block_sizes(dense_dims=(8,), sizes=())

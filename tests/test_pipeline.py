@@ -83,6 +83,11 @@ def test_ci_config_reproduces_the_stored_numbers(ci_run):
     assert oahu.torch_over_numpy.iloc[0] == pytest.approx(steps.torch_step_us / steps.numpy_step_us)
     md = (tmp_path / "tables/performance.md").read_text()
     assert "OAHU's online step (our measurement" in md and "floor_step_us: the bare NumPy" in md
+    # the block-size sweep: the CI's K = 16 beside the automatic K at each dense d
+    blocks = pd.read_csv(tmp_path / "tables/performance_block_sizes.csv")
+    assert blocks[["d", "block_size"]].values.tolist() == [[16, 16], [16, 64], [64, 16], [64, 64]]
+    assert blocks.auto.tolist() == [False, True] * 2 and (blocks.stream_us_per_step > 0).all()
+    assert "The dense engine's block size K" in md
 
 
 # each figure of the CI run: the result file of its numbers, which must hold a stored number
@@ -107,6 +112,7 @@ UNGUARDED = {
     "performance.csv": "rates and times; its one other number (max_rel_diff, float rounding) is "
     "checked below 1e-9 by test_ci_config_reproduces_the_stored_numbers",
     "performance_oahu.csv": "step times and their ratios only",
+    "performance_block_sizes.csv": "step times and their ratios only",
     "performance_other_learners.csv": "fit times only",
     "svm_readings.csv": "empty offline: the sweep needs the WebKB pages",
     "sdca_table2_ranks.csv": "one dataset at CI size: sdca_table2.csv's ranks, no test runs",

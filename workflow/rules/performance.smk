@@ -9,6 +9,7 @@ rule performance:
         csv=f"{RESULTS}/tables/performance.csv",
         others=f"{RESULTS}/tables/performance_other_learners.csv",
         oahu=f"{RESULTS}/tables/performance_oahu.csv",
+        blocks=f"{RESULTS}/tables/performance_block_sizes.csv",
         md=f"{RESULTS}/tables/performance.md",
     log:
         f"{LOGS}/performance.log",
@@ -25,7 +26,7 @@ rule performance:
         settings=block_settings(
             config,
             "performance",
-            ["dense_dims", "sparse", "n_triplets", "oahu_sizes", "oahu_steps"],
+            None,  # the whole block: the script reads every key of it
             "workflow/scripts/performance.py",
             learners=performance_learners(config),
         ),
