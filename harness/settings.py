@@ -173,6 +173,20 @@ def canonical(obj):
     return obj
 
 
+def key_order(obj):
+    """The order of the keys of every dict in ``obj``, which :func:`canonical` sorts away: a dict
+    gives a list of ``[key, key_order(value)]`` in its own order, a list or tuple the list of its
+    items' orders, anything else None. A job whose rows, columns or legend follow a mapping's
+    order (the ``methods`` of a table or figure) takes ``key_order`` of it as a param beside the
+    canonical settings, so that a reordered mapping reruns it; the cells, whose numbers do not
+    depend on the order, keep the canonical settings alone."""
+    if isinstance(obj, dict):
+        return [[k, key_order(v)] for k, v in obj.items()]
+    if isinstance(obj, (list, tuple)):
+        return [key_order(v) for v in obj]
+    return None
+
+
 def cell_settings(config: dict, experiment: str, method: str, script: str) -> dict:
     """Everything a (dataset, seed) cell of ``method`` in ``experiment`` (a block name or dotted
     path) depends on besides its input files: the method's config less its ``notes``

@@ -263,6 +263,38 @@ def test_the_performance_table_follows_the_table2_rows_it_times(ci_run, tmp_path
 
 
 @NEEDS_APT
+def test_a_table_or_figure_reruns_when_what_it_shows_changes_and_only_then(ci_run, tmp_path):
+    """Every config value a table or figure shows is in its job's params: a reordered mapping
+    whose order its rows or legend follow (canonical settings sort keys away: key_order keeps
+    it) reruns the table and not the cells; the data mirror, which Table 2's caption names on
+    the download route only, reruns nothing on the embedded route."""
+    import copy
+
+    import yaml
+
+    from tests.pipeline import ROOT
+
+    base = yaml.safe_load((ROOT / "config/ci.yaml").read_text())
+
+    def plan(mutate, targets):
+        cfg = copy.deepcopy(base)
+        mutate(cfg)
+        path = tmp_path / "cfg.yaml"
+        path.write_text(yaml.safe_dump(cfg, sort_keys=False))
+        return {r for r, _ in planned_jobs(ci_run, path, targets)}
+
+    def reverse(block):
+        block["methods"] = dict(reversed(list(block["methods"].items())))
+
+    t3 = ["table_oahu_3"]
+    assert plan(lambda c: None, t3) == set()
+    assert plan(lambda c: reverse(c["oahu"]["table3"]), t3) == {"table_oahu_3"}
+    assert plan(lambda c: reverse(c["sdca_table2"]), ["performance"]) == {"performance"}
+    mirror = lambda c: c["data"].update(mirror=str(tmp_path))  # noqa: E731
+    assert plan(mirror, ["table_sdca_2"]) == set()
+
+
+@NEEDS_APT
 def test_a_changed_oahu_or_svm_setting_reruns_exactly_the_cells_it_changes(ci_run, tmp_path):
     """The same for the OAHU and Schultz & Joachims cells: an OAHU grid value reruns OAHU's
     Table 3 cell and not OASIS's; a Table 3 block value both; a figure-only value (figure7.ks,
@@ -386,6 +418,19 @@ def test_a_table_refuses_rows_made_under_other_settings():
         check_fresh(runs, cfg, "sdca_table2", script)
     with pytest.raises(ValueError, match="no settings_hash"):
         check_fresh(runs.drop(columns="settings_hash"), cfg, "sdca_table2", script)
+
+
+def test_key_order_keeps_what_canonical_sorts_away():
+    from tripletbench.harness.settings import canonical, key_order
+
+    a = {"methods": {"SDCA": {"lam": 1, "n": 2}, "OASIS": {}}, "seeds": [0, 1]}
+    b = {"seeds": [0, 1], "methods": {"OASIS": {}, "SDCA": {"n": 2, "lam": 1}}}
+    assert repr(canonical(a)) == repr(canonical(b))  # the same settings
+    assert key_order(a) == [
+        ["methods", [["SDCA", [["lam", None], ["n", None]]], ["OASIS", []]]],
+        ["seeds", [None, None]],
+    ]
+    assert key_order(a) != key_order(b) and key_order([{"x": 1}]) == [[["x", None]]]
 
 
 def test_a_settings_hash_survives_a_csv_round_trip(tmp_path):

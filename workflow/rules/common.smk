@@ -74,6 +74,7 @@ from tripletbench.harness.settings import (  # noqa: E402
     code_hash,
     data_settings,
     images_features_settings,
+    key_order,
     settings_hash,
 )
 

@@ -140,6 +140,7 @@ rule table_human:
     params:
         block=human_block(),  # rows (in the config's order), notes and caption follow it
         route=HUMAN_ROUTE,
+        mirror=HUMAN_MIRROR,  # named in the caption
         available=human_sets(),
         run_settings=HUMAN_CELL_HASHES,
         code=script_code("workflow/scripts/table_human.py"),

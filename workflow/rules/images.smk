@@ -131,6 +131,7 @@ rule figure_oasis_2:
     params:
         # the images block (captions and columns follow it), the route, the script's code
         settings=block_settings(config, "images", None, "workflow/scripts/images_figure_oasis_2.py"),
+        order=key_order(config["images"]),  # the panels and legend follow the config's order
     script:
         "../scripts/images_figure_oasis_2.py"
 
@@ -153,6 +154,7 @@ rule table_oasis_2:
     params:
         # the images block (captions and columns follow it), the route, the script's code
         settings=block_settings(config, "images", None, "workflow/scripts/images_table_oasis_2.py"),
+        order=key_order(config["images"]),  # rows follow the config's order (settings sort keys)
     script:
         "../scripts/images_table_oasis_2.py"
 

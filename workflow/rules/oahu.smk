@@ -136,6 +136,7 @@ rule table_oahu_3:
             if d not in oahu_available(OAHU["table3"]["datasets"])
         ],
         settings=block_settings(config, "oahu.table3", None, "workflow/scripts/oahu_table3.py"),
+        order=key_order(OAHU["table3"]),  # rows follow the config's order (settings sort keys)
     script:
         "../scripts/oahu_table3.py"
 
@@ -169,6 +170,8 @@ rule figure_oahu_4:
         settings=block_settings(
             config, "oahu", ["figure4", "table3"], "workflow/scripts/oahu_figures.py"
         ),
+        # the legend and the caption's settings follow the config's order (settings sort keys)
+        order=key_order({k: OAHU[k] for k in ("figure4", "table3")}),
     script:
         "../scripts/oahu_figures.py"
 
@@ -200,6 +203,7 @@ rule figure_oahu_5:
     params:
         dataset=FIG5_DATASET,
         settings=block_settings(config, "oahu.figure5", None, "workflow/scripts/oahu_figures.py"),
+        order=key_order(OAHU["figure5"]),  # the legend follows the config's order
     script:
         "../scripts/oahu_figures.py"
 
@@ -224,6 +228,7 @@ rule figure_oahu_7:
         settings=block_settings(
             config, "oahu", ["figure7", "table3"], "workflow/scripts/oahu_figures.py"
         ),
+        order=key_order({k: OAHU[k] for k in ("figure7", "table3")}),  # the legend's order
     script:
         "../scripts/oahu_figures.py"
 

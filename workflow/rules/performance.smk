@@ -32,6 +32,7 @@ rule performance:
         ),
         # the SDCA Table 2 rows timed beside OASIS and SDCA (settings and notes)
         others=canonical(other_methods(config)),
+        others_order=key_order(other_methods(config)),  # their rows' order
     script:
         "../scripts/performance.py"
 

@@ -204,6 +204,7 @@ rule table4_scaling:
         ),
         # the protocol and rows it runs: sdca_table4's (their notes are descriptions)
         table4=canonical(table4_block()),
+        order=key_order(table4_block()),  # rows follow the config's order (settings sort keys)
     script:
         "../scripts/table4_scaling.py"
 

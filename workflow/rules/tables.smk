@@ -29,6 +29,7 @@ rule table_sdca_2:
         paper_rows=paper_numbers("sdca_relative_similarity", "table2"),
         block=config["sdca_table2"],  # rows, notes and captions follow the config
         code=script_code("workflow/scripts/table_sdca_2.py"),
+        mirror=MIRROR if ROUTE == "download" else None,  # named in the caption
     script:
         "../scripts/table_sdca_2.py"
 
