@@ -144,49 +144,44 @@ extrapolation = (
     if web
     else []
 )
-others_section = (
-    [
+
+
+def section(frame, caption, empty, drop=()):
+    """The .md lines of one table: ``caption()`` (a list of lines, built only for a non-empty
+    frame) and the frame less ``drop``, or the one line ``empty`` saying why there is none."""
+    if not len(frame):
+        return [empty, ""]
+    table = frame.drop(columns=list(drop)).to_markdown(index=False, floatfmt=".3g")
+    return [*caption(), "", table, ""]
+
+
+others_section = section(
+    other,
+    lambda: [
         f"Every other learner: process CPU seconds of the whole fit per 10K triplets (d = "
         f"{other.d.iloc[0]}, 2,000 synthetic labelled points in 10 classes, the same triplets "
         "through the harness's conversions, the default config's fixed settings, one BLAS thread; "
-        "one fit each):",
-        "",
-        other.drop(columns=["protocol", "paper_settings", "our_settings"]).to_markdown(
-            index=False, floatfmt=".3g"
-        ),
-        "",
-    ]
-    if len(other)
-    else [
-        "No other learner timed (the config has no SDCA Table 2 rows besides OASIS and SDCA).",
-        "",
-    ]
+        "one fit each):"
+    ],
+    "No other learner timed (the config has no SDCA Table 2 rows besides OASIS and SDCA).",
+    drop=["protocol", "paper_settings", "our_settings"],
 )
-blocks_section = (
-    [
+blocks_section = section(
+    blocks,
+    lambda: [
         "The dense engine's block size K (performance_block_sizes.csv; the measurement behind "
         "auto_block_size): OASIS's stream in microseconds per step for each K at each d, the "
         "same synthetic points and triplets as above, repeats interleaved (every (d, K) timed "
         "once per repeat), median; speedup_vs_auto = the automatic K's time / this K's (> 1: "
-        "faster than the automatic K); best: the fastest K of its d.",
-        "",
-        blocks.drop(columns=["gemm_gflops", "n_steps", "repeats"]).to_markdown(
-            index=False, floatfmt=".3g"
-        ),
-        "",
-    ]
-    if len(blocks)
-    else ["No block size swept (the config's performance.block_sizes is empty).", ""]
+        "faster than the automatic K); best: the fastest K of its d."
+    ],
+    "No block size swept (the config's performance.block_sizes is empty).",
+    drop=["gemm_gflops", "n_steps", "repeats"],
 )
-oahu_section = (
-    [
-        *oahu_speed.caption(oahu, cfg["repeats"]),
-        "",
-        oahu[list(oahu_speed.COLUMNS)].to_markdown(index=False, floatfmt=".3g"),
-        "",
-    ]
-    if len(oahu)
-    else ["No OAHU step timed (the config's performance.oahu_sizes is empty).", ""]
+oahu_section = section(
+    oahu[list(oahu_speed.COLUMNS)],
+    lambda: oahu_speed.caption(oahu, cfg["repeats"]),
+    "No OAHU step timed (the config's performance.oahu_sizes is empty).",
 )
 text = "\n".join(
     [
