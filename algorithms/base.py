@@ -1185,24 +1185,35 @@ def _sparse_terms(terms, points, n):
     )
 
 
+def _block_rows(F, idx):
+    """Rows ``idx`` of a dense factor: ``np.take`` of an array (faster than fancy indexing for
+    a block's few rows), the gathered rows of a :class:`TupleRows`."""
+    return F[idx] if isinstance(F, TupleRows) else F.take(idx, axis=0)
+
+
 def _dense_segment(W, terms, order, t0, t1, K, block, rule, par, state, totals):
     """Steps t0+1..t1 of the dense engine in exact blocks of at most K steps (see
     :func:`bilinear_stream`); the products are BLAS, the sequential part ``block``."""
     for b0 in range(t0, t1, K):
         b1 = min(b0 + K, t1)
         idx = order[b0:b1]
-        blocks = [(A[idx], Z[idx], w) for A, Z, w in terms]
-        base = sum(w * np.einsum("kd,kd->k", Ab @ W, Zb) for Ab, Zb, w in blocks)
+        blocks = [(_block_rows(A, idx), _block_rows(Z, idx), w) for A, Z, w in terms]
         if len(blocks) == 1:
+            # the same products as the general case below, without its temporaries (6% of a
+            # step at d = 128): H = ((w w) (Ab Ab^T)) * (Zb Zb^T), in place, bit for bit
             Ab, Zb, w = blocks[0]
-            H = (w * w) * (Ab @ Ab.T) * (Zb @ Zb.T)
+            base = w * np.einsum("kd,kd->k", Ab @ W, Zb)
+            H = Ab @ Ab.T
+            if w != 1.0:
+                H *= w * w
+            H *= Zb @ Zb.T
         else:
+            base = sum(w * np.einsum("kd,kd->k", Ab @ W, Zb) for Ab, Zb, w in blocks)
             H = sum(
                 w * w2 * (Ab @ Ab2.T) * (Zb @ Zb2.T)
                 for Ab, Zb, w in blocks
                 for Ab2, Zb2, w2 in blocks
             )
-        H = np.ascontiguousarray(H)
         coef = np.zeros(len(idx))
         before = totals[3]
         block(base, H, idx, b0 + 1, rule, par, state, coef, totals)

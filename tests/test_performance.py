@@ -94,5 +94,12 @@ def test_the_block_size_sweep_times_every_k_beside_the_automatic_one():
     assert (df.groupby("d").best.sum() >= 1).all() and (df.stream_us_per_step > 0).all()
     useful = 4 * df.d**2 / (df.gemm_gflops * 1e9) / (df.stream_us_per_step * 1e-6)
     np.testing.assert_allclose(df.useful_fraction_of_gemm, useful)
+    # the engine's BLAS parts beside each stream: what is left of the stream, and the ceiling
+    parts = df[["gather_us_per_step", "products_us_per_step", "gram_us_per_step"]]
+    assert (parts.values > 0).all()
+    np.testing.assert_allclose(df.rest_us_per_step, df.stream_us_per_step - parts.sum(axis=1))
+    ceiling = 4 * df.d**2 / (df.gemm_gflops * 1e9) / (parts.sum(axis=1) * 1e-6)
+    np.testing.assert_allclose(df.ceiling_useful_fraction, ceiling)
+    np.testing.assert_allclose(df.products_gflops, 4 * df.d**2 / df.products_us_per_step / 1e3)
     with pytest.raises(ValueError, match="at least one"):
         block_sizes(dense_dims=(8,), sizes=())
