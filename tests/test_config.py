@@ -580,3 +580,22 @@ def test_the_paper_configs_human_block_is_the_defaults_with_three_seeds():
     assert {k: v for k, v in paper.items() if k != "seeds"} == {
         k: v for k, v in ours.items() if k != "seeds"
     }
+
+
+def test_a_fit_evaluate_job_asks_for_one_seeds_memory_and_all_its_seeds_runtime(tmp_path):
+    """workflow/resources.yaml's fit_evaluate values are per seed (common.smk cell_resource): a
+    job, which runs its seeds one after another, asks for one seed's memory and the runtime of
+    all of them (SDCA Table 2 of the default config: 5 seeds)."""
+    own = yaml.safe_load((ROOT / "workflow/resources.yaml").read_text())["rules"]["fit_evaluate"]
+    seeds = default()["sdca_table2"]["seeds"]
+    out = subprocess.run(
+        [sys.executable, "-m", "snakemake", "-n", "table_sdca_2", "--nolock", "--config",
+         f"results_dir={tmp_path}", f"figures_dir={tmp_path}/figures"],
+        cwd=ROOT, capture_output=True, text=True, timeout=300, check=False,
+    )  # fmt: skip
+    assert out.returncode == 0, out.stderr[-3000:]
+    asked = re.findall(
+        r"rule fit_evaluate:\n(?:.*\n)*?[ ]+resources: .*?runtime=(\d+), mem_mb=(\d+)", out.stdout
+    )
+    assert asked, out.stdout[-3000:]
+    assert {(int(t), int(mb)) for t, mb in asked} == {(own["runtime"] * len(seeds), own["mem_mb"])}

@@ -460,19 +460,29 @@ def table4_learners():
     return sorted({algorithm_of(m, block["methods"][m]) for m in rows if m in block["methods"]})
 
 
+def measured_resource(kind, key_of, runs=lambda wc: 1):
+    """A rule's resource ``kind`` ("mem_mb" or "runtime") as a function of its wildcards: the
+    measured value (resources.yaml) of the entry ``key_of(wc)`` names; a runtime is per run,
+    times ``runs(wc)`` runs (a job's memory is one run's: it runs them one after another)."""
+
+    def of(wc):
+        if kind == "mem_mb":
+            return MEM_MB[key_of(wc)]
+        return RUNTIME_MIN[key_of(wc)] * runs(wc)
+
+    return of
+
+
 def cell_resource(kind):
     """A fit_evaluate job's resource: the Table 4 cells (a million-item database) have their
     own measured values (resources.yaml: table4_cell), every other cell fit_evaluate's. Both are
     per seed: a job's memory is one seed's (it runs its seeds one after another), its runtime
     that of all its seeds."""
-
-    def of(wc):
-        key = "table4_cell" if wc.experiment == "sdca_table4" else "fit_evaluate"
-        if kind == "mem_mb":
-            return MEM_MB[key]
-        return RUNTIME_MIN[key] * len(cell_seeds(wc.experiment))
-
-    return of
+    return measured_resource(
+        kind,
+        lambda wc: "table4_cell" if wc.experiment == "sdca_table4" else "fit_evaluate",
+        runs=lambda wc: len(cell_seeds(wc.experiment)),
+    )
 
 
 # --- functions of human.smk (human judgments); they read that file's settings when called ---
@@ -484,14 +494,12 @@ def human_cell_resource(kind):
     answer, holds GBs), every other row's human_cell."""
     from tripletbench.harness.experiment import algorithm_of
 
-    table = MEM_MB if kind == "mem_mb" else RUNTIME_MIN
-
-    def of(wc):
+    def key_of(wc):
         row = HUMAN["methods"].get(wc.method) or {}
         scml = algorithm_of(wc.method, row).split(".")[-1] == "SCML"
-        return table["human_cell_scml" if scml else "human_cell"]
+        return "human_cell_scml" if scml else "human_cell"
 
-    return of
+    return measured_resource(kind, key_of)
 
 
 def human_block(own=None):

@@ -20,6 +20,34 @@ from tripletbench.harness.plots import display_name, robust_limits, save_figure
 from tripletbench.harness.settings import settings_hash
 from tripletbench.harness.svm_experiment import NOTIONS, classical_mds
 
+
+def caption_table(data, titles, classes):
+    """The caption's table, one row per panel, from the numbers of tables/svm_mds.csv: the
+    eigenvalues, 2-D share, documents beyond the axes (with the largest |coordinate| per
+    dimension) and the class centroids, at 3 significant digits."""
+
+    def pair(a, b):
+        return f"({a:.3g}, {b:.3g})"
+
+    return pd.DataFrame(
+        [
+            {
+                "panel": titles[n["panel"]],
+                "eigenvalue_1": n["eigenvalue_1"],
+                "eigenvalue_2": n["eigenvalue_2"],
+                "explained_2d": n["explained_2d"],
+                "beyond_axes": n["beyond_axes"],
+                "beyond_axes_max": pair(n["max_abs_1"], n["max_abs_2"]),
+                **{
+                    f"centroid_{cls}": pair(n[f"centroid_{cls}_1"], n[f"centroid_{cls}_2"])
+                    for cls in classes
+                },
+            }
+            for n in data
+        ]
+    )
+
+
 start_log(snakemake.log[0])
 a = np.load(snakemake.input.topic, allow_pickle=False)
 c = np.load(snakemake.input.topic_c, allow_pickle=False)
@@ -42,7 +70,7 @@ panels = [
 ]
 classes = sorted(set(labels))
 fig, axes = plt.subplots(1, 3, figsize=(13, 4.3), dpi=150)
-rows, data = [], []
+data = []
 for ax, (key, D2, title) in zip(axes, panels):
     Y, ev, explained = classical_mds(D2, 2)
     # robust axes: a few outlying documents (one page at x = -76 in panel a on WebKB) would
@@ -68,18 +96,14 @@ for ax, (key, D2, title) in zip(axes, panels):
     ax.set_ylabel("MDS dimension 2", fontsize=8)
     ax.legend(fontsize=7, markerscale=2)
     ax.grid(alpha=0.3)
-    row = {"panel": title, "eigenvalue_1": ev[0], "eigenvalue_2": ev[1], "explained_2d": explained,
-           "beyond_axes": int(outside.sum()),
-           "beyond_axes_max": f"({np.abs(Y[:, 0]).max():.3g}, {np.abs(Y[:, 1]).max():.3g})"}
     numbers = {"panel": key, "notion": notion_c if key == "c" else notion_b, "learned": key != "a",
                "seed": seed, "n_documents": len(labels), "eigenvalue_1": ev[0],
-               "eigenvalue_2": ev[1], "explained_2d": explained, "beyond_axes": int(outside.sum())}
+               "eigenvalue_2": ev[1], "explained_2d": explained, "beyond_axes": int(outside.sum()),
+               "max_abs_1": np.abs(Y[:, 0]).max(), "max_abs_2": np.abs(Y[:, 1]).max()}
     for cls in classes:  # class centroids (an eigenvector's sign is arbitrary: so is theirs)
         m = labels == cls
-        row[f"centroid_{cls}"] = f"({Y[m, 0].mean():.3g}, {Y[m, 1].mean():.3g})"
         numbers[f"n_{cls}"] = int(m.sum())
         numbers[f"centroid_{cls}_1"], numbers[f"centroid_{cls}_2"] = Y[m].mean(axis=0)
-    rows.append(row)
     data.append(numbers)
 fig.suptitle(f"Classical MDS of {len(labels)} test documents, seed {seed}", fontsize=10)
 fig.tight_layout()
@@ -118,7 +142,7 @@ text = [
     "Eigenvalues, 2-D share, documents beyond the axes and class centroids (the numbers: "
     "tables/svm_mds.csv, one row per panel):",
     "",
-    pd.DataFrame(rows).to_markdown(index=False),
+    caption_table(data, {key: title for key, _, title in panels}, classes).to_markdown(index=False),
     "",
 ]
 save_text(snakemake.output.md, "\n".join(text))
