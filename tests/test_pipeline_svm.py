@@ -3,6 +3,7 @@ default run: table_svm_1 (with a WebKB column that needs download, the kernel ro
 preprocessing variant of the static baselines and the settings provenance columns), figure_svm_2,
 figure_svm_mds (three panels) and svm_scaling."""
 
+import re
 import shutil
 
 import pandas as pd
@@ -73,7 +74,8 @@ def test_svm_targets_on_the_ci_config(ci_run):
         origin = sum(panels[f"n_{c}"] * panels[f"centroid_{c}_{dim}"] for c in classes)
         assert (origin.abs() < 1e-9 * panels.eigenvalue_1).all()
     for row in panels.itertuples():  # the caption's table is these numbers, rounded
-        assert f"| {row.beyond_axes} | ({row.max_abs_1:.3g}, {row.max_abs_2:.3g}) |" in mds
+        cells = rf"\|\s+{row.beyond_axes} \|\s+\({row.max_abs_1:.3g}, {row.max_abs_2:.3g}\)\s+\|"
+        assert re.search(cells, mds), (cells, mds)
     # the sweeps: the readings need WebKB (offline: said so, and Table 1 names the sweep); the C
     # sweep runs on the stand-in, a curve per (scale, C), each cell under its variant's C and scale
     readings = (tmp_path / "tables/svm_readings.md").read_text()
