@@ -31,6 +31,40 @@ from .paper_settings import (
 )
 
 
+OAHU_CHOICES = (
+    "OAHU follows the paper's section 3 (eqs. 1-27: exponential adaptive bounds, mean of the "
+    "attractive and repulsive losses, hedge update, per-layer deployment). What the text leaves "
+    "open is our choice (algorithms/oahu.py): the bounds held constant in the gradient, unit "
+    "norm by normalising the embedding, PyTorch's default initialisation without biases (eq. 1 "
+    "has none), eq. 20's garbled branch condition read as beta^L ln(beta) > beta - 1 (exponential "
+    "factor for losses above about 0.5, the linear one below), d_max = d_min in eq. 23 scored as "
+    "distance 0, and the kNN k (the paper does not state it)."
+)
+"""Sentence every OAHU table and figure caption carries (here, not in
+:mod:`tripletbench.harness.oahu_experiment`, whose code the cells' settings hash: caption text
+reruns captions only)."""
+
+OAHU_ORDER_SPREAD = (
+    "How many digits to trust: OAHU's online steps are chaotic, so runs that differ only in the "
+    "order of floating-point sums end with unrelated parameters (a float32 rounding difference "
+    "of 3e-7 after the first step reaches 0.46-0.79 of the largest parameter by step 100) and "
+    "different errors. Measured (harness/oahu_order.py) on Fashion-MNIST at the default config's "
+    "size (4,000 samples, 2,500 + 2,500 triplets, k = 5, tau 0.1), seeds 0-2, five runs per seed "
+    "that differ only in summation order (the NumPy and the torch backend, and three "
+    "permutations of the feature columns with the matching weight columns; float32): OAHU's kNN "
+    "error spans 0.046, 0.021 and 0.025 per seed (standard deviation 0.012 over orders against "
+    "0.023 over seeds; float64 moved it by at most 0.011). Read an OAHU error as +- 0.02 per run "
+    "and a mean over 3 seeds as about +- 0.01 (two such means can differ by 0.02: on Table 3 "
+    "of the default config, seeds 0-2, the torch backend's OAHU row gives 0.312 where the "
+    "NumPy backend's gives 0.289, OAHU-combined 0.306 and 0.304; measured 2026-11-27): its third "
+    "decimal carries no information, and smaller differences between OAHU rows, or between OAHU "
+    "and another method, may be operation order alone. Our rows run the NumPy backend "
+    "(algorithms/oahu.py); the torch backend gives other numbers within this spread."
+)
+"""Sentence every caption of OAHU numbers carries (Table 3, Figures 4, 5 and 7, the sensitivity
+table), beside :data:`OAHU_CHOICES`: the measured spread over operation orders."""
+
+
 def _fmt(d: dict) -> str:
     return ", ".join(f"{k}={v}" for k, v in d.items())
 
@@ -431,7 +465,7 @@ def oasis_table2(config: dict, missing) -> list[str]:
 def oahu_table3(config: dict, runs: pd.DataFrame, missing) -> list[str]:
     """Caption of the OAHU paper's Table 3 (rule table_oahu_3), with the diagnosis of OAHU
     against its untrained network where both ran."""
-    from .oahu_experiment import OAHU_CHOICES, OAHU_ORDER_SPREAD, SPLIT_WORDS, pair_rule_caption
+    from .oahu_experiment import SPLIT_WORDS, pair_rule_caption
 
     cfg, route = config["oahu"]["table3"], config["data"]["route"]
     methods, art = cfg["methods"], "oahu_table3"

@@ -38,36 +38,6 @@ from tripletbench.evaluation.retrieval import recall_at_k
 
 from .experiment import algorithm_of, constraint_kind_of, fit_learner, grid_labels, params_for_label
 
-OAHU_CHOICES = (
-    "OAHU follows the paper's section 3 (eqs. 1-27: exponential adaptive bounds, mean of the "
-    "attractive and repulsive losses, hedge update, per-layer deployment). What the text leaves "
-    "open is our choice (algorithms/oahu.py): the bounds held constant in the gradient, unit "
-    "norm by normalising the embedding, PyTorch's default initialisation without biases (eq. 1 "
-    "has none), eq. 20's garbled branch condition read as beta^L ln(beta) > beta - 1 (exponential "
-    "factor for losses above about 0.5, the linear one below), d_max = d_min in eq. 23 scored as "
-    "distance 0, and the kNN k (the paper does not state it)."
-)
-"""Sentence every OAHU table and figure caption carries."""
-
-OAHU_ORDER_SPREAD = (
-    "How many digits to trust: OAHU's online steps are chaotic, so runs that differ only in the "
-    "order of floating-point sums end with unrelated parameters (a float32 rounding difference "
-    "of 3e-7 after the first step reaches 0.46-0.79 of the largest parameter by step 100) and "
-    "different errors. Measured (harness/oahu_order.py) on Fashion-MNIST at the default config's "
-    "size (4,000 samples, 2,500 + 2,500 triplets, k = 5, tau 0.1), seeds 0-2, five runs per seed "
-    "that differ only in summation order (the NumPy and the torch backend, and three "
-    "permutations of the feature columns with the matching weight columns; float32): OAHU's kNN "
-    "error spans 0.046, 0.021 and 0.025 per seed (standard deviation 0.012 over orders against "
-    "0.023 over seeds; float64 moved it by at most 0.011). Read an OAHU error as +- 0.02 per run "
-    "(about +- 0.01 for a mean over 3 seeds): its third decimal carries no information, and "
-    "smaller differences between OAHU rows, or between OAHU and another method, may be operation "
-    "order alone. Our rows run the NumPy backend (algorithms/oahu.py); the torch backend gives "
-    "other numbers within this spread."
-)
-"""Sentence every caption of OAHU numbers carries (Table 3, Figures 4, 5 and 7, the sensitivity
-table), beside :data:`OAHU_CHOICES`: the measured spread over operation orders."""
-
-
 def subsample(y: np.ndarray, n: int | None, generator: np.random.Generator) -> np.ndarray:
     """Indices of a class-stratified random subsample of size about ``n`` (all if None/too big),
     in random order (the shuffle of the protocol)."""

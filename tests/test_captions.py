@@ -534,3 +534,26 @@ def test_the_measured_gap_lines_follow_the_tables_columns_and_rows():
     (line,) = sdca_table2_gaps(["vowel"], ["ITML"])
     assert "ITML (metric-learn" in line and "LEGO" not in line
     assert sdca_table2_gaps([], every) == []  # svmguide4 "needs download" offline: not a column
+
+
+def test_no_cell_hashes_caption_text():
+    """A cell's settings hash the code its script imports (harness.settings.cell_settings), so
+    caption text kept in such a module would rerun every cell when a caption's wording changes.
+    Rule: the scripts of the rules in group "cells" do not import harness.captions, which holds
+    the sentences every OAHU caption carries (their numbers are measured, their words are not
+    the cells')."""
+    import re
+
+    from tripletbench.harness.captions import OAHU_CHOICES, OAHU_ORDER_SPREAD
+    from tripletbench.harness.settings import code_closure
+
+    scripts = set()
+    for smk in sorted((ROOT / "workflow/rules").glob("*.smk")):
+        for rule in re.split(r"\n(?=rule |checkpoint )", smk.read_text()):
+            if re.search(r'group:\s*\n\s*"cells"', rule):
+                scripts |= set(re.findall(r'script:\s*\n\s*"\.\./scripts/(\w+\.py)"', rule))
+    assert len(scripts) >= 8, scripts  # fit_evaluate, the OAHU, human, SVM and data cells
+    for script in sorted(scripts):
+        closure = code_closure(script=f"workflow/scripts/{script}")
+        assert "tripletbench.harness.captions" not in closure, script
+    assert OAHU_CHOICES and "third decimal" in OAHU_ORDER_SPREAD

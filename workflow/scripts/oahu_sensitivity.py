@@ -16,15 +16,10 @@ import numpy as np
 import pandas as pd
 
 from tripletbench.datasets.rows import load_prepared_rows
+from tripletbench.harness.captions import OAHU_CHOICES, OAHU_ORDER_SPREAD
 from tripletbench.harness.experiment import fit_learner
 from tripletbench.harness.io import now, save_csv, save_text, start_log
-from tripletbench.harness.oahu_experiment import (
-    OAHU_CHOICES,
-    OAHU_ORDER_SPREAD,
-    constraint_stream,
-    dev_test_split,
-    knn_scores,
-)
+from tripletbench.harness.oahu_experiment import constraint_stream, dev_test_split, knn_scores
 
 start_log(snakemake.log[0])
 t3 = snakemake.config["oahu"]["table3"]
