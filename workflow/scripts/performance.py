@@ -166,25 +166,38 @@ others_section = section(
     "No other learner timed (the config has no SDCA Table 2 rows besides OASIS and SDCA).",
     drop=["protocol", "paper_settings", "our_settings"],
 )
+BLOCK_VIEW = [  # the md's columns, the ceiling beside the measured share (the CSV has them all)
+    "d",
+    "block_size",
+    "best",
+    "stream_us_per_step",
+    "useful_fraction_of_gemm",
+    "ceiling_useful_fraction",
+    "gather_us_per_step",
+    "products_us_per_step",
+    "gram_us_per_step",
+    "rest_us_per_step",
+    "products_gflops",
+    "speedup_vs_auto",
+]
 blocks_section = section(
-    blocks,
+    blocks.reindex(columns=BLOCK_VIEW) if len(blocks) else blocks,
     lambda: [
         "The dense engine's block size K (performance_block_sizes.csv; the measurement behind "
         "auto_block_size): OASIS's stream in microseconds per step for each K at each d, the "
         "same synthetic points and triplets as above, repeats interleaved (every (d, K) timed "
         "once per repeat), median; speedup_vs_auto = the automatic K's time / this K's (> 1: "
-        "faster than the automatic K); best: the fastest K of its d. Beside each stream, in "
-        "the same repeat, the engine's BLAS work on blocks of K random rows of the same "
-        "factors, timed alone, per step: gather (the block's rows), products (the margins' "
-        "(K x d)(d x d) product and the in-place rank-K update of W, which carry the 4 d^2 "
-        "useful flops; products_gflops their rate) and gram (the two K x K Gram products that "
-        "make the blocks exact); rest = stream - the three (the compiled sequential kernel and "
-        "the Python per block; within the timing noise it can come out below 0). "
+        "faster than the automatic K, whose row has 1); best: the fastest K of its d. Beside "
+        "each stream, in the same repeat, the engine's BLAS work on blocks of K random rows of "
+        "the same factors, timed alone, per step: gather (the block's rows), products (the "
+        "margins' (K x d)(d x d) product and the in-place rank-K update of W, which carry the "
+        "4 d^2 useful flops; products_gflops their rate) and gram (the two K x K Gram products "
+        "that make the blocks exact); rest = stream - the three (the compiled sequential kernel "
+        "and the Python per block; within the timing noise it can come out below 0). "
         "ceiling_useful_fraction: the useful share of the GEMM rate a step would reach if it "
         "cost only those three parts, the most an engine doing these products reaches at this K."
     ],
     "No block size swept (the config's performance.block_sizes is empty).",
-    drop=["gemm_gflops", "n_steps", "repeats"],
 )
 oahu_section = section(
     oahu[list(oahu_speed.COLUMNS)],
