@@ -191,20 +191,12 @@ class DatasetSpec:
     embedded: tuple[EmbeddedFile, ...] = ()
     parse_embedded: Callable[[list[Path]], tuple[np.ndarray, np.ndarray]] | None = None
     scale_embedded: bool = True
-    scaling_embedded: str = ""  # how the embedded parser scales, where it does (for captions)
+    scaling_embedded: str = ""  # how the embedded parser scales, where it does (captions:
+    # tripletbench.harness.captions.scaling_words)
     scaling_download: str = ""  # how the publisher scaled the files, where they come scaled
     title: str = ""  # the human name in tables and figures (default: tripletbench.harness.plots.DISPLAY_NAMES)
     tabular: bool = True  # False: not a feature table (image archive, corpus, pairs files), not a
     # name for the experiments' `datasets` lists (tripletbench.datasets.DATASETS leaves it out)
-
-    def scaling(self, route: str) -> str:
-        """How the features of ``route`` are scaled, in words (for captions and provenance)."""
-        scaled_here = self.scale_download if route == "download" else self.scale_embedded
-        if scaled_here:
-            return "each feature to [-1, 1] on all rows (svm-scale's rule)"
-        if route == "download":
-            return self.scaling_download or "scaled by the publisher"
-        return self.scaling_embedded or "as the parser returns it"
 
     def has_route(self, route: str, mirror: str | None = None) -> bool:
         """True if the dataset can be obtained through ``route`` ('embedded' or 'download'); with

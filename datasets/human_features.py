@@ -82,22 +82,6 @@ HOG_PARAMS = {
 FEATURE_SETS = ("global", "hog", "ingredients")
 INGREDIENTS_MEMBER = "ingredients.json"
 
-CAPTIONS = {
-    "global": (
-        "global: the project's 297-d global descriptor (colour 81, edge directions 37, Gabor "
-        "120, LBP 59; tripletbench.datasets.global_descriptor) on images shrunk to {max_side} px"
-    ),
-    "hog": (
-        "HOG: skimage.feature.hog on the grey image resized to {size} x {size} px (bicubic, "
-        "aspect not kept), 9 unsigned orientation bins, 8 x 8-px cells, 2 x 2-cell blocks, "
-        "L2-Hys (Dalal & Triggs 2005), {dims} dimensions"
-    ),
-    "ingredients": (
-        "ingredients: binary bag of words of the Food-100 recipe ingredient names "
-        "(scikit-learn CountVectorizer, binary=True), {dims} words; unannotated dishes: zeros"
-    ),
-}
-
 _CACHE: dict = {}
 
 
@@ -307,37 +291,3 @@ def item_features(judgments: Judgments, kind: str, **params) -> np.ndarray:
     if kind == "ingredients":
         return ingredient_features(judgments, **params)
     raise ValueError(f"unknown feature set {kind!r}; expected one of {FEATURE_SETS}")
-
-
-def caption(kind: str, dims: int | None = None, **params) -> str:
-    """One line saying what feature set ``kind`` is, for a table's or figure's caption."""
-    if kind not in CAPTIONS:
-        raise ValueError(
-            f"unknown feature set {kind!r}; expected one of {FEATURE_SETS}"
-        )
-    size = params.get("size", HOG_SIZE)
-    return CAPTIONS[kind].format(
-        max_side=params.get("max_side", DEFAULT_MAX_SIDE),
-        size=size,
-        dims=dims if dims is not None else (hog_dims(size) if kind == "hog" else "?"),
-    )
-
-
-__all__ = [
-    "CAPTIONS",
-    "FEATURE_SETS",
-    "HOG_PARAMS",
-    "HOG_SIZE",
-    "available_feature_sets",
-    "caption",
-    "clear_cache",
-    "global_features",
-    "hog_dims",
-    "hog_features",
-    "hog_image",
-    "ingredient_documents",
-    "ingredient_features",
-    "ingredient_mask",
-    "ingredient_vocabulary",
-    "item_features",
-]

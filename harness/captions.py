@@ -65,6 +65,125 @@ OAHU_ORDER_SPREAD = (
 table), beside :data:`OAHU_CHOICES`: the measured spread over operation orders."""
 
 
+SPLIT_WORDS = {
+    "shuffled": "1:1 development/test split of the shuffled rows (the paper's, section 4.3.2)",
+    "stratified": "1:1 development/test split within each class (ours; the paper halves the "
+    "shuffled rows)",
+}
+"""How a caption names each ``split`` of
+:func:`tripletbench.harness.oahu_experiment.dev_test_split`."""
+
+
+PAIR_WORDS = {
+    1: "one pair per triplet of the stream, (a, p) similar and (a, n) dissimilar in turn (as many "
+    "constraints as the triplet learners; the paper: 5,000 + 5,000 pairwise or triplet "
+    "constraints; which pair is ours)",
+    2: "both pairs of every triplet, (a, p) similar and (a, n) dissimilar (ours: twice the "
+    "paper's count of constraints)",
+}
+
+
+def pair_rule_caption(methods: dict) -> str:
+    """Caption sentence: which pairs each pair learner among ``methods`` (a config ``methods``
+    block) gets, grouped by rule; "" when none is a pair learner."""
+    from .experiment import constraint_kind_of
+    from .oahu_experiment import pairs_per_triplet
+
+    rules: dict[int, list[str]] = {}
+    for m, c in methods.items():
+        if constraint_kind_of(m, c) == "pairs":
+            rules.setdefault(pairs_per_triplet(c), []).append(m)
+    return " ".join(
+        f"Pair learners ({', '.join(ms)}) get {PAIR_WORDS[k]}." for k, ms in sorted(rules.items())
+    )
+
+
+VECTOR_SCALE_WORDS = {
+    "none": "binary 0/1 entries as they are",
+    "unit": "each document's vector scaled to unit Euclidean length",
+}
+"""Each scale of :data:`tripletbench.harness.svm_experiment.VECTOR_SCALES` in words."""
+
+
+def text_feature_words(tf: dict, corpus: str) -> str:
+    """How a document of ``corpus`` ("webkb" or another text corpus) becomes the learner's vector
+    under the text features ``tf`` ({reading, lowercase, scale}), in words for captions."""
+    from tripletbench.datasets.webkb import PAGE_READINGS
+
+    what = PAGE_READINGS[tf["reading"]] if corpus == "webkb" else "the document's text"
+    case = "lower-cased" if tf["lowercase"] else "case kept"
+    return f"binary words of {what}, {case}; {VECTOR_SCALE_WORDS[tf['scale']]}"
+
+
+def scaling_words(spec, route: str) -> str:
+    """How the features of dataset ``spec`` (a :class:`tripletbench.datasets.base.DatasetSpec`)
+    on ``route`` are scaled, in words (for captions)."""
+    scaled_here = spec.scale_download if route == "download" else spec.scale_embedded
+    if scaled_here:
+        return "each feature to [-1, 1] on all rows (svm-scale's rule)"
+    if route == "download":
+        return spec.scaling_download or "scaled by the publisher"
+    return spec.scaling_embedded or "as the parser returns it"
+
+
+FEATURE_SET_WORDS = {
+    "global": (
+        "global: the project's 297-d global descriptor (colour 81, edge directions 37, Gabor "
+        "120, LBP 59; tripletbench.datasets.global_descriptor) on images shrunk to {max_side} px"
+    ),
+    "hog": (
+        "HOG: skimage.feature.hog on the grey image resized to {size} x {size} px (bicubic, "
+        "aspect not kept), 9 unsigned orientation bins, 8 x 8-px cells, 2 x 2-cell blocks, "
+        "L2-Hys (Dalal & Triggs 2005), {dims} dimensions"
+    ),
+    "ingredients": (
+        "ingredients: binary bag of words of the Food-100 recipe ingredient names "
+        "(scikit-learn CountVectorizer, binary=True), {dims} words; unannotated dishes: zeros"
+    ),
+}
+"""Each item feature set of :mod:`tripletbench.datasets.human_features` in words."""
+
+
+def feature_set_words(kind: str, dims: int | None = None, **params) -> str:
+    """One line saying what feature set ``kind`` of
+    :mod:`tripletbench.datasets.human_features` is, for a table's or figure's caption."""
+    from tripletbench.datasets.human_features import (
+        DEFAULT_MAX_SIDE,
+        FEATURE_SETS,
+        HOG_SIZE,
+        hog_dims,
+    )
+
+    if kind not in FEATURE_SET_WORDS:
+        raise ValueError(f"unknown feature set {kind!r}; expected one of {FEATURE_SETS}")
+    size = params.get("size", HOG_SIZE)
+    return FEATURE_SET_WORDS[kind].format(
+        max_side=params.get("max_side", DEFAULT_MAX_SIDE),
+        size=size,
+        dims=dims if dims is not None else (hog_dims(size) if kind == "hog" else "?"),
+    )
+
+
+__all__ = [
+    "CAPTIONS",
+    "FEATURE_SETS",
+    "HOG_PARAMS",
+    "HOG_SIZE",
+    "available_feature_sets",
+    "caption",
+    "clear_cache",
+    "global_features",
+    "hog_dims",
+    "hog_features",
+    "hog_image",
+    "ingredient_documents",
+    "ingredient_features",
+    "ingredient_mask",
+    "ingredient_vocabulary",
+    "item_features",
+]
+
+
 def _fmt(d: dict) -> str:
     return ", ".join(f"{k}={v}" for k, v in d.items())
 
@@ -276,7 +395,9 @@ def sdca_table2(config: dict, runs: pd.DataFrame, missing, other_file) -> list[s
             else []
         ),
         "Data: "
-        + "; ".join(f"{d}: {get_dataset(d).scaling(route)}" for d in datasets if d not in missing)
+        + "; ".join(
+            f"{d}: {scaling_words(get_dataset(d), route)}" for d in datasets if d not in missing
+        )
         + "."
         + (f" Downloads from the data mirror {mirror}." if mirror and route == "download" else ""),
         *compare_line,
@@ -465,7 +586,6 @@ def oasis_table2(config: dict, missing) -> list[str]:
 def oahu_table3(config: dict, runs: pd.DataFrame, missing) -> list[str]:
     """Caption of the OAHU paper's Table 3 (rule table_oahu_3), with the diagnosis of OAHU
     against its untrained network where both ran."""
-    from .oahu_experiment import SPLIT_WORDS, pair_rule_caption
 
     cfg, route = config["oahu"]["table3"], config["data"]["route"]
     methods, art = cfg["methods"], "oahu_table3"
@@ -620,7 +740,7 @@ def svm_table1(
     page-reading sweep's table (rule table_svm_readings) when the config has one, else None;
     ``servers``: :func:`tripletbench.harness.table_rows.server_headers` of the University notion's
     universities when WebKB ran, else None."""
-    from .svm_experiment import NOTIONS, text_feature_words
+    from .svm_experiment import NOTIONS
 
     cfg, route = config["svm"], config["data"]["route"]
     tf, art = cfg["text_features"], "svm_table1"

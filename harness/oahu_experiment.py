@@ -49,14 +49,6 @@ def subsample(y: np.ndarray, n: int | None, generator: np.random.Generator) -> n
 
 
 SPLITS = ("shuffled", "stratified")
-SPLIT_WORDS = {
-    "shuffled": "1:1 development/test split of the shuffled rows (the paper's, section 4.3.2)",
-    "stratified": "1:1 development/test split within each class (ours; the paper halves the "
-    "shuffled rows)",
-}
-"""How a caption names each ``split`` of :func:`dev_test_split`."""
-
-
 def dev_test_split(
     y: np.ndarray, seed: int, n_samples: int | None = None, split: str = "shuffled"
 ) -> dict:
@@ -104,27 +96,6 @@ def pairs_per_triplet(mcfg: dict) -> int:
     the stream has triplets (half similar, :func:`tripletbench.datasets.constraints.triplets_to_pairs`); 2 (both
     pairs of every triplet, twice the constraints) is our former rule."""
     return int(mcfg.get("pairs_per_triplet", 1))
-
-
-PAIR_WORDS = {
-    1: "one pair per triplet of the stream, (a, p) similar and (a, n) dissimilar in turn (as many "
-    "constraints as the triplet learners; the paper: 5,000 + 5,000 pairwise or triplet "
-    "constraints; which pair is ours)",
-    2: "both pairs of every triplet, (a, p) similar and (a, n) dissimilar (ours: twice the "
-    "paper's count of constraints)",
-}
-
-
-def pair_rule_caption(methods: dict) -> str:
-    """Caption sentence: which pairs each pair learner among ``methods`` (a config ``methods``
-    block) gets, grouped by rule; "" when none is a pair learner."""
-    rules: dict[int, list[str]] = {}
-    for m, c in methods.items():
-        if constraint_kind_of(m, c) == "pairs":
-            rules.setdefault(pairs_per_triplet(c), []).append(m)
-    return " ".join(
-        f"Pair learners ({', '.join(ms)}) get {PAIR_WORDS[k]}." for k, ms in sorted(rules.items())
-    )
 
 
 def utilization(model) -> float:

@@ -74,11 +74,9 @@ from tripletbench.evaluation.triplets import static_triplet_accuracy
 TOKEN_PATTERN = r"(?u)\b\w+\b"  # every run of letters/digits/underscore, single characters kept
 STREAMS = {"split": 100, "train_triplets": 101, "test_triplets": 102, "mds": 103, "gamma": 104}
 PREPROCESSING = ("none", "stop", "stem", "stem+stop")
-VECTOR_SCALES = {
-    "none": "binary 0/1 entries as they are",
-    "unit": "each document's vector scaled to unit Euclidean length",
-}
-"""The scales of a document's binary vector (:func:`scale_rows`), name -> description."""
+VECTOR_SCALES = ("none", "unit")
+"""The scales of a document's binary vector (:func:`scale_rows`; in words:
+:data:`tripletbench.harness.captions.VECTOR_SCALE_WORDS`)."""
 
 
 @dataclasses.dataclass(frozen=True)
@@ -362,16 +360,6 @@ def static_features(
     binary.data[:] = 1.0
     tfidf = TfidfTransformer().fit_transform(counts).tocsr()
     return scale_rows(binary, scale), tfidf, cv.get_feature_names_out()
-
-
-def text_feature_words(tf: dict, corpus: str) -> str:
-    """How a document of ``corpus`` ("webkb" or another text corpus) becomes the learner's vector
-    under the text features ``tf`` ({reading, lowercase, scale}), in words for captions."""
-    from tripletbench.datasets.webkb import PAGE_READINGS
-
-    what = PAGE_READINGS[tf["reading"]] if corpus == "webkb" else "the document's text"
-    case = "lower-cased" if tf["lowercase"] else "case kept"
-    return f"binary words of {what}, {case}; {VECTOR_SCALES[tf['scale']]}"
 
 
 def features_name(corpus: str, tf: dict) -> str:
@@ -717,7 +705,3 @@ def measure_in_subprocess(X, groups, n_triplets, seed, C, solver, timeout_s):
             return {**base, "status": f"timeout (> {timeout_s} s)"}
         except Exception as err:  # SolverError and the like, raised in the worker
             return {**base, "status": f"error: {type(err).__name__}: {err}"}
-
-
-def percent(v) -> str:
-    return "–" if pd.isna(v) else f"{100 * v:.2f}"

@@ -181,7 +181,7 @@ def readings_markdown(table: pd.DataFrame, paper: pd.DataFrame, cfg: dict, full:
     paper rows with columns notion, method, value; ``cfg``: the ``svm`` block). ``full``: the
     table's own page (heading, caption, every column, the paper's row); else the compact
     version for Table 1's notes (learned and Binary cells, vocabulary, distance)."""
-    from .svm_experiment import VECTOR_SCALES
+    from .captions import VECTOR_SCALE_WORDS
 
     from .paper_settings import vs_paper
 
@@ -247,8 +247,9 @@ def readings_markdown(table: pd.DataFrame, paper: pd.DataFrame, cfg: dict, full:
             + ". Each row is one reading of a page file (visible_text: what a browser shows; "
             "text_and_header: plus the MIME header; text_and_attributes: plus the tags' "
             "attribute values, i.e. link URLs; whole_page: every byte as served), lower-cased "
-            f"or case kept, and a scale of each document's binary vector ({VECTOR_SCALES['unit']}"
-            " or none; the Binary baseline has the same scale; TFIDF rows are unit length in "
+            "or case kept, and a scale of each document's binary vector "
+            f"({VECTOR_SCALE_WORDS['unit']} or none; the Binary baseline has the same scale; "
+            "TFIDF rows are unit length in "
             "every row). V = vocabulary size (the paper: 63,949 words)."
         ),
         (

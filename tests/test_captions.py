@@ -536,24 +536,53 @@ def test_the_measured_gap_lines_follow_the_tables_columns_and_rows():
     assert sdca_table2_gaps([], every) == []  # svmguide4 "needs download" offline: not a column
 
 
-def test_no_cell_hashes_caption_text():
-    """A cell's settings hash the code its script imports (harness.settings.cell_settings), so
-    caption text kept in such a module would rerun every cell when a caption's wording changes.
-    Rule: the scripts of the rules in group "cells" do not import harness.captions, which holds
-    the sentences every OAHU caption carries (their numbers are measured, their words are not
-    the cells')."""
+def _cell_scripts() -> list[str]:
+    """The scripts of the rules in Snakemake group "cells" (workflow/rules/*.smk)."""
     import re
-
-    from tripletbench.harness.captions import OAHU_CHOICES, OAHU_ORDER_SPREAD
-    from tripletbench.harness.settings import code_closure
 
     scripts = set()
     for smk in sorted((ROOT / "workflow/rules").glob("*.smk")):
         for rule in re.split(r"\n(?=rule |checkpoint )", smk.read_text()):
             if re.search(r'group:\s*\n\s*"cells"', rule):
                 scripts |= set(re.findall(r'script:\s*\n\s*"\.\./scripts/(\w+\.py)"', rule))
+    return sorted(scripts)
+
+
+def test_no_cell_hashes_caption_text():
+    """A cell's settings hash the code its script imports (harness.settings.cell_settings) and
+    its learner's module closure (learner_code_hash), so caption wording kept in such a module
+    would rerun every cell when a caption's words change. Rule: caption wording (module-level
+    ``*_WORDS`` / ``*CAPTION*`` constants, ``*caption*`` functions and ``*_words`` ones returning
+    ``str``) lives in
+    harness.captions, which no script of the cells group imports, and in no module of any
+    cell's or learner's code closure."""
+    import ast
+    import re
+
+    from tripletbench.algorithms import _algorithms
+    from tripletbench.harness.captions import OAHU_CHOICES, OAHU_ORDER_SPREAD
+    from tripletbench.harness.settings import _module_path, code_closure
+
+    scripts = _cell_scripts()
     assert len(scripts) >= 8, scripts  # fit_evaluate, the OAHU, human, SVM and data cells
-    for script in sorted(scripts):
+    modules = set()
+    for script in scripts:
         closure = code_closure(script=f"workflow/scripts/{script}")
         assert "tripletbench.harness.captions" not in closure, script
+        modules |= set(closure)
+    for cls in _algorithms().values():
+        modules |= set(code_closure([cls.__module__]))
+    wording = re.compile(r"(_WORDS$|CAPTION)")
+    function = re.compile(r"(caption|_words$)")
+    found = []
+    for name in sorted(modules):
+        tree = ast.parse(_module_path(name).read_text())
+        for node in tree.body:
+            targets = [t.id for t in getattr(node, "targets", []) if isinstance(t, ast.Name)]
+            if isinstance(node, ast.FunctionDef) and function.search(node.name):
+                # "*_words" that returns words (-> str), not a bag of words
+                if "caption" in node.name or ast.unparse(node.returns or ast.Constant("")) == "str":
+                    found.append(f"{name}.{node.name}")
+            found += [f"{name}.{t}" for t in targets if wording.search(t)]
+    assert found == [], found
     assert OAHU_CHOICES and "third decimal" in OAHU_ORDER_SPREAD

@@ -20,6 +20,7 @@ from sklearn.feature_extraction.text import CountVectorizer
 
 from tripletbench.datasets import cars60, food100
 from tripletbench.datasets import human_features as hf
+from tripletbench.harness import captions
 from tripletbench.datasets import material_similarity as material
 from tripletbench.datasets.base import DataError
 from tripletbench.datasets.global_descriptor import descriptor_from_bytes
@@ -149,4 +150,5 @@ def test_only_food100_has_ingredients_and_unknown_sets_are_refused(cars):
         hf.ingredient_features(cars)
     with pytest.raises(ValueError, match="unknown feature set"):
         hf.item_features(cars, "sift")
-    assert "Dalal & Triggs" in hf.caption("hog") and "1764" in hf.caption("hog")
+    words = captions.feature_set_words("hog")
+    assert "Dalal & Triggs" in words and "1764" in words

@@ -28,6 +28,7 @@ from tripletbench.datasets.base import (
     load,
     mirror_location,
 )
+from tripletbench.harness.captions import scaling_words
 from tripletbench.harness.config import ConfigError, check_config
 
 MIRROR = ROOT.parent / "shared" / "mirror"
@@ -148,7 +149,7 @@ def test_libsvm_route_from_the_http_mirror_to_prepared_arrays(name, http_mirror,
         assert -1.0 <= rows.min() and rows.max() <= 1.0
     else:
         np.testing.assert_array_equal(d["X"][: len(X0)], X0)
-        assert "unscaled" in spec.scaling("download")
+        assert "unscaled" in scaling_words(spec, "download")
     for line, rf in zip(d["sources"], spec.download):
         assert f"from {http_mirror}/libsvm/{rf.fname}" in line
         if rf.known_hash:

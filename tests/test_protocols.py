@@ -380,7 +380,8 @@ def test_oahu_pair_learners_get_as_many_constraints_as_the_stream_has_triplets()
     a pair learner gets one pair per triplet of the stream by default (half similar), and both
     pairs of each triplet only with pairs_per_triplet: 2; the row's constraint count and U
     follow."""
-    from tripletbench.harness.oahu_experiment import classification_rows, pair_rule_caption
+    from tripletbench.harness.captions import pair_rule_caption
+    from tripletbench.harness.oahu_experiment import classification_rows
 
     rng = np.random.default_rng(0)
     y = np.repeat(np.arange(4), 50)

@@ -14,7 +14,7 @@ name, kind = snakemake.wildcards.hset, snakemake.wildcards.features
 print(f"[{now()}] {name}: item features {kind}")
 j = human.load(name, snakemake.params.cache, snakemake.params.mirror, snakemake.params.allow_unpinned)
 X = np.asarray(hf.item_features(j, kind), dtype=np.float64)
-print(f"  {X.shape[0]} items x {X.shape[1]} dimensions: {hf.caption(kind, X.shape[1])}")
+print(f"  {X.shape[0]} items x {X.shape[1]} dimensions of {kind}")
 save_npz(
     snakemake.output[0],
     X=X,

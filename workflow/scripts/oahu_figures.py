@@ -10,9 +10,13 @@ import matplotlib.pyplot as plt
 import numpy as np
 import pandas as pd
 
-from tripletbench.harness.captions import OAHU_CHOICES, OAHU_ORDER_SPREAD
+from tripletbench.harness.captions import (
+    OAHU_CHOICES,
+    OAHU_ORDER_SPREAD,
+    SPLIT_WORDS,
+    pair_rule_caption,
+)
 from tripletbench.harness.io import save_csv, save_text, start_log
-from tripletbench.harness.oahu_experiment import SPLIT_WORDS, pair_rule_caption
 from tripletbench.harness.paper_settings import oahu_own_settings, vs_paper
 from tripletbench.harness.plots import clipped_band, display_name, log_axes, method_style, save_figure
 from tripletbench.harness.settings import check_fresh

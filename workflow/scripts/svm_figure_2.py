@@ -13,11 +13,12 @@ matplotlib.use("Agg")
 import matplotlib.pyplot as plt
 import pandas as pd
 
+from tripletbench.harness.captions import text_feature_words
 from tripletbench.harness.io import save_text, start_log
 from tripletbench.harness.plots import clipped_band, display_name, method_style, save_figure
 from tripletbench.harness.settings import check_block_fresh
 from tripletbench.harness.paper_settings import vs_paper
-from tripletbench.harness.svm_experiment import NOTIONS, text_feature_words
+from tripletbench.harness.svm_experiment import NOTIONS
 from tripletbench.harness.tables import collect
 
 start_log(snakemake.log[0])

@@ -11,10 +11,10 @@ matplotlib.use("Agg")
 import matplotlib.pyplot as plt
 import pandas as pd
 
+from tripletbench.harness.captions import VECTOR_SCALE_WORDS
 from tripletbench.harness.io import save_csv, save_text, start_log
 from tripletbench.harness.paper_settings import vs_paper
 from tripletbench.harness.plots import display_name, save_figure
-from tripletbench.harness.svm_experiment import VECTOR_SCALES
 from tripletbench.harness.tables import collect, paper_frame
 
 start_log(snakemake.log[0])
@@ -71,7 +71,8 @@ for ax, scale in zip(axes.ravel(), scales):
         )
     if len(ref):
         ax.axhline(100 * ref.iloc[0], color="k", ls=":", lw=1, label="paper, Table 1")
-    ax.set_title(f"{display_name(notion)}\nscale: {scale} ({VECTOR_SCALES[scale]})", fontsize=8)
+    words = VECTOR_SCALE_WORDS[scale]
+    ax.set_title(f"{display_name(notion)}\nscale: {scale} ({words})", fontsize=8)
     ax.set_xlabel("size of P_train (number of training triplets)", fontsize=8)
     ax.set_ylabel("P_test satisfied (%)", fontsize=8)
     ax.ticklabel_format(axis="x", style="sci", scilimits=(0, 4))
