@@ -806,7 +806,7 @@ def load(
     Returns a dict with ``X`` (float64, (n, d); scaled to [-1, 1] on all rows where the route
     is scaled here, else as the publisher or the parser scaled it: a range fitted on training
     rows alone, as LIBSVM's ``vowel.scale.t``, leaves test rows outside [-1, 1];
-    :meth:`DatasetSpec.scaling` says which), ``y`` (int64, (n,), class
+    :func:`tripletbench.harness.captions.scaling_words` says which), ``y`` (int64, (n,), class
     codes 0..k-1), ``classes`` (str, (k,)), ``route``, ``files`` (name -> sha256) and
     ``sources`` (one str per file: sha256, name, where it came from and how it was verified).
     Raises :class:`DataError` on NaN/inf features, fewer than two classes or a shape that differs

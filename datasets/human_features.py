@@ -291,3 +291,21 @@ def item_features(judgments: Judgments, kind: str, **params) -> np.ndarray:
     if kind == "ingredients":
         return ingredient_features(judgments, **params)
     raise ValueError(f"unknown feature set {kind!r}; expected one of {FEATURE_SETS}")
+
+
+__all__ = [
+    "FEATURE_SETS",
+    "HOG_PARAMS",
+    "HOG_SIZE",
+    "available_feature_sets",
+    "clear_cache",
+    "global_features",
+    "hog_dims",
+    "hog_features",
+    "hog_image",
+    "ingredient_documents",
+    "ingredient_features",
+    "ingredient_mask",
+    "ingredient_vocabulary",
+    "item_features",
+]

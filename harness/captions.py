@@ -164,26 +164,6 @@ def feature_set_words(kind: str, dims: int | None = None, **params) -> str:
     )
 
 
-__all__ = [
-    "CAPTIONS",
-    "FEATURE_SETS",
-    "HOG_PARAMS",
-    "HOG_SIZE",
-    "available_feature_sets",
-    "caption",
-    "clear_cache",
-    "global_features",
-    "hog_dims",
-    "hog_features",
-    "hog_image",
-    "ingredient_documents",
-    "ingredient_features",
-    "ingredient_mask",
-    "ingredient_vocabulary",
-    "item_features",
-]
-
-
 def _fmt(d: dict) -> str:
     return ", ".join(f"{k}={v}" for k, v in d.items())
 

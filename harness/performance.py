@@ -501,14 +501,13 @@ def _block_parts(A, Z, K: int, seed: int, n_steps: int) -> tuple:
     """Process CPU seconds per step of the dense engine's BLAS work on blocks of K steps
     (:func:`tripletbench.algorithms.base.bilinear_stream`): (gather, products, gram), each the
     total over ceil(n_steps / K) blocks of K random rows of the (n, d) factors A, Z divided by
-    their steps. gather: the block's rows of A and Z (``_block_rows``, as the engine); products:
-    the margins' (K x d)(d x d) product and the in-place rank-K update of W (``dgemm``); gram: the
-    K x K products A_b A_b^T and Z_b Z_b^T. The products run on the last 8 blocks gathered, in
-    turn (in cache, as in the engine, which multiplies a block right after gathering it). One
-    BLAS thread is the caller's (:func:`single_threaded`)."""
-    from scipy.linalg.blas import dgemm
-
-    from tripletbench.algorithms.base import _block_rows
+    their steps, each part by the engine's own function. gather: the block's rows of A and Z
+    (``_block_rows``); products: the margins' (K x d)(d x d) product and the in-place rank-K
+    update of W (``_rank_k_update``); gram: the K x K matrix of A_b A_b^T and Z_b Z_b^T
+    (``_block_gram``). The products run on the last 8 blocks gathered, in turn (in cache, as in
+    the engine, which multiplies a block right after gathering it). One BLAS thread is the
+    caller's (:func:`single_threaded`)."""
+    from tripletbench.algorithms.base import _block_gram, _block_rows, _rank_k_update
 
     rng = np.random.default_rng(seed)
     n_blocks = -(-n_steps // K)
@@ -524,12 +523,12 @@ def _block_parts(A, Z, K: int, seed: int, n_steps: int) -> tuple:
     for b in range(n_blocks):
         Ab, Zb = rows[b % len(rows)]
         Ab @ W
-        dgemm(1.0, Zb.T, (Ab * coef[:, None]).T, beta=1.0, c=W.T, trans_b=1, overwrite_c=1)
+        _rank_k_update(W, Ab, Zb, coef, 1.0)
     products = time.process_time() - t
     t = time.process_time()
     for b in range(n_blocks):
         Ab, Zb = rows[b % len(rows)]
-        (Ab @ Ab.T) * (Zb @ Zb.T)
+        _block_gram(Ab, Zb, 1.0)
     gram = time.process_time() - t
     steps = n_blocks * K
     return gather / steps, products / steps, gram / steps
