@@ -22,7 +22,9 @@ Kernels:
 * :func:`sparse_steps`: whole steps on sparse points, reading and writing only the entries of W
   in nnz(a_ij) x nnz(z_ij) for each term: O(sum_j nnz(a_ij) nnz(z_ij)) per step, independent of
   d; the z-rows of the terms that share an a-row are merged first, so that each touched row of W
-  is swept once, in column order.
+  is swept once, in column order. Its steps are the helpers :func:`_sparse_margin` (with
+  :func:`_merge_z_rows`) and :func:`_sparse_update`, plain functions too, compiled with it
+  (:func:`jit`).
 
 Compilation: each (kernel, rule) pair is compiled once per process (about a second). Numba's
 on-disk cache is not used: it keys a kernel's entry by its argument types, and the type of a
@@ -115,59 +117,7 @@ def sparse_steps(
     hinge_sum = squared_sum = mistakes = updates = 0.0
     for pos in range(lo, hi):
         i = order[pos]
-        m = 0.0
-        j0 = 0
-        g = 0
-        while j0 < J:
-            ra = a_rows[i, j0]
-            j1 = j0 + 1
-            while j1 < J and a_rows[i, j1] == ra:
-                j1 += 1
-            # the group's z-rows, weighted, merged into one sorted vector: the first copied into
-            # row 2g, each next one merged with it into the other row of the pair (2g, 2g + 1)
-            src = 2 * g
-            dst = src + 1
-            e = 0
-            for j in range(j0, j1):
-                rz = z_rows[i, j]
-                w = weights[j]
-                v = ptr[rz]
-                v_end = ptr[rz + 1]
-                if j == j0:
-                    for q in range(v_end - v):
-                        zc[src, q] = ind[v + q]
-                        zv[src, q] = w * val[v + q]
-                    e = v_end - v
-                    continue
-                u = 0
-                f = 0
-                while u < e or v < v_end:
-                    if v >= v_end or (u < e and zc[src, u] < ind[v]):
-                        zc[dst, f] = zc[src, u]
-                        zv[dst, f] = zv[src, u]
-                        u += 1
-                    elif u >= e or ind[v] < zc[src, u]:
-                        zc[dst, f] = ind[v]
-                        zv[dst, f] = w * val[v]
-                        v += 1
-                    else:
-                        zc[dst, f] = zc[src, u]
-                        zv[dst, f] = zv[src, u] + w * val[v]
-                        u += 1
-                        v += 1
-                    f += 1
-                src, dst = dst, src
-                e = f
-            zr[g] = src
-            ze[g] = e
-            for p in range(ptr[ra], ptr[ra + 1]):
-                row = ind[p]
-                acc = 0.0
-                for q in range(e):
-                    acc += W[row, zc[src, q]] * zv[src, q]
-                m += val[p] * acc
-            j0 = j1
-            g += 1
+        m = _sparse_margin(W, ptr, ind, val, a_rows, z_rows, weights, J, i, zc, zv, ze, zr)
         hinge = 1.0 - m
         if hinge < 0.0:
             hinge = 0.0
@@ -178,26 +128,99 @@ def sparse_steps(
         c = rule(i, pos + 1, m, par, state)
         if c != 0.0:
             updates += 1.0
-            j0 = 0
-            g = 0
-            while j0 < J:
-                ra = a_rows[i, j0]
-                j1 = j0 + 1
-                while j1 < J and a_rows[i, j1] == ra:
-                    j1 += 1
-                e = ze[g]
-                r = zr[g]
-                for p in range(ptr[ra], ptr[ra + 1]):
-                    row = ind[p]
-                    cv = c * val[p]
-                    for q in range(e):
-                        W[row, zc[r, q]] += cv * zv[r, q]
-                j0 = j1
-                g += 1
+            _sparse_update(W, ptr, ind, val, a_rows, J, i, c, zc, zv, ze, zr)
     totals[0] += hinge_sum
     totals[1] += squared_sum
     totals[2] += mistakes
     totals[3] += updates
+
+
+def _sparse_margin(W, ptr, ind, val, a_rows, z_rows, weights, J, i, zc, zv, ze, zr):
+    """The margin m = sum_g sum_p a_p sum_q W[p, q] z_gq of constraint i (a step of
+    :func:`sparse_steps`, same arguments; J terms), each group's merged z-row
+    (:func:`_merge_z_rows`) left in the scratch for :func:`_sparse_update`: row ``zr[g]`` of
+    ``zc`` / ``zv``, length ``ze[g]``."""
+    m = 0.0
+    j0 = 0
+    g = 0
+    while j0 < J:
+        ra = a_rows[i, j0]
+        j1 = j0 + 1
+        while j1 < J and a_rows[i, j1] == ra:
+            j1 += 1
+        src, e = _merge_z_rows(ptr, ind, val, z_rows, weights, i, j0, j1, 2 * g, zc, zv)
+        zr[g] = src
+        ze[g] = e
+        for p in range(ptr[ra], ptr[ra + 1]):
+            row = ind[p]
+            acc = 0.0
+            for q in range(e):
+                acc += W[row, zc[src, q]] * zv[src, q]
+            m += val[p] * acc
+        j0 = j1
+        g += 1
+    return m
+
+
+def _merge_z_rows(ptr, ind, val, z_rows, weights, i, j0, j1, src, zc, zv):
+    """The z-rows of terms j0 .. j1-1 of constraint i (one group of :func:`sparse_steps`),
+    weighted, merged into one sorted vector: the first copied into scratch row ``src`` (= 2g),
+    each next one merged with it into the other row of the pair (2g, 2g + 1). Returns (the row
+    holding the merged vector, its length)."""
+    dst = src + 1
+    e = 0
+    for j in range(j0, j1):
+        rz = z_rows[i, j]
+        w = weights[j]
+        v = ptr[rz]
+        v_end = ptr[rz + 1]
+        if j == j0:
+            for q in range(v_end - v):
+                zc[src, q] = ind[v + q]
+                zv[src, q] = w * val[v + q]
+            e = v_end - v
+            continue
+        u = 0
+        f = 0
+        while u < e or v < v_end:
+            if v >= v_end or (u < e and zc[src, u] < ind[v]):
+                zc[dst, f] = zc[src, u]
+                zv[dst, f] = zv[src, u]
+                u += 1
+            elif u >= e or ind[v] < zc[src, u]:
+                zc[dst, f] = ind[v]
+                zv[dst, f] = w * val[v]
+                v += 1
+            else:
+                zc[dst, f] = zc[src, u]
+                zv[dst, f] = zv[src, u] + w * val[v]
+                u += 1
+                v += 1
+            f += 1
+        src, dst = dst, src
+        e = f
+    return src, e
+
+
+def _sparse_update(W, ptr, ind, val, a_rows, J, i, c, zc, zv, ze, zr):
+    """W[p, q] += c a_p z_gq on the entries of constraint i's groups (a step of
+    :func:`sparse_steps`), the merged z-rows read from the scratch :func:`_sparse_margin` left."""
+    j0 = 0
+    g = 0
+    while j0 < J:
+        ra = a_rows[i, j0]
+        j1 = j0 + 1
+        while j1 < J and a_rows[i, j1] == ra:
+            j1 += 1
+        e = ze[g]
+        r = zr[g]
+        for p in range(ptr[ra], ptr[ra + 1]):
+            row = ind[p]
+            cv = c * val[p]
+            for q in range(e):
+                W[row, zc[r, q]] += cv * zv[r, q]
+        j0 = j1
+        g += 1
 
 
 _COMPILED: dict = {}
@@ -205,13 +228,31 @@ _COMPILED: dict = {}
 
 def jit(fn):
     """``fn`` compiled by numba (``njit(nogil=True)``), once per process (numba is a pinned
-    requirement: ``ImportError`` without it; there is no silent fallback to plain Python)."""
+    requirement: ``ImportError`` without it; there is no silent fallback to plain Python). The
+    helpers of this module that ``fn`` calls (``_HELPERS``) are compiled with it."""
     hit = _COMPILED.get(fn)
     if hit is None:
         import numba
 
-        hit = _COMPILED[fn] = numba.njit(nogil=True)(fn)
+        hit = _COMPILED[fn] = numba.njit(nogil=True)(_with_compiled_helpers(fn))
     return hit
+
+
+_HELPERS = ("_sparse_margin", "_merge_z_rows", "_sparse_update")
+"""The steps of :func:`sparse_steps`: plain functions that the plain kernel calls as they are and
+the compiled kernel calls compiled (:func:`_with_compiled_helpers`)."""
+
+
+def _with_compiled_helpers(fn):
+    """``fn`` itself, or, when it is a function of this module that calls ``_HELPERS``, the same
+    code with globals that name their compiled versions (:func:`jit`)."""
+    names = [n for n in fn.__code__.co_names if n in _HELPERS]
+    if not names or fn.__globals__ is not globals():
+        return fn
+    import types
+
+    glb = dict(fn.__globals__, **{n: jit(globals()[n]) for n in names})
+    return types.FunctionType(fn.__code__, glb, fn.__name__, fn.__defaults__, fn.__closure__)
 
 
 def as_float_array(values, shape=None) -> np.ndarray:

@@ -45,10 +45,13 @@ can replace it once someone records it from a verified copy.
 import importlib
 import pkgutil
 
-from .base import ChecksumError, DataError, DatasetSpec, DataUnavailable
+from tripletbench.algorithms._checks import DataError
+
+from .fetch import ChecksumError, DataUnavailable
+from .spec import DatasetSpec
 
 NOT_DATASET_MODULES = frozenset(
-    {"base", "bovw", "constraints", "global_descriptor", "preprocess", "text"}
+    {"base", "bovw", "constraints", "fetch", "global_descriptor", "preprocess", "spec", "text"}
 )
 """Modules of this package that hold no dataset (shared code)."""
 

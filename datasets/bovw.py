@@ -37,6 +37,8 @@ import warnings
 import numpy as np
 import scipy.sparse as sp
 
+from tripletbench.files import save_npz
+
 from .base import DataError, load_prepared
 
 # Seed stream of the codebook's k-means, beside tripletbench.datasets.preprocess.PURPOSES (0-4 there).
@@ -249,8 +251,6 @@ def save_features(path, X, y, **extra) -> None:
     A CSR matrix is stored as ``X_data``, ``X_indices``, ``X_indptr``, ``X_shape``; a dense one as
     ``X``. Read back with :func:`load_features`.
     """
-    from tripletbench.harness.io import save_npz
-
     if sp.issparse(X):
         X = sp.csr_matrix(X)
         arrays = {

@@ -1,8 +1,7 @@
-"""Features of the items of the human-judgment collections (issue 38, part 2): one float64 row
-per item, in the collection's item order (row ``i`` describes item ``i``, the index the triplets
-use), computed from the item images (or, for Food-100, its ingredient annotations) with
-well-kept libraries. Cached in memory only (per process; :func:`clear_cache`); nothing is
-written to disk.
+"""Features of the items of the human-judgment collections: one float64 row per item, in the
+collection's item order (row ``i`` describes item ``i``, the index the triplets use), computed
+from the item images (or, for Food-100, its ingredient annotations) with well-kept libraries.
+Cached in memory only (per process; :func:`clear_cache`); nothing is written to disk.
 
 Feature sets (:data:`FEATURE_SETS`; :func:`item_features` picks one by name):
 

@@ -36,18 +36,18 @@ from typing import Callable
 
 import numpy as np
 
-from .base import (
+from tripletbench.files import save_text
+
+from .base import DataError, DatasetSpec, fetch_download
+from .fetch import (
+    MEMBER_MAX_BYTES,
     MIRROR_SUMS,
     ChecksumError,
-    DataError,
-    DatasetSpec,
     DataUnavailable,
-    MEMBER_MAX_BYTES,
+    _local_path,
     bounded_downloader,
     check_member_size,
-    _local_path,
     download_provenance,
-    fetch_download,
     file_sha256,
     mirror_location,
     mirror_sums,
@@ -208,10 +208,52 @@ def fetch_members(
     """
     import pooch
 
-    from tripletbench.harness.io import save_text
-
     kind, base = mirror_location(mirror)
     folder = folder.strip("/")
+    listed, unlisted, pinned = _members_to_fetch(
+        name, folder, wanted, required, mirror, (kind, base), archive, allow_unpinned
+    )
+    target_root = Path(cache_dir) / "download" / name / PurePosixPath(folder).name
+    lines = []
+    logger = pooch.get_logger()
+    level = logger.level
+    logger.setLevel("WARNING")  # one summary line below instead of one per member
+    members = {**listed, **unlisted}
+    try:
+        for member, sha in sorted(members.items()):
+            lines.append(_fetch_member(name, folder, member, sha, base, mirror, target_root))
+    finally:
+        logger.setLevel(level)
+    manifest = target_root.parent / f"{target_root.name}.source"
+    text = "".join(line + "\n" for line in lines)
+    save_text(manifest, text)
+    digest = hashlib.sha256(text.encode()).hexdigest()
+    how = (
+        f"each verified by the sha256 the mirror's {MIRROR_SUMS} lists, a listing this project "
+        "pins (MIRROR_MEMBER_PINS)"
+        if pinned and not unlisted
+        else "unpinned: taken under the command-line opt-in (allow_unpinned_downloads), "
+        f"{len(listed)} checked against the mirror's {MIRROR_SUMS}, {len(unlisted)} unlisted"
+    )
+    summary = (
+        f"{digest}  {target_root.name}.source  {len(lines)} members of {archive} from data "
+        f"mirror {mirror} ({folder}/), {how} (the mirror's copies of the extracted members: the "
+        "publisher's pin is of the archive and cannot be checked on them)"
+    )
+    print(f"[fetch] {summary}")
+    store = MemberStore(
+        "folder", target_root, label=f"{mirror}/{folder}", listing=tuple(sorted(members))
+    )
+    return store, (summary,)
+
+
+def _members_to_fetch(name, folder, wanted, required, mirror, location, archive, allow_unpinned):
+    """What :func:`fetch_members` fetches from data mirror ``mirror`` (``location``: its
+    :func:`mirror_location`): ``(listed, unlisted, pinned)``, the wanted members its
+    ``SHA256SUMS`` lists under ``folder/`` (member -> sha256), a folder mirror's wanted files it
+    does not list (member -> None), and whether the listing is the one this project pins. Raises
+    :class:`DataUnavailable` as :func:`fetch_members` says."""
+    kind, base = location
     listed = {m: h for m, h in _mirror_listing(mirror, folder).items() if wanted(m)}
     unlisted: dict[str, None] = {}
     if kind == "folder":
@@ -249,38 +291,7 @@ def fetch_members(
             f"{archive} in the mirror instead, or add --config allow_unpinned_downloads=true to "
             "the command line to take the members as the mirror lists them"
         )
-    target_root = Path(cache_dir) / "download" / name / PurePosixPath(folder).name
-    lines = []
-    logger = pooch.get_logger()
-    level = logger.level
-    logger.setLevel("WARNING")  # one summary line below instead of one per member
-    members = {**listed, **unlisted}
-    try:
-        for member, sha in sorted(members.items()):
-            lines.append(_fetch_member(name, folder, member, sha, base, mirror, target_root))
-    finally:
-        logger.setLevel(level)
-    manifest = target_root.parent / f"{target_root.name}.source"
-    text = "".join(line + "\n" for line in lines)
-    save_text(manifest, text)
-    digest = hashlib.sha256(text.encode()).hexdigest()
-    how = (
-        f"each verified by the sha256 the mirror's {MIRROR_SUMS} lists, a listing this project "
-        "pins (MIRROR_MEMBER_PINS)"
-        if pinned and not unlisted
-        else "unpinned: taken under the command-line opt-in (allow_unpinned_downloads), "
-        f"{len(listed)} checked against the mirror's {MIRROR_SUMS}, {len(unlisted)} unlisted"
-    )
-    summary = (
-        f"{digest}  {target_root.name}.source  {len(lines)} members of {archive} from data "
-        f"mirror {mirror} ({folder}/), {how} (the mirror's copies of the extracted members: the "
-        "publisher's pin is of the archive and cannot be checked on them)"
-    )
-    print(f"[fetch] {summary}")
-    store = MemberStore(
-        "folder", target_root, label=f"{mirror}/{folder}", listing=tuple(sorted(members))
-    )
-    return store, (summary,)
+    return listed, unlisted, pinned
 
 
 def _fetch_member(name, folder, member, sha, base, mirror, target_root) -> str:

@@ -24,6 +24,8 @@ from pathlib import Path
 
 import numpy as np
 
+from tripletbench.files import atomic_path, save_npz
+
 from .base import DataError, file_sha256, load_prepared, prepared_hash_path
 
 
@@ -59,8 +61,6 @@ def write_rows(prepared, rows_npy, check_npz) -> tuple[int, int]:
     ``check_npz``: ``crc32`` (n,) uint32, the CRC-32 of each row, and ``prepared_sha256``, the
     prepared file it was made from. Both written atomically. Returns ``X.shape``; raises
     :class:`DataError` as :func:`load_prepared` does, or for an ``X`` that is not 2-d."""
-    from tripletbench.harness.io import atomic_path, save_npz
-
     X = load_prepared(prepared, ["X"])["X"]
     if X.ndim != 2:
         raise DataError(f"{prepared}: X has shape {X.shape}, not (n, d)")

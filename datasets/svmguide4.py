@@ -19,7 +19,7 @@ them only when the run's command line asks for it (``--config allow_unpinned_dow
 and records their sha256 in the prepare log; from a data mirror, the mirror's copies are verified
 by their sha256 as measured on the project's mirror on 2026-11-26 (``mirror_hash``: no publisher
 hash exists; their rows equal an independent copy's; the provenance of every row made from them
-says so). A mirror's own ``SHA256SUMS`` cannot vouch for another copy (issue 37, rule 5).
+says so). A mirror's own ``SHA256SUMS`` cannot vouch for another copy: that needs the opt-in.
 """
 
 from .base import DatasetSpec, RemoteFile, load_libsvm

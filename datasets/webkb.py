@@ -7,7 +7,7 @@ from CMU the file is taken only under the ``allow_unpinned_downloads`` opt-in of
 repacked in another archive, pinned here by its sha256 as measured on 2026-11-26
 (:data:`MIRROR_HASH`: no publisher hash exists) and accepted from a mirror only with that hash
 (:func:`tripletbench.datasets.base.fetch_download`; the log and every row made from it say so). A mirror's own
-``SHA256SUMS`` cannot vouch for another archive (issue 37, rule 5): that needs the opt-in.
+``SHA256SUMS`` cannot vouch for another archive: that needs the opt-in.
 
 Layout of the archive: ``webkb/<topic>/<university>/<page file>`` with topics course,
 department, faculty, other, project, staff, student and universities cornell, texas,

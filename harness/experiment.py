@@ -8,7 +8,7 @@ receives the same triplet set, converted explicitly:
 * "chunklets": connected components of the similar pairs (RCA);
 * "labels": the samples that occur in the triplets with their class labels (LMNN).
 
-Sparse features (scipy CSR, the bag-of-visual-words sets of the ``images`` experiment): the
+Sparse features (scipy CSR, e.g. bag-of-visual-words image features): the
 bilinear learners (OASIS, SDCA, COMET) take the CSR matrix as it is; the Mahalanobis learners
 (Eucl, RCA, ITML, LEGO, LMNN, ...) need dense input and get a dense copy of the *training* rows
 only (``fit_learner``). Evaluation never densifies: bilinear scores are sparse x dense products and
@@ -42,7 +42,8 @@ def algorithm_of(method: str, method_cfg: dict) -> str:
 
 def constraint_kind_of(method: str, method_cfg: dict) -> str:
     """The constraint kind a row's learner gets ("triplets", "pairs", "chunklets", "labels"):
-    the row's ``constraints`` (external learners, :mod:`tripletbench.algorithms.external`), else its class's."""
+    the row's ``constraints`` (external learners, :mod:`tripletbench.algorithms.external`), else its class's.
+    """
     from tripletbench.algorithms import learner_class
 
     return (
@@ -54,7 +55,8 @@ def constraint_kind_of(method: str, method_cfg: dict) -> str:
 def param_grid(method_cfg: dict) -> list[dict]:
     """All hyperparameter combinations of a method's config: ``fixed`` merged with each point of
     the Cartesian product of ``grid`` (in the config's order), plus the row's ``constraints``
-    where it gives one (an external learner's constraint kind, :mod:`tripletbench.algorithms.external`)."""
+    where it gives one (an external learner's constraint kind, :mod:`tripletbench.algorithms.external`).
+    """
     grid = method_cfg.get("grid", {}) or {}
     fixed = dict(method_cfg.get("fixed", {}) or {})
     if method_cfg.get("constraints"):
@@ -262,7 +264,7 @@ def run_cell(
     test_query, test_db = ("query", "database") if own else ("test", "train")
     n_db = len(split[test_db])  # the test stage's database
     if ks and max(ks) > n_db:
-        from .config import ConfigError  # tripletbench.harness.config imports this module
+        from .config_files import ConfigError
 
         raise ConfigError(
             f"config {base.get('table', '<experiment>')}.precision_at_k: {max(ks)} exceeds the "

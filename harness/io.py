@@ -1,4 +1,8 @@
-"""Atomic writes and provenance columns."""
+"""Atomic writes and provenance columns.
+
+The atomic writes themselves (:func:`~tripletbench.files.atomic_path`, ``save_text``,
+``save_npz``) live in :mod:`tripletbench.files`, the bottom layer, so that the data layer writes
+through them without importing the harness; they are re-exported here unchanged."""
 
 from __future__ import annotations
 
@@ -8,54 +12,12 @@ import hashlib
 import json
 import os
 import platform
-import tempfile
 from pathlib import Path
 
 import numpy as np
 import pandas as pd
 
-
-def current_umask() -> int:
-    """The process's file-mode creation mask (Linux: read from /proc, which changes nothing;
-    elsewhere set and restored at once)."""
-    try:
-        with open("/proc/self/status") as fh:
-            for line in fh:
-                if line.startswith("Umask:"):
-                    return int(line.split()[1], 8)
-    except (OSError, ValueError):
-        pass
-    mask = os.umask(0o022)
-    os.umask(mask)
-    return mask
-
-
-@contextlib.contextmanager
-def atomic_path(path):
-    """Yield a temporary path beside ``path``; on success it replaces ``path`` atomically, on error
-    it is removed, so an interrupted write never leaves a half-written result behind.
-
-    The result gets the permissions an ordinary ``open(path, "w")`` would give it
-    (0o666 minus the umask), not the 0o600 of the temporary file ``mkstemp`` creates."""
-    path = Path(path)
-    path.parent.mkdir(parents=True, exist_ok=True)
-    fd, tmp = tempfile.mkstemp(dir=path.parent, prefix=f".{path.name}.", suffix=path.suffix)
-    os.close(fd)
-    try:
-        yield Path(tmp)
-        os.chmod(tmp, 0o666 & ~current_umask())
-        os.replace(tmp, path)
-    except BaseException:
-        with contextlib.suppress(FileNotFoundError):
-            os.unlink(tmp)
-        raise
-
-
-def save_npz(path, **arrays) -> None:
-    with atomic_path(path) as tmp:
-        with open(tmp, "wb") as fh:
-            np.savez_compressed(fh, **arrays)
-
+from tripletbench.files import atomic_path, current_umask, save_npz, save_text  # noqa: F401
 
 DIGEST_SUFFIX = ".sha256"
 """The sidecar of a result CSV: ``<file>.sha256`` beside it (:func:`save_csv`)."""
@@ -178,11 +140,6 @@ def adopt(paths) -> list[Path]:
     return done
 
 
-def save_text(path, text: str) -> None:
-    with atomic_path(path) as tmp:
-        Path(tmp).write_text(text)
-
-
 def append_csv_row(path, header: str, row: str) -> None:
     """Add one line ``row`` to the CSV file ``path`` whose first line is ``header``: the file is
     rewritten atomically (a full disk or a kill leaves the old file whole, never a file without
@@ -238,6 +195,15 @@ def job_cpu_s() -> float:
     return time.process_time()
 
 
+def settings_hash(settings) -> str:
+    """``"s"`` + sha256 (12 hex digits) of a JSON-serialisable settings value (keys sorted).
+
+    The prefix keeps the value text when a CSV reader guesses types: bare hex digits such as
+    ``2420338e9583`` parse as a float (``inf``) and would make a fresh cell look stale."""
+    digest = hashlib.sha256(json.dumps(settings, sort_keys=True, default=str).encode())
+    return "s" + digest.hexdigest()[:12]
+
+
 def stamp_cell(rows, block_cfg, settings, started: str, cpu_s: float | None = None):
     """Add the provenance columns every cell writes to its rows (a DataFrame, in place; returned):
     ``config_hash`` of the config block, ``settings_hash`` of the rule's settings param
@@ -246,8 +212,6 @@ def stamp_cell(rows, block_cfg, settings, started: str, cpu_s: float | None = No
     gives its cell's own share (rule fit_evaluate, whose job runs several cells: the cell's own
     CPU plus an equal share of the job's start-up), else the process CPU so far
     (:func:`job_cpu_s`, imports included), seconds."""
-    from .settings import settings_hash
-
     rows["config_hash"] = config_hash(block_cfg)
     rows["settings_hash"] = settings_hash(settings)
     rows["versions"] = package_versions()
@@ -298,7 +262,9 @@ class _Tee:
                 self.log.flush()
             except (OSError, ValueError) as err:  # ValueError: the log is already closed
                 self.log_error = err
-                self.console.write(f"\n[tripletbench.harness.io] the log file can no longer be written: {err}\n")
+                self.console.write(
+                    f"\n[tripletbench.harness.io] the log file can no longer be written: {err}\n"
+                )
         return len(s)
 
     def flush(self):

@@ -21,8 +21,8 @@ across file systems) under ``{results}/.previous/``; our writes replace a file b
 (``tripletbench.harness.io.atomic_path``), so the link keeps the old bytes. On error (``onerror``), and at the
 start of the next run after a kill, every output that is missing is put back from there, with its
 modification time set to 1970 so that Snakemake reruns its job (the failed job's metadata is gone);
-on success the copies are dropped. An output of a job with no input files (the timing tables
-``performance``, ``table4_scaling``; the downloads) is not put back in place, since nothing would
+on success the copies are dropped. An output of a job with no input files (a timing table made
+from synthetic data, a download) is not put back in place, since nothing would
 then tell Snakemake it is old: it stays under ``.previous/`` and the message names it.
 """
 
@@ -149,8 +149,10 @@ def put_back(results, quiet=False) -> list[str]:
     try:
         entries = json.loads(manifest.read_text())
     except (OSError, ValueError):
-        print(f"{manifest}: unreadable; the previous outputs under {store} are left as they are",
-              file=sys.stderr)
+        print(
+            f"{manifest}: unreadable; the previous outputs under {store} are left as they are",
+            file=sys.stderr,
+        )
         return []
     restored, left = [], []
     for e in entries:
@@ -167,15 +169,21 @@ def put_back(results, quiet=False) -> list[str]:
         else:
             left.append(e)
     if restored and not quiet:
-        print("the previous version of these outputs is back (their jobs will rerun):\n  "
-              + "\n  ".join(restored), file=sys.stderr)
+        print(
+            "the previous version of these outputs is back (their jobs will rerun):\n  "
+            + "\n  ".join(restored),
+            file=sys.stderr,
+        )
     if left:
         from tripletbench.harness.io import save_text
 
         save_text(manifest, json.dumps(left, indent=1))
-        print("the previous version of these outputs (of jobs without input files, which "
-              "Snakemake could not tell are old) is kept, not put back:\n  "
-              + "\n  ".join(f"{e['path']}: {e['backup']}" for e in left), file=sys.stderr)
+        print(
+            "the previous version of these outputs (of jobs without input files, which "
+            "Snakemake could not tell are old) is kept, not put back:\n  "
+            + "\n  ".join(f"{e['path']}: {e['backup']}" for e in left),
+            file=sys.stderr,
+        )
     else:
         shutil.rmtree(store, ignore_errors=True)
     return restored

@@ -166,8 +166,7 @@ def summarize(t: PaperTable) -> pd.DataFrame:
     values = t.values.assign(value=pd.to_numeric(t.values.value, errors="coerce"))
     values.loc[~np.isfinite(values.value.astype(float)), "value"] = np.nan  # inf: no number
     per = {
-        k: g.set_index("seed").value
-        for k, g in values.groupby(["dataset", "algorithm", "metric"])
+        k: g.set_index("seed").value for k, g in values.groupby(["dataset", "algorithm", "metric"])
     }
     rows = []
     for metric in t.metrics:
@@ -178,8 +177,13 @@ def summarize(t: PaperTable) -> pd.DataFrame:
                 r = {"dataset": d, "algorithm": m, "metric": metric.name}
                 if v is None or not len(v):
                     rows.append(
-                        {**r, "n_seeds": 0, "all_seeds": False, "missing_seeds": ";".join(expected),
-                         "status": _status(t.status, d, m)}
+                        {
+                            **r,
+                            "n_seeds": 0,
+                            "all_seeds": False,
+                            "missing_seeds": ";".join(expected),
+                            "status": _status(t.status, d, m),
+                        }
                     )
                     continue
                 v = v.sort_index().dropna()  # the seeds with a number
@@ -299,7 +303,7 @@ def cell_text(r, metric: Metric) -> str:
 
 
 def seed_words(seeds: str) -> str:
-    """"seeds 0, 1" (or "seed 0") of ``summarize``'s ``seeds`` text "0;1"."""
+    """ "seeds 0, 1" (or "seed 0") of ``summarize``'s ``seeds`` text "0;1"."""
     got = [s for s in str(seeds).split(";") if s]
     return ("seed " if len(got) == 1 else "seeds ") + ", ".join(got)
 

@@ -39,53 +39,35 @@ _MARKERS = "osD^v<>pPX*hH8d"
 # One colour and marker per method in every figure (each its own, variants included, since a
 # figure may show only variants of one method); names not listed get a fixed slot from a checksum.
 _STYLE_ORDER = [
-    "OASIS", "SDCA", "LEGO", "OAHU", "ITML", "LMNN", "RCA", "Eucl", "OPML", "RDML", "COMET",
-    "SparseCOMET", "ITML-online", "OASIS-authors-C", "OASIS-sym", "OASIS-psd-1000",
-    "OASIS-psd-end", "Dissim-OASIS", "SDCA-random", "OAHU-init", "OAHU-combined", "SVM-relative",
-    "SVM-relative-RBF", "Binary", "TFIDF",
+    "OASIS",
+    "SDCA",
+    "LEGO",
+    "OAHU",
+    "ITML",
+    "LMNN",
+    "RCA",
+    "Eucl",
+    "OPML",
+    "RDML",
+    "COMET",
+    "SparseCOMET",
+    "ITML-online",
+    "OASIS-authors-C",
+    "OASIS-sym",
+    "OASIS-psd-1000",
+    "OASIS-psd-end",
+    "Dissim-OASIS",
+    "SDCA-random",
+    "OAHU-init",
+    "OAHU-combined",
+    "SVM-relative",
+    "SVM-relative-RBF",
+    "Binary",
+    "TFIDF",
 ]
 
 
-#: Human names of the datasets, image sets and text notions (the one mapping every figure and
-#: caption title uses; a name not listed is shown as it is).
-DISPLAY_NAMES = {
-    "vehicle": "Vehicle",
-    "vowel": "Vowel",
-    "letter": "Letter",
-    "segment": "Segment",
-    "svmguide4": "svmguide4",
-    "fashion_mnist": "Fashion-MNIST",
-    "emnist": "EMNIST",
-    "cifar10_gray": "CIFAR-10 (grey)",
-    "lfw": "LFW",
-    "fashion_mnist_pixels": "Fashion-MNIST, pixels",
-    "fashion_mnist_bovw": "Fashion-MNIST, bag of visual words",
-    "webkb_university": "WebKB, University",
-    "webkb_topic": "WebKB, Topic",
-    "webkb_topic_facultystudent": "WebKB, Topic+FacultyStudent",
-    "reuters_topic": "Reuters corn/grain, Topic (stand-in)",
-    "reuters_topic_corngrain": "Reuters corn/grain, Topic+FacultyStudent (stand-in)",
-    "food100": "Food-100 (Wilber et al. 2014)",
-    "cars60": "60 cars (Kleindessner & von Luxburg 2017)",
-    "material": "Material appearance (Lagunas et al. 2019)",
-}
-
-
-def display_name(name: str) -> str:
-    """The human name of a dataset, image set, notion or method (:data:`DISPLAY_NAMES`, else a
-    dataset module's ``SPEC.title``; ``caltech256_N`` = "Caltech-256, N classes"; method names
-    are shown as they are)."""
-    import re
-
-    m = re.fullmatch(r"caltech256_(\d+)", name)
-    if m:
-        return f"Caltech-256, {m.group(1)} classes"
-    if name in DISPLAY_NAMES:
-        return DISPLAY_NAMES[name]
-    from tripletbench.datasets import ALL_SPECS
-
-    spec = ALL_SPECS.get(name)
-    return spec.title if spec is not None and spec.title else name
+from tripletbench.datasets.names import DISPLAY_NAMES, display_name  # noqa: E402,F401
 
 
 def save_figure(fig, *paths) -> None:
@@ -176,9 +158,7 @@ def curves(
     fig, ax = plt.subplots(figsize=(5.5, 3.8), dpi=150)
     for method, s in summary.groupby("method", sort=False):
         style = method_style(method)
-        (line,) = ax.plot(
-            s.step, s["mean"], label=method, lw=1.6, markevery=0.2, ms=4, **style
-        )
+        (line,) = ax.plot(s.step, s["mean"], label=method, lw=1.6, markevery=0.2, ms=4, **style)
         low, high = clipped_band(s["mean"], s["std"], limits)
         if logy:  # a band below zero has no place on a log axis: clip it at a tenth of the mean
             low = pd.Series(low, index=s.index).where(low > 0, s["mean"] / 10)
@@ -232,61 +212,6 @@ def one_seed_na(summary: pd.DataFrame) -> pd.DataFrame:
     return out
 
 
-def load_words(rows: pd.DataFrame) -> str:
-    """How loaded the machine was while ``rows`` (timing rows with ``load_1min`` and ``n_cpus``,
-    :func:`tripletbench.harness.curves.scaling`) were measured, in words for a caption; says so where the rows
-    predate the load record."""
-    if "load_1min" not in rows or rows["load_1min"].isna().all():
-        return "machine load not recorded"
-    lo, hi = rows["load_1min"].min(), rows["load_1min"].max()
-    return (
-        f"one-minute load average during the timings {lo:.2f}-{hi:.2f} on "
-        f"{int(rows['n_cpus'].max())} CPUs (os.getloadavg after each fit)"
-    )
-
-
-def scaling(rows: pd.DataFrame, out_png, out_pdf, out_md, caption: str) -> pd.DataFrame:
-    """Two log-log panels: fit time against the number of triplets and against the number of
-    training samples: the median over seeds as a line and the range over seeds (min to max) as
-    a band, which stays visible on a log axis where mean - std can be negative. Returns the
-    summary (axis, method, size, median, min, max, mean, std, n_seeds); the caption gets the
-    machine load measured during the timings (:func:`load_words`)."""
-    summary = (
-        rows.groupby(["axis", "method", "size"])
-        .fit_wall_s.agg(["median", "min", "max", "mean", "std", "count"])
-        .reset_index()
-        .rename(columns={"count": "n_seeds"})
-    )
-    fig, axes = plt.subplots(1, 2, figsize=(9, 3.6), dpi=150)
-    for ax, axis, label in zip(
-        axes, ("n_triplets", "n_samples"), ("number of triplets", "number of training samples")
-    ):
-        for method, s in summary[summary.axis == axis].groupby("method", sort=False):
-            style = method_style(method)
-            ax.plot(s["size"], s["median"], label=display_name(method), ms=4, lw=1.5, **style)
-            ax.fill_between(s["size"], s["min"], s["max"], color=style["color"], alpha=0.2, lw=0)
-        log_axes(ax)
-        ax.set_xlabel(label)
-        ax.set_ylabel("fit wall time (s)")
-        ax.grid(alpha=0.3, which="major")
-        ax.legend(fontsize=8)
-    fig.suptitle("Fit time (after the OASIS paper, Fig. 1b)", fontsize=10)
-    fig.tight_layout()
-    save_figure(fig, out_png, out_pdf)
-    text = (
-        f"{caption} Lines: median over seeds; bands: min to max over seeds; {load_words(rows)}."
-    )
-    table = one_seed_na(summary)
-    save_text(
-        out_md,
-        "\n".join(
-            ["# Fit time against problem size", "", text, "",
-             table.to_markdown(index=False, floatfmt=".3g"), ""]
-        ),
-    )
-    return summary
-
-
 def cd_diagram(comparison: dict, path, title: str) -> None:
     """Critical-difference diagram (Demšar 2006) of :func:`tripletbench.harness.tables.rank_comparison`'s
     result, drawn by ``scikit_posthocs.critical_difference_diagram`` (average ranks on the axis;
@@ -301,13 +226,20 @@ def cd_diagram(comparison: dict, path, title: str) -> None:
     fig, ax = plt.subplots(figsize=(7.0, 0.35 * max(len(comparison["avg_rank"]), 4) + 1.0))
     if p.empty:
         ax.axis("off")
-        ax.text(0.5, 0.5, "no critical-difference diagram: fewer than 2 datasets or 3 methods",
-                ha="center", va="center")
+        ax.text(
+            0.5,
+            0.5,
+            "no critical-difference diagram: fewer than 2 datasets or 3 methods",
+            ha="center",
+            va="center",
+        )
     else:
         import scikit_posthocs as sp
 
         sp.critical_difference_diagram(
-            comparison["avg_rank"], comparison["p_nemenyi"], ax=ax,
+            comparison["avg_rank"],
+            comparison["p_nemenyi"],
+            ax=ax,
             color_palette={  # a row label "NAME [protocol]" gets its method's colour
                 m: method_style(m.split(" [")[0])["color"] for m in comparison["avg_rank"].index
             },

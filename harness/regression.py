@@ -4,7 +4,7 @@ stored values with explicit tolerances.
 The stored values (``config/ci_expected.csv``) are one row per guarded number::
 
     table,cell,column,value,abs_tol
-    tables/sdca_table2.csv,dataset=vehicle;algorithm=SDCA,mean,0.556787,0.0005
+    tables/<table>.csv,dataset=<name>;algorithm=<row>,mean,0.556787,0.0005
 
 * ``table``: the result CSV, relative to the run's results folder (``results_dir``);
 * ``cell``: ``key=value`` pairs joined by ``;`` that select exactly one row of it (values compared
@@ -47,7 +47,7 @@ UNGUARDED_COLUMNS = re.compile(
 
 
 def parse_cell(cell: str) -> dict[str, str]:
-    """``"dataset=vehicle;algorithm=SDCA"`` as ``{"dataset": "vehicle", "algorithm": "SDCA"}``."""
+    """``"dataset=d1;algorithm=A"`` as ``{"dataset": "d1", "algorithm": "A"}``."""
     out = {}
     for part in str(cell).split(";"):
         key, sep, value = part.partition("=")

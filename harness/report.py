@@ -1,4 +1,4 @@
-"""The Snakemake report's pages (issue 13, item 1): captions, table pages and paper-vs-ours.
+"""The Snakemake report's pages: captions, table pages and paper-vs-ours.
 
 ``snakemake --report report.html`` (after ``reproduce_all``) shows every table and figure of the
 run. Each figure's PNG is a ``report()`` output of its own rule; each table is shown through an
@@ -15,81 +15,41 @@ from __future__ import annotations
 
 import html
 import re
-from dataclasses import dataclass
 from pathlib import Path
 
 import pandas as pd
 
 from tripletbench.harness.io import read_csv_named, save_csv, save_text
+from tripletbench.harness.study import ReportItem, paper_tables, report_items
 
-
-@dataclass(frozen=True)
-class ReportItem:
-    """Where a table or figure sits in the report: ``category`` (the paper it reproduces, or
-    "Not in a paper") and ``label`` (the paper's name for it)."""
-
-    category: str
-    label: str
-    kind: str  # "table" or "figure"
-
-
-SDCA = "Wu et al. 2014 (SDCA)"
-OASIS = "Chechik et al. 2010 (OASIS)"
-SVM = "Schultz & Joachims 2003"
-OAHU = "Gao et al. 2019 (OAHU)"
-HUMAN = (
-    "People's relative comparisons (Wilber et al. 2014; Kleindessner & von Luxburg 2017; "
-    "Lagunas et al. 2019)"
-)
-NONE = "Not in a paper"
 COMPARE = "Paper vs ours"
 
-#: Every table and figure that ``reproduce_all`` can build, by output name (the file stem).
-ITEMS = {
-    "sdca_table2": ReportItem(SDCA, "Table 2: mAP", "table"),
-    "figure_sdca_1": ReportItem(SDCA, "Figure 1: average cumulative loss", "figure"),
-    "figure_sdca_2": ReportItem(SDCA, "Figure 2: online mistake rate", "figure"),
-    "sdca_table2_cd": ReportItem(SDCA, "Table 2 rows: critical-difference diagram", "figure"),
-    "sdca_table3": ReportItem(SDCA, "Table 3: mAP, image retrieval", "table"),
-    "sdca_table3_cd": ReportItem(SDCA, "Table 3 rows: critical-difference diagram", "figure"),
-    "sdca_table4": ReportItem(SDCA, "Table 4: mAP, ImageCLEF+Flickr", "table"),
-    "figure_oasis_2": ReportItem(OASIS, "Figure 2: precision at top k", "figure"),
-    "figure_oasis_3": ReportItem(OASIS, "Fig. 3: OASIS variants, mAP along training", "figure"),
-    "figure_scaling": ReportItem(OASIS, "fit time against problem size (as Fig. 1(b))", "figure"),
-    "oasis_table2": ReportItem(OASIS, "runtime table: CPU time per method", "table"),
-    "svm_table1": ReportItem(SVM, "Table 1: test triplets satisfied", "table"),
-    "figure_svm_2": ReportItem(SVM, "Figure 2: learning curve", "figure"),
-    "figure_svm_mds": ReportItem(SVM, "MDS panels", "figure"),
-    "svm_readings": ReportItem(SVM, "Table 1 under each page reading and scale", "table"),
-    "figure_svm_c_sweep": ReportItem(SVM, "Figure 2 for several C and scales", "figure"),
-    "oahu_table3": ReportItem(OAHU, "Table 3: kNN classification", "table"),
-    "figure_oahu_4": ReportItem(OAHU, "Figure 4: error rate against constraints", "figure"),
-    "figure_oahu_5": ReportItem(OAHU, "Figure 5: pair verification ROC", "figure"),
-    "figure_oahu_7": ReportItem(OAHU, "Figure 7: Recall@K", "figure"),
-    "human_table": ReportItem(HUMAN, "triplet accuracy on people's answers", "table"),
-    "figure_human_curve": ReportItem(HUMAN, "accuracy against human triplets used", "figure"),
-    "figure_human_embedding": ReportItem(HUMAN, "2-D maps of one set's items", "figure"),
-    "performance": ReportItem(NONE, "speed and memory of OASIS and SDCA; OAHU's online step", "table"),
-    "table4_scaling": ReportItem(NONE, "Table 4's code path at the configured sizes", "table"),
-    "paper_vs_ours": ReportItem(COMPARE, "every stated number beside ours", "table"),
-}
 
-#: (paper, artifact) of config/paper_results.csv -> our table that compares with it, and the
-#: metric of that table's rows when the table has no ``metric`` column.
-PAPER_TABLES = {
-    ("sdca_relative_similarity", "table2"): ("sdca_table2", "mAP"),
-    ("sdca_relative_similarity", "table3"): ("sdca_table3", "mAP"),
-    ("sdca_relative_similarity", "table4"): ("sdca_table4", "mAP"),
-    ("schultz_joachims_2003", "table1"): ("svm_table1", "triplet_accuracy"),
-    ("oahu", "table3"): ("oahu_table3", None),
-}
+def _items() -> dict[str, ReportItem]:
+    return {
+        **report_items(),
+        "paper_vs_ours": ReportItem(COMPARE, "every stated number beside ours", "table"),
+    }
+
+
+def __getattr__(name: str):
+    """``ITEMS``: every table and figure that ``reproduce_all`` can build, by output name (the
+    file stem), in the report's order (the studies' items, then the paper-vs-ours page);
+    ``PAPER_TABLES``: (paper, artifact) of config/paper_results.csv -> our table that compares
+    with it, and the metric of that table's rows when the table has no ``metric`` column. Both
+    are read from the registered studies (:mod:`tripletbench.harness.study`) when asked for."""
+    if name == "ITEMS":
+        return _items()
+    if name == "PAPER_TABLES":
+        return paper_tables()
+    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
 
 
 def report_labels(name: str, variant: str | None = None) -> dict:
     """The ``labels=`` of item ``name`` in the report (columns of its category's list).
 
     Raises KeyError for a name not in :data:`ITEMS`."""
-    item = ITEMS[name]
+    item = _items()[name]
     label = item.label if variant is None else f"{item.label} ({variant})"
     return {"item": label, "kind": item.kind}
 
@@ -209,8 +169,10 @@ def table_page(md: str, csv: pd.DataFrame, csv_name: str, summary=None) -> str:
     """One table's report page: its Markdown (title, caption, the table as the paper lays it
     out), the frame ``summary`` if given, and then every row and column of its CSV
     ``csv_name``."""
-    first = "" if summary is None else summary.to_html(
-        index=False, na_rep="", escape=True, float_format=_number
+    first = (
+        ""
+        if summary is None
+        else summary.to_html(index=False, na_rep="", escape=True, float_format=_number)
     )
     return (
         '<!DOCTYPE html>\n<html><head><meta charset="utf-8">'
@@ -226,9 +188,22 @@ def table_page(md: str, csv: pd.DataFrame, csv_name: str, summary=None) -> str:
 # --- paper vs ours ----------------------------------------------------------------------------
 
 PVO_COLUMNS = [
-    "paper", "artifact", "dataset", "method", "metric", "paper_value", "our_algorithm",
-    "our_mean", "our_std", "diff", "n_seeds", "status", "protocol", "our_table",
-    "paper_settings", "our_settings",
+    "paper",
+    "artifact",
+    "dataset",
+    "method",
+    "metric",
+    "paper_value",
+    "our_algorithm",
+    "our_mean",
+    "our_std",
+    "diff",
+    "n_seeds",
+    "status",
+    "protocol",
+    "our_table",
+    "paper_settings",
+    "our_settings",
 ]
 
 
@@ -249,10 +224,14 @@ def paper_vs_ours(paper_results: pd.DataFrame, tables: dict[str, pd.DataFrame]) 
     rows = []
     for _, ref in paper_results.iterrows():
         base = {
-            "paper": ref["paper"], "artifact": ref["artifact"], "dataset": ref["dataset"],
-            "method": ref["method"], "metric": ref["metric"], "paper_value": ref["value"],
+            "paper": ref["paper"],
+            "artifact": ref["artifact"],
+            "dataset": ref["dataset"],
+            "method": ref["method"],
+            "metric": ref["metric"],
+            "paper_value": ref["value"],
         }
-        where = PAPER_TABLES.get((ref["paper"], ref["artifact"]))
+        where = paper_tables().get((ref["paper"], ref["artifact"]))
         if where is None:
             rows.append({**base, "status": "no table of ours compares with it"})
             continue
@@ -279,20 +258,35 @@ def paper_vs_ours(paper_results: pd.DataFrame, tables: dict[str, pd.DataFrame]) 
         for _, ours in match.iterrows():
             n = ours.get("n_seeds", ours.get("n_runs"))
             mean = ours.get("mean")
-            rows.append({
-                **base, "our_table": name, "our_algorithm": ours["algorithm"],
-                "our_mean": mean, "our_std": ours.get("std"), "n_seeds": n,
-                "diff": (mean - ref["value"]) if pd.notna(mean) else None,
-                "status": ours.get("status", "ok"), "protocol": ours.get("protocol"),
-                "paper_settings": ours.get("paper_settings"), "our_settings": ours.get("our_settings"),
-            })
+            rows.append(
+                {
+                    **base,
+                    "our_table": name,
+                    "our_algorithm": ours["algorithm"],
+                    "our_mean": mean,
+                    "our_std": ours.get("std"),
+                    "n_seeds": n,
+                    "diff": (mean - ref["value"]) if pd.notna(mean) else None,
+                    "status": ours.get("status", "ok"),
+                    "protocol": ours.get("protocol"),
+                    "paper_settings": ours.get("paper_settings"),
+                    "our_settings": ours.get("our_settings"),
+                }
+            )
     return pd.DataFrame(rows).reindex(columns=PVO_COLUMNS)
 
 
 #: The columns of the paper-vs-ours page's first table (all of them follow, and are in the CSV).
 PVO_SUMMARY = [
-    "artifact", "dataset", "method", "paper_value", "our_algorithm", "our_mean", "diff",
-    "status", "protocol",
+    "artifact",
+    "dataset",
+    "method",
+    "paper_value",
+    "our_algorithm",
+    "our_mean",
+    "diff",
+    "status",
+    "protocol",
 ]
 
 
@@ -318,14 +312,14 @@ PVO_CAPTION = (
 def write_pages(tables: dict, figures: dict, paper_results, out_dir) -> None:
     """Write the report's pages into ``out_dir``: ``{table}.html`` and
     ``captions/{name}.rst`` for every table of ``tables`` (name -> (csv path, md path)),
-    ``captions/{name}.rst`` for every figure of ``figures`` (name -> md path), and
+    ``captions/{name}.rst`` for every figure (the figures argument: name -> md path), and
     ``paper_vs_ours.{csv,html}`` with its caption. Every write is atomic (tripletbench.harness.io).
 
     Raises KeyError for a name not in :data:`ITEMS`."""
     out_dir = Path(out_dir)
     frames = {}
     for name, (csv_path, md_path) in tables.items():
-        ITEMS[name]  # noqa: B018 -- an unknown name is a wiring error
+        _items()[name]  # noqa: B018 -- an unknown name is a wiring error
         md = Path(md_path).read_text()
         # a table may have no row on purpose (a sweep not run on this route: its caption says
         # why); a missing, empty or unreadable one is refused by name
@@ -334,7 +328,7 @@ def write_pages(tables: dict, figures: dict, paper_results, out_dir) -> None:
         save_text(out_dir / f"{name}.html", table_page(md, df, Path(csv_path).name))
         save_text(out_dir / "captions" / f"{name}.rst", md_to_rst(md, keep_tables=False))
     for name, md_path in figures.items():
-        ITEMS[name]  # noqa: B018
+        _items()[name]  # noqa: B018
         save_text(out_dir / "captions" / f"{name}.rst", md_to_rst(Path(md_path).read_text()))
     pvo = paper_vs_ours(pd.read_csv(paper_results), frames)
     save_csv(out_dir / "paper_vs_ours.csv", pvo)

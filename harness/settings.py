@@ -7,10 +7,10 @@ learner reruns exactly the cells that use it, and the tables built on them. Each
 :func:`settings_hash` of its settings; a table refuses rows whose hash differs from the one the
 current config implies (:func:`stale_cells`), e.g. after ``--rerun-triggers mtime`` or a ``touch``.
 
-A config block is named by its key (``"sdca_table2"``) or, for a nested one, by a dotted path
-(``"oahu.table3"``). A cell's settings leave out its block's lists of datasets, seeds and methods
-and the keys of :data:`CELL_EXCLUDE` (what the cell's wildcards already say, or what only the
-figure or table reads), so that adding a dataset, seed or method reruns nothing that exists.
+A config block is named by its key (``"<block>"``) or, for a nested one, by a dotted path
+(``"<block>.<sub>"``). A cell's settings leave out its block's lists of datasets, seeds and methods
+and the keys its study declares (:attr:`tripletbench.harness.study.Study.cell_exclude`: what the
+cell's wildcards already say, or what only the figure or table reads), so that adding a dataset, seed or method reruns nothing that exists.
 
 Code hashes cover the transitive closure of the project modules a job imports (the packages
 ``tripletbench.algorithms``, ``.datasets``, ``.evaluation`` and ``.harness``, folders at the top of
@@ -25,13 +25,14 @@ from __future__ import annotations
 import ast
 import hashlib
 import importlib.util
-import json
 from functools import lru_cache
 from pathlib import Path
 
+from .io import settings_hash  # noqa: F401 -- a settings value's hash, one place (io)
+
 ROOT = Path(__file__).resolve().parents[1]
 NAMESPACE = "tripletbench"
-PACKAGES = ("algorithms", "datasets", "evaluation", "harness")
+PACKAGES = ("algorithms", "datasets", "evaluation", "harness", "studies")
 PACKAGE_DIRS = {
     NAMESPACE: Path("src") / NAMESPACE,
     **{f"{NAMESPACE}.{p}": Path(p) for p in PACKAGES},
@@ -40,28 +41,40 @@ PACKAGE_DIRS = {
 packages are installed as ``tripletbench.algorithms`` ... but stay at the top of the checkout, so
 a hashed file is named by its path in the checkout (``algorithms/lego.py``)."""
 PLUMBING = frozenset(
-    {"tripletbench.harness.io", "tripletbench.harness.config", "tripletbench.harness.settings"}
+    {
+        "tripletbench.files",
+        "tripletbench.harness.io",
+        "tripletbench.harness.config",
+        "tripletbench.harness.config_files",
+        "tripletbench.harness.settings",
+        "tripletbench.harness.study",
+        "tripletbench.studies",
+    }
 )
-"""Modules left out of code hashes: writing files, config checks and these settings (they cannot
-change a number). The table and plot modules (``tripletbench.harness.tables``: mean, spread, differences;
+"""Modules left out of code hashes: writing files, config checks, these settings and the studies'
+registry (they cannot change a number); so are each study's declaration and config checks
+(``tripletbench.studies.<name>`` and ``tripletbench.studies.<name>.config``, :func:`is_plumbing`). The table and plot modules (``tripletbench.harness.tables``: mean, spread, differences;
 ``tripletbench.harness.plots``) are not plumbing: a table or figure rule's code hash covers them."""
-CELL_EXCLUDE = {
-    "oahu.figure4": ("dataset", "n_constraints"),  # the cell's {dataset} and {n} wildcards
-    "oahu.figure5": ("stand_in", "use_lfw"),  # they choose the cell's {dataset} wildcard
-    "oahu.figure7": ("ks",),  # the figure's x axis; the cells compute recall_ks
-    "images": ("sdca_table3_datasets",),  # the columns of SDCA's Table 3 only
-    "sdca_table2": ("compare_with",),  # another route's table, read by the table only
-}
-"""Block keys a cell does not read besides the lists of datasets, seeds and methods."""
 
 
 def config_block(config: dict, block: str) -> dict:
-    """``config[block]``, or the nested block of a dotted path (``"oahu.table3"``); ``{}`` when a
+    """``config[block]``, or the nested block of a dotted path (``"<block>.<sub>"``); ``{}`` when a
     level is absent."""
     out = config
     for key in block.split("."):
         out = (out or {}).get(key) or {}
     return out
+
+
+def is_plumbing(name: str) -> bool:
+    """Whether module ``name`` is left out of code hashes (:data:`PLUMBING`, a study's
+    declaration or its config checks)."""
+    if name in PLUMBING:
+        return True
+    parts = name.split(".")
+    return parts[:2] == ["tripletbench", "studies"] and (
+        len(parts) == 3 or (len(parts) == 4 and parts[3] == "config")
+    )
 
 
 @lru_cache(maxsize=None)
@@ -120,7 +133,7 @@ def _closure(start: tuple[str, ...], script: str | None, exclude: frozenset[str]
     seen: set[str] = set()
     while todo:
         name = todo.pop()
-        if name in seen or name in exclude or name in PLUMBING:
+        if name in seen or name in exclude or is_plumbing(name):
             continue
         seen.add(name)
         todo |= _imports(_module_path(name), name)
@@ -154,7 +167,8 @@ def learner_code_hash(algorithm: str) -> str:
     """Code hash of learner ``algorithm``: its module's closure (a learner module of
     :mod:`algorithms`, found by its name; not the package's ``__init__`` or other learners, so
     adding or editing one learner reruns its cells only). For an external learner (a dotted
-    path): the wrapper's closure and the library's version (:mod:`tripletbench.algorithms.external`)."""
+    path): the wrapper's closure and the library's version (:mod:`tripletbench.algorithms.external`).
+    """
     from tripletbench.algorithms import learner_class
     from tripletbench.algorithms.external import is_external, library_version
 
@@ -191,13 +205,15 @@ def cell_settings(config: dict, experiment: str, method: str, script: str) -> di
     """Everything a (dataset, seed) cell of ``method`` in ``experiment`` (a block name or dotted
     path) depends on besides its input files: the method's config less its ``notes``
     (descriptions), the experiment's other settings less the lists of datasets, seeds and methods
-    (and :data:`CELL_EXCLUDE`), the data route, and the code of ``script`` (learner registry
+    (and the block's keys that its study excludes, :func:`tripletbench.harness.study.cell_exclude`), the data route, and the code of ``script`` (learner registry
     excluded) and of the method's learner. Raises ``KeyError`` for an unknown method."""
     from .experiment import algorithm_of
 
     exp = config_block(config, experiment)
     mcfg = exp["methods"][method]
-    skip = {"methods", "datasets", "seeds", *CELL_EXCLUDE.get(experiment, ())}
+    from .study import cell_exclude
+
+    skip = {"methods", "datasets", "seeds", *cell_exclude().get(experiment, ())}
     return canonical(
         {
             "method": {k: v for k, v in mcfg.items() if k != "notes"},
@@ -208,15 +224,6 @@ def cell_settings(config: dict, experiment: str, method: str, script: str) -> di
             + learner_code_hash(algorithm_of(method, mcfg)),
         }
     )
-
-
-def settings_hash(settings) -> str:
-    """``"s"`` + sha256 (12 hex digits) of a JSON-serialisable settings value (keys sorted).
-
-    The prefix keeps the value text when a CSV reader guesses types: bare hex digits such as
-    ``2420338e9583`` parse as a float (``inf``) and would make a fresh cell look stale."""
-    digest = hashlib.sha256(json.dumps(settings, sort_keys=True, default=str).encode())
-    return "s" + digest.hexdigest()[:12]
 
 
 def stale_cells(runs, expected: dict) -> list[str]:
@@ -297,8 +304,8 @@ def _require_settings_hash(runs, what: str, rule: str) -> None:
 
 def check_block_fresh(runs, settings, what: str, rule: str) -> None:
     """Raise ``ValueError`` unless every row of ``runs`` carries ``settings_hash`` equal to
-    :func:`settings_hash` of ``settings`` (jobs whose rows share one block's settings, e.g. the
-    Schultz & Joachims cells); ``what`` names the rows, ``rule`` the rule that remakes them."""
+    :func:`settings_hash` of ``settings`` (jobs whose rows share one block's settings); ``what`` names the rows, ``rule`` the rule that remakes them.
+    """
     _require_settings_hash(runs, what, rule)
     want = settings_hash(settings)
     bad = sorted({str(h) for h in runs.settings_hash if str(h) != want})
@@ -329,26 +336,3 @@ def check_cells_fresh(runs, hashes: dict, what: str, rule: str, key: str = "job"
             f"rule {rule} (Snakemake's default rerun triggers do; --rerun-triggers mtime does "
             "not)"
         )
-
-
-def images_features_settings(config: dict, dataset: str) -> dict:
-    """Settings of the images_features job of image set ``dataset`` (e.g.
-    ``"fashion_mnist_bovw"``): the ``images`` block's selection sizes, the bag-of-words settings
-    of its source (bag-of-words sets only), the Caltech-256 image sizes (Caltech sets only), the
-    route, and the code of ``workflow/scripts/images_features.py``. Raises
-    :class:`tripletbench.datasets.base.DataError` for an unknown image set."""
-    from tripletbench.datasets.caltech256 import image_set
-
-    iset = image_set(dataset)
-    cfg = config_block(config, "images")
-    out = block_settings(
-        config,
-        "images",
-        ["n_train_per_class", "n_test_per_class", "fit_fraction"],
-        "workflow/scripts/images_features.py",
-    )
-    if iset.features == "bovw":
-        out["bovw"] = (cfg.get("bovw") or {}).get(iset.source)
-    if iset.source == "caltech256":
-        out["caltech256"] = cfg.get("caltech256")
-    return canonical(out)

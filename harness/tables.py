@@ -108,8 +108,14 @@ def collect(paths, rule: str | None = None, columns=(), cell=None) -> pd.DataFra
         lines = [str(err) for _, err in refused[:5]] + [f"{p}" for p, _ in refused[5:50]]
         more = [f"... and {len(refused) - 50} more"] if len(refused) > 50 else []
         raise ResultFileError(
-            "\n  ".join([f"{len(refused)} result files refused (a table reads a result file only "
-                         "whole and as its job wrote it):", *lines, *more])
+            "\n  ".join(
+                [
+                    f"{len(refused)} result files refused (a table reads a result file only "
+                    "whole and as its job wrote it):",
+                    *lines,
+                    *more,
+                ]
+            )
         )
     if not frames:
         raise ValueError("collect: no result file given")
@@ -333,7 +339,10 @@ def settings_caption(methods: dict) -> list[str]:
         if r.our_settings:
             parts.append(f"ours: {r.our_settings}")
         what = PROTOCOLS.get(r.protocol, "not marked in the config")
-        lines.append(f"* **{r.algorithm}** [{r.protocol}: {what}]" + (": " + "; ".join(parts) if parts else ""))
+        lines.append(
+            f"* **{r.algorithm}** [{r.protocol}: {what}]"
+            + (": " + "; ".join(parts) if parts else "")
+        )
     return lines
 
 
@@ -355,12 +364,16 @@ def reconstructed_notes(runs: pd.DataFrame, methods: dict, datasets: list[str]) 
             f"{r.algorithm} [reconstructed]: a method of a cited paper we do not have, rebuilt "
             "from secondary sources; its settings are ours and unverified."
         )
-        shares = [f"{d} {zeroed[(r.algorithm, d)]:.0%}" for d in datasets
-                  if (r.algorithm, d) in zeroed.index]
+        shares = [
+            f"{d} {zeroed[(r.algorithm, d)]:.0%}"
+            for d in datasets
+            if (r.algorithm, d) in zeroed.index
+        ]
         if shares:
             line += (
                 " Its rate bound set the step to zero on a share of the final fit's pairs: "
-                + ", ".join(shares) + " (mean over seeds)."
+                + ", ".join(shares)
+                + " (mean over seeds)."
             )
         lines.append(line)
     return lines
@@ -558,9 +571,7 @@ def latex_char(ch: str) -> str:
         for m in marks:
             out = LATEX_ACCENTS[m] + "{" + out + "}"
         return out
-    compat = "".join(
-        c for c in unicodedata.normalize("NFKD", ch) if not unicodedata.combining(c)
-    )
+    compat = "".join(c for c in unicodedata.normalize("NFKD", ch) if not unicodedata.combining(c))
     if compat and compat.isascii() and compat.isprintable():
         return "".join(_LATEX_SPECIALS.get(c, LATEX_SYMBOLS.get(c, c)) for c in compat)
     if compat and all(c in LATEX_SYMBOLS for c in compat):
@@ -662,8 +673,11 @@ def latex_tables(name: str, floats: list, notes: list[str]) -> str:
         refs = ", ".join(r"\ref{" + lab + "}" for lab in labels)
         out += [
             r"\begin{footnotesize}\sloppy",
-            r"\noindent\textbf{Notes to table" + ("s" if len(labels) > 1 else "") + "~"
-            + refs + r".}\par",
+            r"\noindent\textbf{Notes to table"
+            + ("s" if len(labels) > 1 else "")
+            + "~"
+            + refs
+            + r".}\par",
             latex_notes(notes),
             r"\end{footnotesize}",
         ]
@@ -671,7 +685,7 @@ def latex_tables(name: str, floats: list, notes: list[str]) -> str:
 
 
 def mean_std(mean, std, n, digits=4) -> str:
-    """"mean ± std" with ``digits`` decimals; the spread is "n/a" over fewer than two seeds
+    """ "mean ± std" with ``digits`` decimals; the spread is "n/a" over fewer than two seeds
     (``n``), where a standard deviation is undefined."""
     spread = f"{std:.{digits}f}" if n > 1 and not pd.isna(std) else "n/a"
     return f"{mean:.{digits}f} ± {spread}"

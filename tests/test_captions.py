@@ -1,8 +1,8 @@
 """A caption never presents our values as the paper's: every setting that a caption states and the
 paper states too is named with ours and the paper's side by side where they differ ("2,000 ...
 (the paper: 10K ...)"), "(as the paper)" where they agree, and a comparison of our numbers with
-the paper's under other settings says which (tripletbench.harness.paper_settings, tripletbench.harness.captions and the
-figure scripts). Captions are built directly from small hand-made inputs; no Snakemake run."""
+the paper's under other settings says which (tripletbench.harness.paper_settings, each study's
+captions and paper modules, and the figure scripts). Captions are built directly from small hand-made inputs; no Snakemake run."""
 
 from __future__ import annotations
 
@@ -16,23 +16,40 @@ import pytest
 import yaml
 from snakemake.utils import validate
 
-from tripletbench.harness import captions
 from tripletbench.harness.config import schema_file
-from tripletbench.harness.paper_settings import (
-    PAPER_SETTINGS,
-    SDCA,
-    SJ,
-    OAHU,
-    OASIS,
-    comparison_note,
-    note,
-    vs_paper,
-)
+from tripletbench.harness.paper_settings import PaperSettings
+from tripletbench.studies.oahu import captions as oahu_captions
+from tripletbench.studies.oahu import paper as oahu_paper
+from tripletbench.studies.oasis import captions as oasis_captions
+from tripletbench.studies.oasis import paper as oasis_paper
+from tripletbench.studies.performance import paper as performance_paper
+from tripletbench.studies.sdca import captions as sdca_captions
+from tripletbench.studies.sdca import paper as sdca_paper
+from tripletbench.studies.svm import captions as svm_captions
+from tripletbench.studies.svm import paper as svm_paper
 from tripletbench.harness.io import save_csv
 from tripletbench.harness.paper_table import Metric, PaperTable, write_table
 from tripletbench.harness.settings import expected_hashes, settings_hash
 
 ROOT = Path(__file__).resolve().parents[1]
+# every study's stated settings and captions, under the names these tests use
+_PAPERS = (sdca_paper, oasis_paper, oahu_paper, svm_paper, performance_paper)
+PAPER = PaperSettings({a: s for m in _PAPERS for a, s in m.PAPER.settings.items()})
+PAPER_SETTINGS = PAPER.settings
+comparison_note, note, vs_paper = PAPER.comparison_note, PAPER.note, PAPER.vs_paper
+SDCA, OASIS, OAHU, SJ = sdca_paper.SDCA, oasis_paper.OASIS, oahu_paper.OAHU, svm_paper.SJ
+_DIFFERENCE = {"oahu_table3": oahu_captions, "svm_table1": svm_captions}
+captions = types.SimpleNamespace(
+    sdca_table2=sdca_captions.sdca_table2,
+    sdca_table3=sdca_captions.sdca_table3,
+    sdca_table4=sdca_captions.sdca_table4,
+    oasis_table2=oasis_captions.oasis_table2,
+    oahu_table3=oahu_captions.oahu_table3,
+    svm_table1=svm_captions.svm_table1,
+    difference_note=lambda artifact, cfg: _DIFFERENCE.get(artifact, sdca_captions).difference_note(
+        artifact, cfg
+    ),
+)
 AS_PAPER, STATES_NONE, COMPARES = "(as the paper)", "states none", "Ours - paper compares"
 
 
@@ -311,7 +328,7 @@ def _run(script, monkeypatch, **snakemake):
 
     monkeypatch.setattr("tripletbench.harness.io.start_log", lambda path: None)  # keep pytest's capture
     runpy.run_path(
-        str(ROOT / "workflow/scripts" / script),
+        str(next((ROOT / "workflow/scripts").rglob(script))),
         init_globals={"snakemake": types.SimpleNamespace(**snakemake)},
     )
     plt.close("all")
@@ -396,7 +413,7 @@ def test_oasis_figure_2_caption(default, ci, tmp_path, monkeypatch):
 def test_oahu_figure_4_caption(ci, tmp_path, monkeypatch):
     cfg = copy.deepcopy(ci)
     fig4 = cfg["oahu"]["figure4"]
-    good = expected_hashes(cfg, "oahu.figure4", "workflow/scripts/oahu_fig4_cell.py")
+    good = expected_hashes(cfg, "oahu.figure4", "workflow/scripts/oahu/oahu_fig4_cell.py")
     cells = []
     for m in fig4["methods"]:
         for n in fig4["n_constraints"]:
@@ -405,7 +422,7 @@ def test_oahu_figure_4_caption(ci, tmp_path, monkeypatch):
                                           "n_constraints": n, "error_rate": 0.2,
                                           "settings_hash": good[m]}]))
             cells.append(str(path))
-    t3_hash = expected_hashes(cfg, "oahu.table3", "workflow/scripts/oahu_cell.py")["OAHU"]
+    t3_hash = expected_hashes(cfg, "oahu.table3", "workflow/scripts/oahu/oahu_cell.py")["OAHU"]
     alpha = tmp_path / "alpha.csv"
     save_csv(alpha, pd.DataFrame({"dataset": fig4["dataset"], "seed": 0, "algorithm": "OAHU",
                                   "settings_hash": t3_hash, "step": [1, 1], "layer": [0, 1],
@@ -427,7 +444,7 @@ def test_oahu_figure_4_caption(ci, tmp_path, monkeypatch):
 def test_oahu_figure_5_caption(ci, tmp_path, monkeypatch):
     cfg = copy.deepcopy(ci)
     fig5 = cfg["oahu"]["figure5"]
-    good = expected_hashes(cfg, "oahu.figure5", "workflow/scripts/oahu_fig5_cell.py")
+    good = expected_hashes(cfg, "oahu.figure5", "workflow/scripts/oahu/oahu_fig5_cell.py")
     auc, roc = [], []
     for m in fig5["methods"]:
         a, r = tmp_path / f"{m}.auc.csv", tmp_path / f"{m}.roc.csv"
@@ -453,7 +470,7 @@ def test_oahu_figure_7_caption(ci, tmp_path, monkeypatch):
     fig7, t3 = cfg["oahu"]["figure7"], cfg["oahu"]["table3"]
     paths = []
     for experiment, dataset in (("table3", "vehicle"), ("figure7", "vowel")):
-        good = expected_hashes(cfg, f"oahu.{experiment}", "workflow/scripts/oahu_cell.py")
+        good = expected_hashes(cfg, f"oahu.{experiment}", "workflow/scripts/oahu/oahu_cell.py")
         for m in fig7["methods"]:
             if m not in good:
                 continue
@@ -494,7 +511,7 @@ def test_table4_scaling_never_calls_configured_sizes_the_papers(ci, tmp_path, mo
 
 
 def test_the_paper_ranking_line_counts_ranks_and_cells_against_the_paper():
-    from tripletbench.harness.captions import paper_ranking
+    from tripletbench.studies.sdca.captions import paper_ranking
 
     paper = pd.DataFrame(
         [(d, m, m, v) for d, row in {"a": {"SDCA": 0.5, "LEGO": 0.4, "Eucl": 0.3},
@@ -521,7 +538,7 @@ def test_the_paper_ranking_line_counts_ranks_and_cells_against_the_paper():
 
 
 def test_the_measured_gap_lines_follow_the_tables_columns_and_rows():
-    from tripletbench.harness.captions import sdca_table2_gaps
+    from tripletbench.studies.sdca.captions import sdca_table2_gaps
 
     every = ["Eucl", "RCA", "LEGO", "SDCA"]
     (line,) = sdca_table2_gaps(["vehicle", "svmguide4"], every)
@@ -537,14 +554,17 @@ def test_the_measured_gap_lines_follow_the_tables_columns_and_rows():
 
 
 def _cell_scripts() -> list[str]:
-    """The scripts of the rules in Snakemake group "cells" (workflow/rules/*.smk)."""
+    """The scripts of the rules in Snakemake group "cells" (workflow/rules/**/*.smk), as paths
+    under workflow/scripts/."""
     import re
 
     scripts = set()
-    for smk in sorted((ROOT / "workflow/rules").glob("*.smk")):
+    for smk in sorted((ROOT / "workflow/rules").rglob("*.smk")):
         for rule in re.split(r"\n(?=rule |checkpoint )", smk.read_text()):
             if re.search(r'group:\s*\n\s*"cells"', rule):
-                scripts |= set(re.findall(r'script:\s*\n\s*"\.\./scripts/(\w+\.py)"', rule))
+                scripts |= set(
+                    re.findall(r'script:\s*\n\s*"(?:\.\./)+scripts/((?:\w+/)?\w+\.py)"', rule)
+                )
     return sorted(scripts)
 
 
@@ -554,13 +574,13 @@ def test_no_cell_hashes_caption_text():
     would rerun every cell when a caption's words change. Rule: caption wording (module-level
     ``*_WORDS`` / ``*CAPTION*`` constants, ``*caption*`` functions and ``*_words`` ones returning
     ``str``) lives in
-    harness.captions, which no script of the cells group imports, and in no module of any
-    cell's or learner's code closure."""
+    the captions modules (harness.captions, each study's captions), which no script of the
+    cells group imports, and in no module of any cell's or learner's code closure."""
     import ast
     import re
 
     from tripletbench.algorithms import _algorithms
-    from tripletbench.harness.captions import OAHU_CHOICES, OAHU_ORDER_SPREAD
+    from tripletbench.studies.oahu.captions import OAHU_CHOICES, OAHU_ORDER_SPREAD
     from tripletbench.harness.settings import _module_path, code_closure
 
     scripts = _cell_scripts()
@@ -568,7 +588,7 @@ def test_no_cell_hashes_caption_text():
     modules = set()
     for script in scripts:
         closure = code_closure(script=f"workflow/scripts/{script}")
-        assert "tripletbench.harness.captions" not in closure, script
+        assert not [m for m in closure if m.endswith(".captions")], script
         modules |= set(closure)
     for cls in _algorithms().values():
         modules |= set(code_closure([cls.__module__]))

@@ -542,7 +542,7 @@ def test_the_figures_sizes_accept_what_the_split_holds():
     n_train_per_class + n_test_per_class images: caltech256_50 of config/paper.yaml, 50 x 19 test
     and 50 x 46 training images), and for a dataset the count it is certain to hold before its
     class sizes are read (vehicle: 252 of its 254 test samples)."""
-    from tripletbench.harness.config import split_sizes
+    from tripletbench.studies.sdca.config import split_sizes
 
     cfg = default()
     assert split_sizes(cfg, "caltech256_50") == (2300, 950, "50 classes x 65 images, 70% per class")

@@ -1,9 +1,9 @@
-"""tripletbench.harness.curves: the features' scale and the traces of the SDCA paper's Figure 1."""
+"""tripletbench.studies.sdca.curves: the features' scale and the traces of the SDCA paper's Figure 1."""
 
 import numpy as np
 import pytest
 
-from tripletbench.harness.curves import l2_normalize, sdca_convergence
+from tripletbench.studies.sdca.curves import l2_normalize, sdca_convergence
 
 
 def test_l2_normalize_gives_unit_rows_and_keeps_zero_rows():

@@ -352,7 +352,7 @@ def test_an_unpinned_cached_file_is_fetched_again_from_another_mirror(tmp_path):
     # and that pinned copy is reused offline, whatever mirror is named (the bytes are pinned)
     assert fetch_download(pinned, cache) == [path]
     # the workflow's fetching rules carry where unpinned files come from in a param
-    rules = "".join(p.read_text() for p in (ROOT / "workflow" / "rules").glob("*.smk"))
+    rules = "".join(p.read_text() for p in (ROOT / "workflow" / "rules").rglob("*.smk"))
     assert 'allow_unpinned=config["data"]' not in rules and "allow_unpinned=UNPINNED_FROM" in rules
 
 
@@ -470,10 +470,10 @@ def test_a_stalled_or_trickling_download_times_out(hostile_server, tmp_path, mon
     """issue 37, rule 6: one byte every 10 s hung the fetch. A server that sends nothing for
     READ_TIMEOUT_S, or more slowly than the cap allows (READ_TIMEOUT_S + cap / MIN_RATE_BYTES_S
     in all), is abandoned with an error naming the file (short timeouts here)."""
-    import tripletbench.datasets.base as base
+    import tripletbench.datasets.fetch as fetch  # the downloader's module (base re-exports it)
 
-    monkeypatch.setattr(base, "READ_TIMEOUT_S", 0.5)
-    monkeypatch.setattr(base, "MIN_RATE_BYTES_S", 63_065)  # 1.5 s in all for 63,065 bytes
+    monkeypatch.setattr(fetch, "READ_TIMEOUT_S", 0.5)
+    monkeypatch.setattr(fetch, "MIN_RATE_BYTES_S", 63_065)  # 1.5 s in all for 63,065 bytes
     with pytest.raises(DataUnavailable, match=r"x\.txt.*stalled"):
         fetch_download(_one_file(f"{hostile_server}/silent"), tmp_path)
     with pytest.raises(DataUnavailable, match=r"x\.txt.*too slow"):

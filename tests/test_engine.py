@@ -8,7 +8,7 @@ import scipy.sparse as sp
 from tripletbench.algorithms.base import TraceRecorder, bilinear_stream, checkpoints, dense
 from tripletbench.algorithms.oasis import OASIS, DissimOASIS
 from tripletbench.algorithms.sdca import SDCA
-from tripletbench.harness.performance import plain_oasis, plain_sdca, synthetic
+from tripletbench.studies.performance.measure import plain_oasis, plain_sdca, synthetic
 
 
 def rel_diff(W, ref):
@@ -257,12 +257,12 @@ def test_the_sparse_merge_of_z_rows_on_shared_columns_unsorted_and_empty_rows(co
 def test_factors_gathered_per_block_give_the_same_model_as_gathered_once(make, monkeypatch):
     """Every bilinear learner on dense points: the factors gathered block by block (and the
     curvatures, primal and dual in chunks) give the same W, trace and dual as one gather."""
-    import tripletbench.algorithms.base as base
+    import tripletbench.algorithms._tuples as tuples  # where the two sizes are read
 
     X, t = synthetic(20, 150, 700, seed=5)
     once = make(X).fit(t)
-    monkeypatch.setattr(base, "GATHER_ONCE_BYTES", 0)
-    monkeypatch.setattr(base, "TUPLE_CHUNK", 64)
+    monkeypatch.setattr(tuples, "GATHER_ONCE_BYTES", 0)
+    monkeypatch.setattr(tuples, "TUPLE_CHUNK", 64)
     lazy = make(X).fit(t)
     assert rel_diff(lazy.W_, once.W_) < 1e-13
     assert lazy.trace_["utilization"] == once.trace_["utilization"]
@@ -276,10 +276,10 @@ def test_a_large_oasis_fit_never_holds_its_factors(monkeypatch):
     (n, d) factor (deterministic, not a timing)."""
     import tracemalloc
 
-    import tripletbench.algorithms.base as base
+    import tripletbench.algorithms._tuples as tuples  # where the two sizes are read
 
-    monkeypatch.setattr(base, "GATHER_ONCE_BYTES", 2**20)
-    monkeypatch.setattr(base, "TUPLE_CHUNK", 2048)
+    monkeypatch.setattr(tuples, "GATHER_ONCE_BYTES", 2**20)
+    monkeypatch.setattr(tuples, "TUPLE_CHUNK", 2048)
     X, t = synthetic(40, 2_000, 1, seed=6)
     t = np.random.default_rng(6).integers(2_000, size=(200_000, 3))
     model = OASIS(C=0.1, n_epochs=0.01, preprocessor=X, random_state=0)

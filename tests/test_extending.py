@@ -200,8 +200,8 @@ def test_project_modules_import_learners_from_their_modules():
     allowed = {"ALGORITHMS", "learner_class", "make_learner"}
     files = [
         p
-        for folder in ("harness", "evaluation", "datasets", "algorithms", "workflow/scripts")
-        for p in (ROOT / folder).glob("*.py")
+        for folder in ("harness", "evaluation", "datasets", "algorithms", "studies", "workflow/scripts")
+        for p in (ROOT / folder).rglob("*.py")
     ]
     bad = []
     for path in files:

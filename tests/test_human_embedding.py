@@ -1,4 +1,4 @@
-"""figure_human_embedding (tripletbench.harness.human_maps): 2-D maps of one human-judgment set's
+"""figure_human_embedding (tripletbench.studies.human.maps): 2-D maps of one human-judgment set's
 items under the Euclidean distance, the table's best learner row and an ordinal embedding.
 
 Checks: the rows follow the table (best Euclidean and best learner row of protocol (a), the
@@ -29,7 +29,7 @@ def _pairwise(Y):
 
 
 def test_procrustes_alignment_is_a_rotation_that_recovers_a_turned_copy():
-    from tripletbench.harness.human_maps import procrustes_align
+    from tripletbench.studies.human.maps import procrustes_align
 
     rng = np.random.default_rng(0)
     ref = rng.normal(size=(40, 2))
@@ -45,7 +45,7 @@ def test_procrustes_alignment_is_a_rotation_that_recovers_a_turned_copy():
 
 
 def test_a_similarity_becomes_the_squared_distance_of_its_symmetric_part():
-    from tripletbench.harness.human_maps import similarity_to_sq_distance
+    from tripletbench.studies.human.maps import similarity_to_sq_distance
 
     rng = np.random.default_rng(1)
     X = rng.normal(size=(12, 4))
@@ -68,7 +68,7 @@ def test_the_ordinal_fit_reads_anchor_positive_negative_on_a_line():
     round (a closer to c) do not."""
     from scipy.stats import spearmanr
 
-    from tripletbench.harness.human import fit_ordinal_embedding
+    from tripletbench.studies.human.experiment import fit_ordinal_embedding
 
     x = np.arange(8.0)
     rng = np.random.default_rng(0)
@@ -119,7 +119,7 @@ def _cfg(**extra):
 
 
 def test_the_panels_follow_the_tables_protocol_a_rows():
-    from tripletbench.harness.human_maps import DEFAULT_ORDINAL, choose
+    from tripletbench.studies.human.maps import DEFAULT_ORDINAL, choose
 
     eu, le, od = choose(_table(), "material", _cfg())
     assert (eu.method, eu.features, eu.accuracy) == ("Eucl", "hog", 0.74)
@@ -139,7 +139,8 @@ def test_the_panels_follow_the_tables_protocol_a_rows():
 
 
 def test_the_figures_set_must_be_one_of_the_sets():
-    from tripletbench.harness.config import ConfigError, _check_human
+    from tripletbench.harness.config import ConfigError
+    from tripletbench.studies.human.config import _check_human
 
     with pytest.raises(ConfigError, match="human.embedding_figure.set"):
         _check_human({"sets": ["cars60"], "embedding_figure": {"set": "material"}, "methods": {}})
@@ -157,7 +158,7 @@ def test_three_aligned_maps_of_the_material_items_from_the_mirror(tmp_path):
     from tripletbench.datasets import human_features as hf
     from tripletbench.datasets import material_similarity as material
     from tripletbench.evaluation.human_protocols import embedding_accuracy
-    from tripletbench.harness.human_maps import (
+    from tripletbench.studies.human.maps import (
         build_panels,
         choose,
         draw_maps,

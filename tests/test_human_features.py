@@ -20,7 +20,7 @@ from sklearn.feature_extraction.text import CountVectorizer
 
 from tripletbench.datasets import cars60, food100
 from tripletbench.datasets import human_features as hf
-from tripletbench.harness import captions
+from tripletbench.studies.human import captions
 from tripletbench.datasets import material_similarity as material
 from tripletbench.datasets.base import DataError
 from tripletbench.datasets.global_descriptor import descriptor_from_bytes

@@ -26,7 +26,7 @@ def material(tmp_path_factory):
     80 d basis included, fits in seconds; the table's HOG is 64 px, 1,764-d), and protocol (a)'s
     first fold of a 2-fold split with at most N_TRAIN training answers."""
     from tripletbench.datasets import human_features as hf
-    from tripletbench.harness import human
+    from tripletbench.studies.human import experiment as human
 
     j = human.load("material", tmp_path_factory.mktemp("cache"), str(MIRROR))
     X = human.normalize(hf.item_features(j, "hog", size=16), "l2")
@@ -58,7 +58,7 @@ def test_every_fitted_row_learns_from_the_material_answers(material, method):
     feature restriction lifted: the test's one feature set is HOG at 16 px) fits on the first
     fold's training answers with no labels and scores the whole test fold: a finite accuracy
     in (0, 1), one row per scoring."""
-    from tripletbench.harness import human
+    from tripletbench.studies.human import experiment as human
 
     j, X, folds = material
     row = {k: v for k, v in DEFAULT["methods"][method].items()
@@ -101,7 +101,7 @@ def test_a_row_restricted_to_some_feature_sets_is_fitted_on_those_only():
     """cell_rows fits a row with features: [b] on b only (no row for a; the Euclidean cell
     keeps every feature set); a curve point the learner refuses (SCML: 5 answers, 12 features)
     is a row with no value and its error, while a refusal on (a) stops the cell."""
-    from tripletbench.harness import human
+    from tripletbench.studies.human import experiment as human
 
     j, features, folds = _toy()
     cfg = {"methods": {"OASIS": {"fixed": {"n_epochs": 1}, "features": ["b"],
@@ -126,7 +126,7 @@ def test_restricted_and_not_run_rows_are_na_in_the_table_with_their_reason():
     """table_status with not_run_status: a restricted row is n/a on the other feature sets of
     every set that ran, with its reason; a not_run row is one row, n/a in every column; a set
     that did not run keeps its own reason; ingredients stays Food-100's."""
-    from tripletbench.harness.human import not_run_status, row_name, table_status
+    from tripletbench.studies.human.experiment import not_run_status, row_name, table_status
 
     methods = {
         "OASIS": {},
@@ -163,10 +163,11 @@ def test_restricted_and_not_run_rows_are_na_in_the_table_with_their_reason():
     ],
 )
 def test_a_feature_restriction_the_block_cannot_honour_is_refused_at_start_up(row, needle):
-    """harness.config._check_human (run by check_config before any job): a row's features
+    """studies.human.config._check_human (run by check_config before any job): a row's features
     must be feature sets of human.features and come with features_reason; a label learner
     needs not_run."""
-    from tripletbench.harness.config import ConfigError, _check_human
+    from tripletbench.harness.config import ConfigError
+    from tripletbench.studies.human.config import _check_human
 
     block = {"features": ["global", "hog"], "methods": {"OASIS": row}}
     with pytest.raises(ConfigError, match=needle):

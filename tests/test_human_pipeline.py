@@ -77,7 +77,7 @@ def test_table_human_on_the_mirror_has_every_row(tmp_path):
         question_ids,
         triplet_folds,
     )
-    from tripletbench.harness.human import normalize
+    from tripletbench.studies.human.experiment import normalize
 
     _snakemake(_config(tmp_path))
     out = tmp_path / "results/tables"
@@ -213,11 +213,11 @@ def test_table_human_offline_says_needs_download(tmp_path):
 
 
 def test_a_row_without_a_feature_map_is_na_on_held_out_items_only():
-    """tripletbench.harness.human.table_status: a feature-free row (an ordinal embedding,
+    """tripletbench.studies.human.experiment.table_status: a feature-free row (an ordinal embedding,
     harness.human.feature_free_rows of the config) is "n/a" in every (b) column and scored in (a)
     and (d); a set that did not run is its reason in every column; the ceiling is n/a where a
     question has one answer."""
-    from tripletbench.harness.human import table_status
+    from tripletbench.studies.human.experiment import table_status
 
     cols = ["material (a)", "cars60 (a)", "material (b)", "cars60 (b)", "food100 (b)",
             "material (d) majority"]
@@ -235,11 +235,11 @@ def test_a_row_without_a_feature_map_is_na_on_held_out_items_only():
 
 
 def test_the_pair_table_scores_as_the_learners_pair_score_and_answers_repeat_by_count():
-    """tripletbench.harness.human scores a learner from one item-pair table (its ranking score): the same
+    """tripletbench.studies.human.experiment scores a learner from one item-pair table (its ranking score): the same
     accuracy as tripletbench.evaluation.human_protocols.learner_accuracy; the Euclidean table gives
     embedding_accuracy's; a training row with answer count c is c training triplets."""
     from tripletbench.evaluation.human_protocols import embedding_accuracy, learner_accuracy
-    from tripletbench.harness import human
+    from tripletbench.studies.human import experiment as human
     from tripletbench.harness.experiment import fit_learner
 
     rng = np.random.default_rng(0)
@@ -290,7 +290,8 @@ def test_a_human_mirror_with_a_scheme_we_cannot_read_is_refused_an_absent_folder
     """human.mirror: an ftp:// or s3:// mirror is refused before any job (ConfigError naming the
     key); a folder that does not exist is accepted (the sets are then not run: the CI config
     in a clone without ../shared)."""
-    from tripletbench.harness.config import ConfigError, _check_human
+    from tripletbench.harness.config import ConfigError
+    from tripletbench.studies.human.config import _check_human
 
     for bad in ("ftp://example.org/mirror", "s3://bucket/mirror"):
         with pytest.raises(ConfigError, match="human.mirror"):
@@ -304,8 +305,9 @@ def test_a_published_number_must_name_a_column_of_the_table_and_a_row_of_its_own
     name of one of our rows (a learner, Eucl, chance, ceiling) is refused when the workflow
     starts (ConfigError naming the row); the CI config's entry is accepted and lands in the
     column it names only."""
-    from tripletbench.harness.config import ConfigError, _check_human
-    from tripletbench.harness.human import all_columns, published
+    from tripletbench.harness.config import ConfigError
+    from tripletbench.studies.human.config import _check_human
+    from tripletbench.studies.human.experiment import all_columns, published
 
     ok = {"column": "material (d) majority", "value": 0.8, "source": "somewhere"}
     methods = {"OASIS": {"fixed": {"C": 0.1}}}

@@ -115,7 +115,7 @@ def test_pair_differences_gather_each_difference_when_asked():
 def test_chunked_pair_scores_and_triplet_margins_equal_one_gather(monkeypatch):
     """Scores over many tuples come chunk by chunk (``TUPLE_CHUNK``) and equal the one-gather
     values, for a Mahalanobis learner and a bilinear one, pairs and triplets, in order."""
-    import tripletbench.algorithms.base as base
+    import tripletbench.algorithms._tuples as tuples  # where TUPLE_CHUNK is read
     from tripletbench.algorithms import OASIS
 
     rng = np.random.default_rng(3)
@@ -128,7 +128,7 @@ def test_chunked_pair_scores_and_triplet_margins_equal_one_gather(monkeypatch):
     whole = [m.pair_score(pairs) for m in (lego, oasis)] + [
         m.decision_function(triplets) for m in (lego, oasis)
     ]
-    monkeypatch.setattr(base, "TUPLE_CHUNK", 7)
+    monkeypatch.setattr(tuples, "TUPLE_CHUNK", 7)
     chunked = [m.pair_score(pairs) for m in (lego, oasis)] + [
         m.decision_function(triplets) for m in (lego, oasis)
     ]
@@ -145,9 +145,9 @@ def test_a_lego_fit_never_holds_the_pairs_differences(monkeypatch):
     array of differences (traced allocations; deterministic, not a timing)."""
     import tracemalloc
 
-    import tripletbench.algorithms.base as base
+    import tripletbench.algorithms._tuples as tuples  # where TUPLE_CHUNK is read
 
-    monkeypatch.setattr(base, "TUPLE_CHUNK", 2048)
+    monkeypatch.setattr(tuples, "TUPLE_CHUNK", 2048)
     rng = np.random.default_rng(4)
     n, d = 200_000, 40
     X = rng.normal(size=(2_000, d))

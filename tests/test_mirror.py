@@ -206,7 +206,7 @@ def test_webkb_real_pages_keep_their_start(tmp_path):
     assert len(set(corpus.label("university"))) == 119
     # the seven universities: nyu.edu and ualberta.ca tie for seventh (105 pages of the four
     # topics); nyu.edu has more pages in the whole collection (145 against 110)
-    from tripletbench.harness.svm_experiment import NOTIONS, eligible_items
+    from tripletbench.studies.svm.experiment import NOTIONS, eligible_items
 
     univ = corpus.label("university")
     ties = corpus.collection_counts["university"]
@@ -421,7 +421,7 @@ def test_table1_tells_a_row_a_notion_lacks_from_a_file_the_mirror_lacks(tmp_path
     """The mirror run's Table 1 said "a file of its download route is not in the data mirror"
     on Eucl x WebKB and Binary x vehicle, rows those notions do not have. A class-labelled set
     is available from a folder mirror exactly when the mirror holds every file of its route."""
-    from tripletbench.harness.svm_experiment import method_applies, notion_available
+    from tripletbench.studies.svm.experiment import method_applies, notion_available
 
     mirror = str(MIRROR)
     assert notion_available("webkb_topic", "download", mirror)
@@ -459,7 +459,7 @@ def test_page_readings_on_the_real_pages():
     vocabulary over all 4,199 pages, lower-cased and not."""
     import tarfile
 
-    from tripletbench.harness.svm_experiment import make_analyzer, static_features
+    from tripletbench.studies.svm.experiment import make_analyzer, static_features
 
     archive = MIRROR / "webkb" / "webkb-data.gtar.gz"
     name = "webkb/course/wisconsin/http:^^www.cs.wisc.edu^~arch^uwarch^courses^cs354.html"

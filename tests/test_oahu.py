@@ -338,7 +338,7 @@ def test_bad_input_raises():
 
 def test_a_training_triplet_may_hold_no_evaluation_pair_among_any_two_items():
     """issue 23: the LFW filter checked (a, p) and (a, n) but not (p, n)."""
-    from tripletbench.harness.oahu_experiment import triplets_touching
+    from tripletbench.studies.oahu.experiment import triplets_touching
 
     banned = {frozenset((1, 2)), frozenset((7, 9))}
     t = np.array([[1, 2, 5], [5, 1, 2], [0, 3, 4], [9, 8, 7], [4, 7, 9]])
@@ -350,7 +350,7 @@ def test_heldout_triplet_stats_are_the_same_gathered_in_chunks(learner):
     """harness.oahu_experiment.heldout_triplet_stats gathers the test triplets' points a chunk at
     a time (the whole (n, 3, d) array was an OAHU Table 3 job's memory peak): the accuracy is the
     same fraction, the mean distances the same values, for any chunk size."""
-    from tripletbench.harness.oahu_experiment import heldout_triplet_stats
+    from tripletbench.studies.oahu.experiment import heldout_triplet_stats
 
     X, y, T = _data()
     test_idx = np.arange(0, len(y), 2)

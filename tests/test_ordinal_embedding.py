@@ -1,6 +1,6 @@
 """Ordinal embeddings from cblearn as feature-free rows of the human-judgment table
-(:func:`tripletbench.harness.human.fit_ordinal_embedding`, :func:`~tripletbench.harness.human.cell_rows`,
-:func:`tripletbench.harness.config.check_ordinal_embedding`): cblearn's triplet convention on items
+(:func:`tripletbench.studies.human.experiment.fit_ordinal_embedding`, :func:`~tripletbench.studies.human.experiment.cell_rows`,
+:func:`tripletbench.studies.human.config.check_ordinal_embedding`): cblearn's triplet convention on items
 on a line, a row without features (n/a on held-out items, scored on (a), (c), (d)), the start-up
 check of a misspelt class or hyperparameter, reproducibility, and one fit on the real material
 answers (skipped where no mirror stands beside the checkout)."""
@@ -12,7 +12,7 @@ import numpy as np
 import pytest
 from conftest import ROOT
 
-from tripletbench.harness import human
+from tripletbench.studies.human import experiment as human
 
 MIRROR = ROOT.parent / "shared" / "mirror"
 SOE = "cblearn.embedding.SOE"
@@ -87,10 +87,10 @@ def _cfg(methods):
 
 
 def test_a_feature_free_row_is_na_on_held_out_items_and_scored_on_a_c_and_d():
-    """:func:`~tripletbench.harness.human.cell_rows` of an ordinal-embedding row: fitted once per fold
+    """:func:`~tripletbench.studies.human.experiment.cell_rows` of an ordinal-embedding row: fitted once per fold
     (not per feature set), rows with ``features`` "" on (a), (c) and (d) and none on (b); the
-    table's status (:func:`~tripletbench.harness.human.table_status` with the config's
-    :func:`~tripletbench.harness.human.feature_free_rows`) says n/a on every (b) column only."""
+    table's status (:func:`~tripletbench.studies.human.experiment.table_status` with the config's
+    :func:`~tripletbench.studies.human.experiment.feature_free_rows`) says n/a on every (b) column only."""
     methods = {
         "OASIS": {"fixed": {"C": 0.1, "n_epochs": 1}},
         "GNMDS": {"algorithm": GNMDS, "fixed": {"n_components": 1}},
@@ -143,7 +143,8 @@ def test_a_misspelt_embedding_class_or_hyperparameter_is_refused_at_start_up(row
     has its own check, naming the key: a class that cannot be imported or cannot place every
     item, a hyperparameter the class lacks, ``random_state`` (set from the seed), and settings
     that cblearn's own fit refuses (a trial fit, iterations capped)."""
-    from tripletbench.harness.config import ConfigError, _check_human
+    from tripletbench.harness.config import ConfigError
+    from tripletbench.studies.human.config import _check_human
 
     with pytest.raises(ConfigError, match=needle):
         _check_human({"methods": {"E": {"fixed": {}, **row}}})
@@ -153,7 +154,8 @@ def test_a_jobs_own_process_leaves_the_library_checks_to_the_main_process():
     """``check_config(config, libraries=False)`` (the Snakefile passes it in a job's process):
     nothing is imported, so a misspelt class passes there (the run's main process refused it
     before any job); ``random_state`` is still refused."""
-    from tripletbench.harness.config import ConfigError, _check_human
+    from tripletbench.harness.config import ConfigError
+    from tripletbench.studies.human.config import _check_human
 
     _check_human({"methods": {"E": {"algorithm": "cblearn.embedding.SOEE"}}}, libraries=False)
     with pytest.raises(ConfigError, match="random_state"):

@@ -13,7 +13,7 @@ ROOT = Path(__file__).resolve().parents[1]
 
 def test_measurements_run_single_threaded_even_when_the_environment_asks_for_more():
     code = (
-        "from tripletbench.harness.performance import blas_threads, single_threaded, run\n"
+        "from tripletbench.studies.performance.measure import blas_threads, single_threaded, run\n"
         "outside = blas_threads()\n"
         "inside = single_threaded(blas_threads)()\n"
         "df = run(dense_dims=(8,), sparse=(), n_triplets=200, n_points=50, log=lambda *a: None)\n"
@@ -34,7 +34,7 @@ def test_measurements_run_single_threaded_even_when_the_environment_asks_for_mor
 def test_no_other_learner_gives_an_empty_table_with_its_columns():
     """A config with the performance block alone (no SDCA Table 2 rows) times no other learner;
     the rule still merges and writes that table (it failed with KeyError 'learner')."""
-    from tripletbench.harness.performance import other_learners
+    from tripletbench.studies.performance.measure import other_learners
 
     empty = other_learners({}, log=lambda *a: None)
     assert empty.empty and {"learner", "cpu_s_per_10k_triplets", "settings"} <= set(empty.columns)
@@ -47,7 +47,7 @@ def test_the_per_step_blas_loops_are_the_np_outer_loops_and_our_engine():
 
     from tripletbench.algorithms.oasis import OASIS
     from tripletbench.algorithms.sdca import SDCA
-    from tripletbench.harness.performance import blas_oasis, blas_sdca, plain_oasis, plain_sdca, synthetic
+    from tripletbench.studies.performance.measure import blas_oasis, blas_sdca, plain_oasis, plain_sdca, synthetic
 
     X, t = synthetic(12, 60, 400, seed=3)
     A, Z = X[t[:, 0]], X[t[:, 1]] - X[t[:, 2]]
@@ -66,7 +66,7 @@ def test_the_per_step_blas_loops_are_the_np_outer_loops_and_our_engine():
 
 
 def test_the_whole_fit_is_timed_beside_the_stream_in_cpu_time():
-    from tripletbench.harness.performance import run
+    from tripletbench.studies.performance.measure import run
 
     df = run(dense_dims=(8,), sparse=((50, 5),), n_triplets=300, n_points=40, repeats=1,
              log=lambda *a: None)  # fmt: skip
@@ -82,7 +82,7 @@ def test_the_block_size_sweep_times_every_k_beside_the_automatic_one():
     """harness.performance.block_sizes: one row per (d, K), the automatic K added to the swept
     ones and marked, its speed-up over itself 1, a fastest K per d; empty input refused."""
     from tripletbench.algorithms.base import auto_block_size
-    from tripletbench.harness.performance import block_sizes
+    from tripletbench.studies.performance.measure import block_sizes
 
     df = block_sizes(dense_dims=(8, 20), sizes=(4, 16), n_triplets=200, n_points=40, repeats=2,
                      log=lambda *a: None)  # fmt: skip

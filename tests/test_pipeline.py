@@ -377,7 +377,7 @@ def test_oahu_and_svm_tables_refuse_rows_made_under_other_settings():
     from tests.pipeline import ROOT
 
     cfg = yaml.safe_load((ROOT / "config/ci.yaml").read_text())
-    script = "workflow/scripts/oahu_cell.py"
+    script = "workflow/scripts/oahu/oahu_cell.py"
     good = expected_hashes(cfg, "oahu.table3", script)
     runs = pd.DataFrame({"dataset": "vehicle", "seed": 0, "algorithm": ["OAHU", "OASIS"],
                          "settings_hash": [good["OAHU"], good["OASIS"]]})
@@ -389,12 +389,12 @@ def test_oahu_and_svm_tables_refuse_rows_made_under_other_settings():
         check_fresh(runs.drop(columns="settings_hash"), cfg, "oahu.table3", script, "oahu_cell")
 
     keys = ["C", "n_train_triplets"]
-    settings = block_settings(cfg, "svm", keys, "workflow/scripts/svm_run.py")
+    settings = block_settings(cfg, "svm", keys, "workflow/scripts/svm/svm_run.py")
     rows = pd.DataFrame({"method": ["SVM-relative", "Binary"],
                          "settings_hash": settings_hash(settings)})
     check_block_fresh(rows, settings, "svm runs", "svm_run")
     cfg["svm"]["C"] = 7.0
-    other = block_settings(cfg, "svm", keys, "workflow/scripts/svm_run.py")
+    other = block_settings(cfg, "svm", keys, "workflow/scripts/svm/svm_run.py")
     with pytest.raises(ValueError, match="2 row\\(s\\) were computed under other settings"):
         check_block_fresh(rows, other, "svm runs", "svm_run")
 
@@ -460,7 +460,9 @@ def test_a_learners_code_hash_covers_its_own_modules_only():
     cell = code_closure(script="workflow/scripts/fit_evaluate.py", exclude={"tripletbench.algorithms"})
     assert "tripletbench.harness.experiment" in cell and "tripletbench.evaluation.retrieval" in cell
     # the base classes, their checks and the engine's loops
-    shared = {"tripletbench.algorithms.base", "tripletbench.algorithms._checks", "tripletbench.algorithms.kernels"}
+    shared = {"tripletbench.algorithms.base", "tripletbench.algorithms._checks", "tripletbench.algorithms.kernels",
+              "tripletbench.algorithms._params", "tripletbench.algorithms._scores",
+              "tripletbench.algorithms._stream", "tripletbench.algorithms._tuples"}
     assert not any(m.startswith("tripletbench.algorithms.") and m not in shared for m in cell)
 
 

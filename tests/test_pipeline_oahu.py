@@ -72,7 +72,7 @@ def test_every_caption_of_oahu_numbers_says_how_many_digits_to_trust(ci_run):
     """OAHU's numbers move with the order of floating-point sums (up to 0.11 between BLAS kernels
     at the CI size, +- 0.02 per run at Table 3's): every table or figure caption of the CI run
     that reports OAHU rows (it carries OAHU_CHOICES) carries the measured spread too."""
-    from tripletbench.harness.captions import OAHU_CHOICES, OAHU_ORDER_SPREAD
+    from tripletbench.studies.oahu.captions import OAHU_CHOICES, OAHU_ORDER_SPREAD
 
     captions = [p for p in sorted(ci_run.rglob("*.md")) if OAHU_CHOICES in p.read_text()]
     names = {p.name for p in captions}

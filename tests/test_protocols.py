@@ -182,7 +182,7 @@ def _blobs(n=90, d=6, k=3, seed=0):
 
 
 def test_validation_parts_are_stratified_folds_of_the_development_half():
-    from tripletbench.harness.oahu_experiment import dev_test_split, validation_parts
+    from tripletbench.studies.oahu.experiment import dev_test_split, validation_parts
 
     _X, y = _blobs(n=300)
     split = dev_test_split(y, 0, split="stratified")
@@ -201,7 +201,7 @@ def test_validation_parts_are_stratified_folds_of_the_development_half():
 def test_oahu_deployments_through_the_harness():
     from tripletbench.algorithms import OAHU
     from tripletbench.datasets.constraints import sample_class_triplets
-    from tripletbench.harness.oahu_experiment import knn_scores, retrieval_rows
+    from tripletbench.studies.oahu.experiment import knn_scores, retrieval_rows
 
     X, y = _blobs()
     T = sample_class_triplets(y, 200, np.random.default_rng(0))
@@ -358,7 +358,7 @@ def test_the_oahu_split_halves_the_shuffled_rows_as_the_paper_does():
     """issue 23: the OAHU paper (4.3.2) shuffles each dataset and divides it 1:1; ours was 1:1
     per class (kept as split="stratified")."""
     from tripletbench.datasets.base import DataError
-    from tripletbench.harness.oahu_experiment import dev_test_split
+    from tripletbench.studies.oahu.experiment import dev_test_split
 
     y = np.repeat(np.arange(3), [200, 60, 41])
     s = dev_test_split(y, 0)
@@ -380,8 +380,8 @@ def test_oahu_pair_learners_get_as_many_constraints_as_the_stream_has_triplets()
     a pair learner gets one pair per triplet of the stream by default (half similar), and both
     pairs of each triplet only with pairs_per_triplet: 2; the row's constraint count and U
     follow."""
-    from tripletbench.harness.captions import pair_rule_caption
-    from tripletbench.harness.oahu_experiment import classification_rows
+    from tripletbench.studies.oahu.captions import pair_rule_caption
+    from tripletbench.studies.oahu.experiment import classification_rows
 
     rng = np.random.default_rng(0)
     y = np.repeat(np.arange(4), 50)

@@ -66,7 +66,7 @@ FAULTS = {
         {"fit_evaluate": r"sdca_table2/runs/.*/ITML\.csv$"},
     ),
     "OAHU: eq. 11's similar-pair threshold with its exponent's sign flipped": (
-        "algorithms/oahu.py",
+        "algorithms/_oahu_loss.py",
         "d_sim = tau / (_E2 - 1.0) * (_exp(d_pos) - 1.0)",
         "d_sim = tau / (_E2 - 1.0) * (_exp(-d_pos) - 1.0)",
         "tables/oahu_table3.csv",
@@ -131,7 +131,7 @@ FAULTS = {
         {},
     ),
     "classical MDS: the squared distances not double-centred": (
-        "harness/svm_experiment.py",
+        "studies/svm/experiment.py",
         "J = np.eye(n) - 1.0 / n",
         "J = np.eye(n)",
         "tables/svm_mds.csv",

@@ -48,7 +48,7 @@ def _run(script, monkeypatch, **snakemake):
     monkeypatch.setattr(plt, "close", lambda fig=None: closed.append(fig) or real_close(fig))
     monkeypatch.setattr("tripletbench.harness.io.start_log", lambda path: None)  # keep pytest's capture
     sm = types.SimpleNamespace(**snakemake)
-    runpy.run_path(str(ROOT / "workflow/scripts" / script), init_globals={"snakemake": sm})
+    runpy.run_path(str(next((ROOT / "workflow/scripts").rglob(script))), init_globals={"snakemake": sm})
     return [f for f in closed if isinstance(f, matplotlib.figure.Figure)]
 
 
@@ -63,7 +63,7 @@ def _same_colour(a, b):
 def test_oahu_figure_4_draws_each_method_in_its_style_with_bars_inside_0_1(tmp_path, monkeypatch):
     cfg = _config()
     fig4 = cfg["oahu"]["figure4"]
-    good = expected_hashes(cfg, "oahu.figure4", "workflow/scripts/oahu_fig4_cell.py")
+    good = expected_hashes(cfg, "oahu.figure4", "workflow/scripts/oahu/oahu_fig4_cell.py")
     cells = []
     for m in fig4["methods"]:
         for n in fig4["n_constraints"]:
@@ -74,7 +74,7 @@ def test_oahu_figure_4_draws_each_method_in_its_style_with_bars_inside_0_1(tmp_p
                                               "error_rate": err, "settings_hash": good[m]}]))
                 cells.append(str(path))
     alpha = tmp_path / "alpha.csv"
-    t3_hash = expected_hashes(cfg, "oahu.table3", "workflow/scripts/oahu_cell.py")["OAHU"]
+    t3_hash = expected_hashes(cfg, "oahu.table3", "workflow/scripts/oahu/oahu_cell.py")["OAHU"]
     trace = pd.DataFrame({"dataset": fig4["dataset"], "seed": 0, "algorithm": "OAHU",
                           "settings_hash": t3_hash, "step": [1, 1, 10, 10], "layer": [0, 1, 0, 1],
                           "alpha": [0.5, 0.5, 0.3, 0.7]})
@@ -165,7 +165,7 @@ def test_oahu_table_3_gives_no_spread_for_a_single_run(tmp_path, monkeypatch):
     cfg = _config()
     t3 = cfg["oahu"]["table3"]
     t3["seeds"] = [0]
-    good = expected_hashes(cfg, "oahu.table3", "workflow/scripts/oahu_cell.py")
+    good = expected_hashes(cfg, "oahu.table3", "workflow/scripts/oahu/oahu_cell.py")
     rows = [
         {"experiment": "table3", "dataset": "vehicle", "seed": 0, "algorithm": m,
          "params_label": "tau=0.2" if m == "OAHU" else "", "metric": metric, "value": value,
@@ -192,7 +192,7 @@ def test_oahu_table_3_marks_as_the_paper_does(tmp_path, monkeypatch):
     cfg = _config()
     t3 = cfg["oahu"]["table3"]
     t3["seeds"] = [0, 1, 2]
-    good = expected_hashes(cfg, "oahu.table3", "workflow/scripts/oahu_cell.py")
+    good = expected_hashes(cfg, "oahu.table3", "workflow/scripts/oahu/oahu_cell.py")
     err = {"OAHU": [0.20, 0.21, 0.19]}  # every other method: clearly worse, varying
     rows = [
         {"experiment": "table3", "dataset": "vehicle", "seed": s, "algorithm": m,
@@ -228,7 +228,7 @@ def test_oahu_table_3_refuses_a_cut_or_edited_cell_and_names_the_seeds_a_cell_av
     cfg = _config()
     t3 = cfg["oahu"]["table3"]
     t3["seeds"] = [0, 1, 2]
-    good = expected_hashes(cfg, "oahu.table3", "workflow/scripts/oahu_cell.py")
+    good = expected_hashes(cfg, "oahu.table3", "workflow/scripts/oahu/oahu_cell.py")
     rows = [
         {"experiment": "table3", "dataset": "vehicle", "seed": s, "algorithm": m,
          "params_label": "", "metric": metric, "settings_hash": good[m],

@@ -13,7 +13,7 @@ from tripletbench.datasets.base import (
     prepared_hash_path,
 )
 from tripletbench.datasets.rows import PreparedRows, load_prepared_rows, rows_paths, write_rows
-from tripletbench.harness.io import save_npz, save_text
+from tripletbench.files import save_npz, save_text
 
 
 def _prepared(tmp_path, n=3000, d=40, k=5, seed=0, order="C"):
@@ -116,7 +116,7 @@ def test_an_oahu_cell_reads_only_its_subsample_and_gives_the_whole_load_numbers(
     """The OAHU Table 3 cell (harness.oahu_experiment.classification_rows and the Recall@K rows)
     on a row file and on the whole matrix: the same rows, to the bit (timings aside); the rows
     read are the seed's subsample, chosen from the labels alone."""
-    from tripletbench.harness.oahu_experiment import (
+    from tripletbench.studies.oahu.experiment import (
         classification_rows,
         dev_test_split,
         retrieval_rows,

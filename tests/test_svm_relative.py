@@ -261,7 +261,7 @@ def reuters_training_matrix():
     """The svm_scaling problem's data: binary bag of words of the stand-in's training documents
     (seed 0 split) and their topic groups."""
     from tripletbench.datasets.reuters import load_corpus
-    from tripletbench.harness.svm_experiment import document_split, notion_groups, text_features
+    from tripletbench.studies.svm.experiment import document_split, notion_groups, text_features
 
     corpus = load_corpus(_CACHE)
     labels = corpus.label("topic")
@@ -569,7 +569,7 @@ def test_a_stalled_look_starts_a_check_and_the_solve_still_ends_on_the_optimum()
 
 
 def test_predicted_seconds_follows_the_power_law_through_the_last_two_solves():
-    from tripletbench.harness.svm_experiment import predicted_seconds
+    from tripletbench.studies.svm.experiment import predicted_seconds
 
     def row(n, s, status="optimal"):
         return {"n_triplets": n, "fit_wall_s": s, "status": status}

@@ -1,4 +1,4 @@
-"""The sweeps around Schultz & Joachims' Table 1 (tripletbench.harness.svm_sweeps): the variants a config
+"""The sweeps around Schultz & Joachims' Table 1 (tripletbench.studies.svm.sweeps): the variants a config
 names, their settings, the rule that ranks the page readings (mean distance to the paper's six
 learned and Binary cells, computed by hand here), the readings table's text, and the robust axis
 limits of the MDS panels (tripletbench.harness.plots.robust_limits)."""
@@ -7,9 +7,9 @@ import numpy as np
 import pandas as pd
 import pytest
 
-from tripletbench.harness import svm_sweeps
+from tripletbench.studies.svm import sweeps as svm_sweeps
 from tripletbench.harness.plots import robust_limits
-from tripletbench.harness.table_rows import readings_markdown
+from tripletbench.studies.svm.rows import readings_markdown
 
 SVM = {
     "C": 1.0,

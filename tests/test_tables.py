@@ -435,7 +435,8 @@ def test_figures_use_human_names_and_timings_state_the_measured_load(tmp_path):
     """issue 24: one mapping of dataset names for every figure; the fit-time figure draws the
     median and the min-max range over seeds (positive, so visible on a log axis) and its caption
     states the load average recorded with each timing instead of assuming an idle machine."""
-    from tripletbench.harness.plots import display_name, scaling
+    from tripletbench.harness.plots import display_name
+    from tripletbench.studies.oasis.scaling import plot_scaling as scaling
 
     assert display_name("fashion_mnist_pixels") == "Fashion-MNIST, pixels"
     assert display_name("caltech256_50") == "Caltech-256, 50 classes"
@@ -606,7 +607,7 @@ def test_a_table_whose_notes_hold_non_ascii_text_compiles_with_pdflatex(tmp_path
 
 
 def test_the_runtime_table_reads_each_cells_own_job_cpu_time():
-    from tripletbench.harness.table_rows import job_cpu_values
+    from tripletbench.studies.oasis.rows import job_cpu_values
 
     runs = pd.DataFrame(
         {

@@ -22,7 +22,7 @@ from scipy.spatial.distance import pdist, squareform
 
 from tripletbench.datasets import reuters, webkb
 from tripletbench.datasets.base import ChecksumError, DataError, DataUnavailable
-from tripletbench.harness.svm_experiment import (
+from tripletbench.studies.svm.experiment import (
     NOTIONS,
     classical_mds,
     count_rule_triplets,
@@ -204,7 +204,7 @@ def test_university_of_a_page_from_its_folder_or_its_url():
 
 
 def _paper_rule(name, topic, univ, kept):
-    """Section 5's rules, written out from the text independently of tripletbench.harness.svm_experiment."""
+    """Section 5's rules, written out from the text independently of tripletbench.studies.svm.experiment."""
 
     def rule(i, j, k):
         if name == "webkb_university":  # same university for i, j; k from a different one
@@ -470,7 +470,7 @@ def test_each_page_reading_takes_exactly_its_part_of_the_file():
 
 
 def test_case_and_unit_scale_of_the_binary_vectors():
-    from tripletbench.harness.svm_experiment import make_analyzer, scale_rows
+    from tripletbench.studies.svm.experiment import make_analyzer, scale_rows
 
     docs = ["The Cat and the cat", "THE dog", "a"]
     assert make_analyzer(lowercase=False)("The Cat the") == ["The", "Cat", "the"]
@@ -492,8 +492,8 @@ def test_case_and_unit_scale_of_the_binary_vectors():
 
 
 def test_corpus_features_read_back_equal_and_a_bad_file_is_named(tmp_path):
-    from tripletbench.harness.io import save_npz
-    from tripletbench.harness.svm_experiment import (
+    from tripletbench.files import save_npz
+    from tripletbench.studies.svm.experiment import (
         PREPROCESSING,
         corpus_features,
         features_name,

@@ -12,7 +12,7 @@ import yaml
 
 from tests.pipeline import ROOT
 
-SNAKEFILES = [ROOT / "Snakefile", ROOT / "workflow/Snakefile", *sorted((ROOT / "workflow/rules").glob("*.smk"))]
+SNAKEFILES = [ROOT / "Snakefile", ROOT / "workflow/Snakefile", *sorted((ROOT / "workflow/rules").rglob("*.smk"))]
 
 
 def test_every_snakefile_is_formatted_by_snakefmt():
@@ -141,11 +141,11 @@ def _rule_blocks():
     """(rule name, script file or None, rule text) of every rule of the rule files; a
     ``use rule A as B`` block inherits A's script."""
     out, scripts = [], {}
-    for f in sorted((ROOT / "workflow/rules").glob("*.smk")):
+    for f in sorted((ROOT / "workflow/rules").rglob("*.smk")):
         for part in re.split(r"^(?=(?:rule|use rule) )", f.read_text(), flags=re.M)[1:]:
             use = re.match(r"use rule (\w+) as (\w+)", part)
             name = use.group(2) if use else re.match(r"rule (\w+)", part).group(1)
-            m = re.search(r'^    script:\n        "\.\./scripts/(\w+\.py)"', part, re.M)
+            m = re.search(r'^    script:\n        "(?:\.\./)+scripts/((?:\w+/)?\w+\.py)"', part, re.M)
             script = m.group(1) if m else scripts.get(use.group(1)) if use else None
             scripts[name] = script
             out.append((name, script, part))
@@ -161,9 +161,9 @@ def test_every_table_figure_and_timing_rule_hashes_the_code_its_script_runs():
     from tripletbench.harness.settings import PLUMBING, code_closure
 
     assert not {"tripletbench.harness.tables", "tripletbench.harness.plots", "tripletbench.harness.report"} & PLUMBING
-    assert "tripletbench.harness.tables" in code_closure(script="workflow/scripts/table_sdca_2.py")
-    assert "tripletbench.harness.plots" in code_closure(script="workflow/scripts/plot_figure.py")
-    files = [*(ROOT / "workflow/rules").glob("*.smk"), ROOT / "harness/settings.py"]
+    assert "tripletbench.harness.tables" in code_closure(script="workflow/scripts/sdca/table_sdca_2.py")
+    assert "tripletbench.harness.plots" in code_closure(script="workflow/scripts/sdca/plot_figure.py")
+    files = [*(ROOT / "workflow/rules").rglob("*.smk"), ROOT / "harness/settings.py"]
     sources = "\n".join(p.read_text() for p in files)
     definitions = {  # NAME = ... or def name(...): with their text
         m.group(1): m.group(0)

@@ -30,6 +30,10 @@ if Path(_harness.__file__).resolve().parents[1] != ROOT:
         "its own) or run the workflow from that checkout"
     )
 
+# The studies (one package each, tripletbench.studies) register with the core first: the config
+# checks, settings and report read their declarations.
+from tripletbench.studies import STUDIES  # noqa: E402
+
 if not workflow.overwrite_configfiles:
 
     configfile: ROOT / "config/default.yaml"
@@ -64,7 +68,6 @@ from tripletbench.harness.config import (  # noqa: E402
     experiment_cells,
     unpinned_downloads_opt_in,
 )
-from tripletbench.harness.performance import other_methods, performance_learners  # noqa: E402
 from tripletbench.harness.freshness import check_report_fresh, is_report_run  # noqa: E402
 from tripletbench.harness.regression import stored_tables  # noqa: E402
 from tripletbench.harness.settings import (  # noqa: E402
@@ -73,7 +76,6 @@ from tripletbench.harness.settings import (  # noqa: E402
     cell_settings,
     code_hash,
     data_settings,
-    images_features_settings,
     key_order,
     settings_hash,
 )
@@ -218,25 +220,17 @@ def record_run_end(status):
 # --- functions of data.smk (split, triplets, fit cells); they read that file's settings when called ---
 
 
-def fig_data(wildcards):
-    """The feature file of a convergence-curve seed: the prepared dataset, or for an image set
-    (``caltech256_<k>``, ``fashion_mnist_pixels|bovw``: the SDCA paper's Figures 1-2 used
-    Caltech-256 with 50 classes) that seed's image features (rule images_features)."""
-    from tripletbench.datasets.caltech256 import is_image_set_name
-
-    name = config["figures"]["dataset"]
-    if is_image_set_name(name):
-        return f"{RESULTS}/images/features/{name}/seed{wildcards.seed}.npz"
-    return f"{CACHE}/prepared/{name}_{ROUTE}.npz"
+FIT_DATA = {}
+"""Experiment -> function(wildcards) giving a cell's feature file, where it is not the prepared
+dataset: each study's rule file that feeds fit_evaluate other features adds its own (the image
+sets' per-seed features, Table 4's collection)."""
 
 
 def cell_data(wildcards):
-    """The feature file of a cell: the prepared dataset, or for the image experiment the per-seed
-    features (bag of words from that seed's training images; rule images_features)."""
-    if wildcards.experiment == "images":
-        return f"{RESULTS}/images/features/{wildcards.dataset}/seed{wildcards.seed}.npz"
-    if wildcards.experiment == "sdca_table4":  # one collection for every seed (table4.smk)
-        return f"{RESULTS}/sdca_table4/collection/{wildcards.dataset}.npz"
+    """The feature file of a cell: the prepared dataset, or what its experiment's study gives
+    (FIT_DATA)."""
+    if wildcards.experiment in FIT_DATA:
+        return FIT_DATA[wildcards.experiment](wildcards)
     return f"{CACHE}/prepared/{wildcards.dataset}_{ROUTE}.npz"
 
 
@@ -254,8 +248,8 @@ def job_data(wildcards):
     ]
 
 
-FIT_EXPERIMENTS = ("sdca_table2", "images", "sdca_table4")
-"""The experiments whose cells rule fit_evaluate fits (tables.smk, images.smk, table4.smk)."""
+FIT_EXPERIMENTS = tuple(b for s in STUDIES.values() for b in s.fit_blocks)
+"""The experiments whose cells rule fit_evaluate fits (each study's ``fit_blocks``)."""
 
 
 def cell_seeds(experiment):
@@ -277,121 +271,6 @@ def cell_seed_files(kind):
     ]
 
 
-def table2_compare_with(wildcards):
-    """sdca_table2.compare_with, another route's Table 2 CSV, once it exists (made by another
-    run; the table says so while it is missing, and is remade when it appears or changes)."""
-    path = config["sdca_table2"].get("compare_with")
-    return [path] if path and Path(path).is_file() else []
-
-
-# --- functions of svm.smk (Schultz & Joachims); they read that file's settings when called ---
-
-
-def svm_available(notion):
-    """A notion runs unless it needs WebKB (download route) and the route is embedded, or the
-    data mirror lacks a file of its route (tripletbench.harness.svm_experiment.notion_available)."""
-    from tripletbench.harness.svm_experiment import notion_available
-
-    return notion_available(notion, ROUTE, MIRROR)
-
-
-def svm_notions():
-    return list(SVM["text_notions"]) + list(SVM["datasets"])
-
-
-def svm_features_file(corpus, text_features):
-    """The features of text corpus ``corpus`` under ``text_features`` (rule svm_features)."""
-    from tripletbench.harness.svm_experiment import features_name
-
-    return f"{RESULTS}/svm/features/{corpus}/{features_name(corpus, text_features)}.npz"
-
-
-def svm_run_input(wc):
-    """A cell's input: its text corpus' features under the cell's svm.text_features (the
-    config's, or its sweep variant's), or a class-labelled set's prepared file."""
-    from tripletbench.harness import svm_sweeps
-
-    if wc.notion in SVM_TEXT:
-        cfg = (
-            svm_sweeps.variant_config(SVM, wc.sweep, wc.variant) if "variant" in wc.keys() else SVM
-        )
-        return {"features": svm_features_file(SVM_TEXT[wc.notion].corpus, cfg["text_features"])}
-    return {"prepared": f"{CACHE}/prepared/{wc.notion}_{ROUTE}.npz"}
-
-
-def svm_cell_block(cfg):
-    """The keys of an ``svm`` block (the config's or a sweep variant's) that a cell reads
-    (SVM_RUN_KEYS), as its rule's params: a change to any other key (figures, notes, the sweeps'
-    own lists) reruns no cell."""
-    return canonical({k: cfg.get(k) for k in SVM_RUN_KEYS})
-
-
-def svm_sweep_settings(sweep, variant):
-    """What a sweep cell is made under: the run keys of its variant's svm block
-    (tripletbench.harness.svm_sweeps.variant_config), the route and the cell script's code."""
-    from tripletbench.harness import svm_sweeps
-
-    cfg = svm_sweeps.variant_config(SVM, sweep, variant)
-    return block_settings(
-        {**config, "svm": cfg}, "svm", SVM_RUN_KEYS, "workflow/scripts/svm_run.py"
-    )
-
-
-def svm_sweep_cells(sweep):
-    """The rows of every cell of ``sweep`` that the route can serve."""
-    from tripletbench.harness import svm_sweeps
-
-    return [
-        f"{RESULTS}/svm/{sweep}/{v}/{n}/seed{s}.csv"
-        for v, n, s in svm_sweeps.cells(SVM, sweep)
-        if svm_available(n)
-    ]
-
-
-def svm_sweep_hashes(sweep):
-    """variant -> the settings hash its cells must carry (the sweep's table refuses others)."""
-    from tripletbench.harness import svm_sweeps
-
-    return {v: settings_hash(svm_sweep_settings(sweep, v)) for v in svm_sweeps.variants(SVM, sweep)}
-
-
-def svm_runs(wc=None):
-    return [
-        f"{RESULTS}/svm/runs/{n}/seed{s}.csv"
-        for n in svm_notions()
-        if svm_available(n)
-        for s in SVM["seeds"]
-    ]
-
-
-# --- functions of oahu.smk (OAHU); they read that file's settings when called ---
-
-
-def oahu_available(names):
-    """The datasets of ``names`` that the configured route can provide."""
-    return [d for d in names if get_dataset(d).has_route(ROUTE, MIRROR)]
-
-
-def oahu_cells(experiment, datasets=None):
-    exp = OAHU[experiment]
-    return expand(
-        f"{RESULTS}/oahu/{experiment}/{{dataset}}/seed{{seed}}/{{method}}.csv",
-        dataset=oahu_available(datasets if datasets is not None else exp["datasets"]),
-        seed=exp["seeds"],
-        method=list(exp["methods"]),
-    )
-
-
-def oahu_fig7_cells():
-    """Recall@K cells: Table 3's cells where the dataset is one of its columns (same split and
-    model), figure7's own cells otherwise."""
-    t3 = set(oahu_available(OAHU["table3"]["datasets"]))
-    own = [d for d in OAHU["figure7"]["datasets"] if d not in t3]
-    return oahu_cells("table3", [d for d in OAHU["figure7"]["datasets"] if d in t3]) + (
-        oahu_cells("figure7", own) if own else []
-    )
-
-
 # --- functions of images.smk (image retrieval); they read that file's settings when called ---
 
 
@@ -401,63 +280,6 @@ def prepared_rows(dataset):
     (tripletbench.datasets.rows.load_prepared_rows finds the row file from the prepared file)."""
     prepared = f"{CACHE}/prepared/{dataset}_{ROUTE}.npz"
     return [prepared, *map(str, rows_paths(prepared))]
-
-
-def images_source(wildcards):
-    """Fashion-MNIST's prepared arrays (and their row file) or the Caltech-256 image list."""
-    from tripletbench.datasets.caltech256 import image_set
-
-    if image_set(wildcards.dataset).source == "fashion_mnist":
-        return prepared_rows("fashion_mnist")
-    return CALTECH_LIST
-
-
-def image_cells():
-    return experiment_cells(config, "images", RESULTS, ROUTE) if IMAGES_ON else []
-
-
-def image_features_files():
-    from tripletbench.harness.config import available_datasets
-
-    if not IMAGES_ON:
-        return []
-    ok, _ = available_datasets(config, "images", ROUTE)
-    return expand(
-        f"{RESULTS}/images/features/{{d}}/seed{{s}}.npz", d=ok, s=config["images"]["seeds"]
-    )
-
-
-# --- functions of table4.smk (SDCA Table 4); they read that file's settings when called ---
-
-
-def table4_cells():
-    """The Table 4 cells that the route can run (none offline: "needs download")."""
-    if not config["sdca_table4"].get("methods"):
-        return []
-    return experiment_cells(config, "sdca_table4", RESULTS, ROUTE)
-
-
-def table4_block():
-    """The sdca_table4 block that table4_scaling runs (its protocol and rows); raises
-    ConfigError when it has no methods."""
-    from tripletbench.harness.config import ConfigError
-
-    block = config["sdca_table4"]
-    if not block.get("methods"):
-        raise ConfigError(
-            "config table4_scaling: runs the rows of sdca_table4.methods, and the config gives "
-            "none (add the sdca_table4 block, e.g. from config/default.yaml)"
-        )
-    return block
-
-
-def table4_learners():
-    """The learners table4_scaling builds (their code is in its settings)."""
-    from tripletbench.harness.experiment import algorithm_of
-
-    block = config["sdca_table4"]
-    rows = config["table4_scaling"].get("methods") or list(block.get("methods") or {})
-    return sorted({algorithm_of(m, block["methods"][m]) for m in rows if m in block["methods"]})
 
 
 def measured_resource(kind, key_of, runs=lambda wc: 1):
@@ -473,125 +295,20 @@ def measured_resource(kind, key_of, runs=lambda wc: 1):
     return of
 
 
+CELL_RESOURCE_KEYS = {}
+"""Experiment -> the entry of resources.yaml its fit_evaluate cells use, where it is not
+fit_evaluate's own (a study's rule file adds it: Table 4's cells search a million items)."""
+
+
 def cell_resource(kind):
-    """A fit_evaluate job's resource: the Table 4 cells (a million-item database) have their
-    own measured values (resources.yaml: table4_cell), every other cell fit_evaluate's. Both are
-    per seed: a job's memory is one seed's (it runs its seeds one after another), its runtime
-    that of all its seeds."""
+    """A fit_evaluate job's resource: its experiment's measured values (CELL_RESOURCE_KEYS, else
+    fit_evaluate's, resources.yaml). Both are per seed: a job's memory is one seed's (it runs its
+    seeds one after another), its runtime that of all its seeds."""
     return measured_resource(
         kind,
-        lambda wc: "table4_cell" if wc.experiment == "sdca_table4" else "fit_evaluate",
+        lambda wc: CELL_RESOURCE_KEYS.get(wc.experiment, "fit_evaluate"),
         runs=lambda wc: len(cell_seeds(wc.experiment)),
     )
-
-
-# --- functions of human.smk (human judgments); they read that file's settings when called ---
-
-
-def human_cell_resource(kind):
-    """A human_cell job's resource (resources.yaml): an SCML row's own measured values
-    (human_cell_scml: metric-learn's default basis, 80 d directions each scored on every training
-    answer, holds GBs), every other row's human_cell."""
-    from tripletbench.harness.experiment import algorithm_of
-
-    def key_of(wc):
-        row = HUMAN["methods"].get(wc.method) or {}
-        scml = algorithm_of(wc.method, row).split(".")[-1] == "SCML"
-        return "human_cell_scml" if scml else "human_cell"
-
-    return measured_resource(kind, key_of)
-
-
-def human_block(own=None):
-    """The human block less the figures' own keys (``own``: the one figure key kept), in the
-    config's order: the table's rows and the curve's lines follow the order of human.methods."""
-    return {k: v for k, v in HUMAN.items() if k not in HUMAN_FIGURE_KEYS or k == own}
-
-
-def human_sets():
-    """The configured sets that the human sets' route and mirror can give (HUMAN_ROUTE,
-    HUMAN_MIRROR: human.mirror where the block names one, else data.route and data.mirror)."""
-    return [s for s in HUMAN["sets"] if human_mod.available(s, HUMAN_ROUTE, HUMAN_MIRROR)]
-
-
-def human_methods():
-    """The cells' methods: the Euclidean distance (with the chance and ceiling rows) and each
-    learner row that is fitted (a row with not_run is shown as n/a, no cell)."""
-    return [human_mod.EUCLIDEAN, *human_mod.fitted_rows(HUMAN["methods"])]
-
-
-def human_cell_block(method):
-    """What a human cell of ``method`` reads of the human block: the keys of HUMAN_CELL_KEYS it
-    has and, for a learner or embedding row, that row alone (``methods: {method: row}``; the
-    Euclidean cell reads no row). Another row, a caption's text (published, notes,
-    features_reason) or a figure's own keys are not in it, so a change of them reruns no
-    cell."""
-    out = {k: HUMAN[k] for k in HUMAN_CELL_KEYS if k in HUMAN}
-    if method in HUMAN["methods"]:
-        out["methods"] = {method: human_row(method)}
-    return canonical(out)
-
-
-def human_row(method):
-    """Row ``method`` of human.methods less its descriptions (notes, features_reason)."""
-    row = HUMAN["methods"][method]
-    return {k: v for k, v in row.items() if k not in ("notes", "features_reason")}
-
-
-def human_cell_settings(method):
-    """What a human cell of ``method`` is made under: HUMAN_CELL_KEYS, the route, the cell
-    script's code (harness/human.py with it: the ordinal embeddings' fit), its own row less its
-    descriptions (notes, features_reason), and that row's learner code (a feature-based row) or
-    cblearn's version (an ordinal-embedding row). A change of one row reruns that row's cells
-    alone; a change of a shared key or of the cell's code reruns every cell."""
-    row = HUMAN["methods"].get(method)
-    learners = [row.get("algorithm", method)] if row and not human_mod.is_feature_free(row) else []
-    out = block_settings(
-        config, "human", HUMAN_CELL_KEYS, "workflow/scripts/human_cell.py", learners=learners
-    )
-    if row:
-        out["row"] = human_row(method)
-        versions = human_mod.embedding_versions({method: row})
-        if versions:
-            out["embeddings"] = versions
-    return canonical({**out, "method": method})
-
-
-def human_cell_hashes():
-    """method -> settings hash of its human cells (table_human and figure_human_curve refuse a
-    cell that records another)."""
-    return {m: settings_hash(human_cell_settings(m)) for m in human_methods()}
-
-
-def human_cells():
-    return [
-        f"{RESULTS}/human/cells/{s}/{m}/seed{seed}.csv"
-        for s in human_sets()
-        for m in human_methods()
-        for seed in HUMAN["seeds"]
-    ]
-
-
-def human_feature_files(wc):
-    return [
-        f"{RESULTS}/human/features/{wc.hset}/{f}.npz"
-        for f in human_mod.feature_sets(wc.hset, HUMAN["features"])
-    ]
-
-
-def human_embedding_inputs(what):
-    """figure_human_embedding's data (``what``: "fetched" or "features"): the fetched set that
-    human.embedding_figure.set names (null: the first of human.sets) or its feature files,
-    where the set can run (else none: the figure says why)."""
-    hset = HUMAN["embedding_figure"]["set"] or HUMAN["sets"][0]
-    if hset not in human_sets():
-        return []
-    if what == "fetched":
-        return [f"{CACHE}/fetched/human_{hset}.txt"]
-    return [
-        f"{RESULTS}/human/features/{hset}/{f}.npz"
-        for f in human_mod.feature_sets(hset, HUMAN["features"])
-    ]
 
 
 # --- the report (report.smk) ---
@@ -627,17 +344,3 @@ def settings_check(rule_name):
     return check
 
 
-# --- the regression check (tables.smk) ---
-
-
-def regression_skip():
-    """Stored tables this run cannot build, with the reason (the check says so beside each of
-    their numbers): the human table where human.mirror names a folder that is absent (a clone
-    without ../shared/mirror), or where the config has no human block."""
-    tables = ["tables/human_table.csv", "human/all_runs.csv"]  # table_human's outputs
-    if "human" not in BLOCKS_ON:
-        return {t: "the config has no human block" for t in tables}
-    from tripletbench.harness.human import missing_reason
-
-    why = missing_reason(config)
-    return {t: why for t in tables} if why.startswith("not run") else {}

@@ -1,5 +1,5 @@
-# Human judgments (issue 38): metric learners on people's relative comparisons (Food-100, the 60
-# cars, the material appearance answers; harness/human.py). Download route only: on the embedded
+# Human judgments (tripletbench.studies.human): metric learners on people's relative comparisons (Food-100, the 60
+# cars, the material appearance answers; studies/human/experiment.py). Download route only: on the embedded
 # route every set shows "needs download", unless the block names its own mirror (human.mirror:
 # the CI config's ../shared/mirror; a folder that is absent leaves the sets out, the run goes
 # on). One fetch per set (local rule), one features job per (set, feature set), one cell per
@@ -11,7 +11,7 @@ HUMAN = config["human"]
 HUMAN_FIGURE_KEYS = ("embedding_figure", "curve_figure")
 
 
-from tripletbench.harness import human as human_mod  # noqa: E402
+from tripletbench.studies.human import experiment as human_mod  # noqa: E402
 
 # the human sets' route and mirror: human.mirror (download layout) where given, else data's
 HUMAN_ROUTE, HUMAN_MIRROR = human_mod.route_and_mirror(config)
@@ -30,11 +30,117 @@ HUMAN_CELL_KEYS = [
     "max_train_triplets",
     "curve_sizes",
 ]
+def human_cell_resource(kind):
+    """A human_cell job's resource (resources.yaml): an SCML row's own measured values
+    (human_cell_scml: metric-learn's default basis, 80 d directions each scored on every training
+    answer, holds GBs), every other row's human_cell."""
+    from tripletbench.harness.experiment import algorithm_of
+
+    def key_of(wc):
+        row = HUMAN["methods"].get(wc.method) or {}
+        scml = algorithm_of(wc.method, row).split(".")[-1] == "SCML"
+        return "human_cell_scml" if scml else "human_cell"
+
+    return measured_resource(kind, key_of)
+
+
+def human_block(own=None):
+    """The human block less the figures' own keys (``own``: the one figure key kept), in the
+    config's order: the table's rows and the curve's lines follow the order of human.methods."""
+    return {k: v for k, v in HUMAN.items() if k not in HUMAN_FIGURE_KEYS or k == own}
+
+
+def human_sets():
+    """The configured sets that the human sets' route and mirror can give (HUMAN_ROUTE,
+    HUMAN_MIRROR: human.mirror where the block names one, else data.route and data.mirror)."""
+    return [s for s in HUMAN["sets"] if human_mod.available(s, HUMAN_ROUTE, HUMAN_MIRROR)]
+
+
+def human_methods():
+    """The cells' methods: the Euclidean distance (with the chance and ceiling rows) and each
+    learner row that is fitted (a row with not_run is shown as n/a, no cell)."""
+    return [human_mod.EUCLIDEAN, *human_mod.fitted_rows(HUMAN["methods"])]
+
+
+def human_cell_block(method):
+    """What a human cell of ``method`` reads of the human block: the keys of HUMAN_CELL_KEYS it
+    has and, for a learner or embedding row, that row alone (``methods: {method: row}``; the
+    Euclidean cell reads no row). Another row, a caption's text (published, notes,
+    features_reason) or a figure's own keys are not in it, so a change of them reruns no
+    cell."""
+    out = {k: HUMAN[k] for k in HUMAN_CELL_KEYS if k in HUMAN}
+    if method in HUMAN["methods"]:
+        out["methods"] = {method: human_row(method)}
+    return canonical(out)
+
+
+def human_row(method):
+    """Row ``method`` of human.methods less its descriptions (notes, features_reason)."""
+    row = HUMAN["methods"][method]
+    return {k: v for k, v in row.items() if k not in ("notes", "features_reason")}
+
+
+def human_cell_settings(method):
+    """What a human cell of ``method`` is made under: HUMAN_CELL_KEYS, the route, the cell
+    script's code (studies/human/experiment.py with it: the ordinal embeddings' fit), its own row less its
+    descriptions (notes, features_reason), and that row's learner code (a feature-based row) or
+    cblearn's version (an ordinal-embedding row). A change of one row reruns that row's cells
+    alone; a change of a shared key or of the cell's code reruns every cell."""
+    row = HUMAN["methods"].get(method)
+    learners = [row.get("algorithm", method)] if row and not human_mod.is_feature_free(row) else []
+    out = block_settings(
+        config, "human", HUMAN_CELL_KEYS, "workflow/scripts/human/human_cell.py", learners=learners
+    )
+    if row:
+        out["row"] = human_row(method)
+        versions = human_mod.embedding_versions({method: row})
+        if versions:
+            out["embeddings"] = versions
+    return canonical({**out, "method": method})
+
+
+def human_cell_hashes():
+    """method -> settings hash of its human cells (table_human and figure_human_curve refuse a
+    cell that records another)."""
+    return {m: settings_hash(human_cell_settings(m)) for m in human_methods()}
+
+
+def human_cells():
+    return [
+        f"{RESULTS}/human/cells/{s}/{m}/seed{seed}.csv"
+        for s in human_sets()
+        for m in human_methods()
+        for seed in HUMAN["seeds"]
+    ]
+
+
+def human_feature_files(wc):
+    return [
+        f"{RESULTS}/human/features/{wc.hset}/{f}.npz"
+        for f in human_mod.feature_sets(wc.hset, HUMAN["features"])
+    ]
+
+
+def human_embedding_inputs(what):
+    """figure_human_embedding's data (``what``: "fetched" or "features"): the fetched set that
+    human.embedding_figure.set names (null: the first of human.sets) or its feature files,
+    where the set can run (else none: the figure says why)."""
+    hset = HUMAN["embedding_figure"]["set"] or HUMAN["sets"][0]
+    if hset not in human_sets():
+        return []
+    if what == "fetched":
+        return [f"{CACHE}/fetched/human_{hset}.txt"]
+    return [
+        f"{RESULTS}/human/features/{hset}/{f}.npz"
+        for f in human_mod.feature_sets(hset, HUMAN["features"])
+    ]
+
+
 # the cells build their learner by name (fit_learner; an external one by its dotted path, e.g.
 # metric_learn.SCML: its wrapper's code and the library's version); rows with not_run build none;
-# the ordinal embeddings (cblearn classes, feature-free rows) are fitted by harness/human.py, in
-# the cell script's code, and enter the settings with cblearn's version (common.smk:
-# human_cell_settings, one per row)
+# the ordinal embeddings (cblearn classes, feature-free rows) are fitted by studies/human/experiment.py, in
+# the cell script's code, and enter the settings with cblearn's version (human_cell_settings,
+# one per row)
 HUMAN_CELL_HASHES = human_cell_hashes()
 
 
@@ -42,7 +148,6 @@ localrules:
     human_fetch,
     table_human,
     figure_human_curve,
-
 
 rule human_fetch:
     output:
@@ -85,9 +190,9 @@ rule human_features:
         cache=lambda wildcards, input: str(Path(input[0]).parents[1]),
         mirror=HUMAN_MIRROR,
         allow_unpinned=HUMAN_UNPINNED_FROM,
-        settings=block_settings(config, "human", [], "workflow/scripts/human_features.py"),
+        settings=block_settings(config, "human", [], "workflow/scripts/human/human_features.py"),
     script:
-        "../scripts/human_features.py"
+        "../scripts/human/human_features.py"
 
 
 rule human_cell:
@@ -119,7 +224,7 @@ rule human_cell:
         route=HUMAN_ROUTE,
         settings=lambda wc: human_cell_settings(wc.method),
     script:
-        "../scripts/human_cell.py"
+        "../scripts/human/human_cell.py"
 
 
 rule table_human:
@@ -143,9 +248,9 @@ rule table_human:
         mirror=HUMAN_MIRROR,  # named in the caption
         available=human_sets(),
         run_settings=HUMAN_CELL_HASHES,
-        code=script_code("workflow/scripts/table_human.py"),
+        code=script_code("workflow/scripts/human/table_human.py"),
     script:
-        "../scripts/table_human.py"
+        "../scripts/human/table_human.py"
 
 
 rule figure_human_curve:
@@ -167,9 +272,9 @@ rule figure_human_curve:
         route=HUMAN_ROUTE,
         available=human_sets(),
         run_settings=HUMAN_CELL_HASHES,
-        code=script_code("workflow/scripts/figure_human_curve.py"),
+        code=script_code("workflow/scripts/human/figure_human_curve.py"),
     script:
-        "../scripts/figure_human_curve.py"
+        "../scripts/human/figure_human_curve.py"
 
 
 rule figure_human_embedding:
@@ -199,9 +304,9 @@ rule figure_human_embedding:
         ),
         mirror=HUMAN_MIRROR,
         allow_unpinned=HUMAN_UNPINNED_FROM,
-        code=script_code("workflow/scripts/figure_human_embedding.py"),
+        code=script_code("workflow/scripts/human/figure_human_embedding.py"),
     script:
-        "../scripts/figure_human_embedding.py"
+        "../scripts/human/figure_human_embedding.py"
 
 
 # in reproduce_all (and the report) where the sets can be fetched (the download route, with or

@@ -8,51 +8,19 @@ report: "../report/workflow.rst"
 
 include: "common.smk"
 include: "data.smk"
+
+
+# One rule file per study, named as the study (workflow/rules/<study>.smk), included when the
+# config gives a block the study owns or reads; a config with any subset of the blocks plans
+# exactly those tables and figures (BLOCKS_ON). In the studies' order (tripletbench.studies).
+for _study in STUDIES.values():
+    if set(_study.blocks + _study.reads) & set(BLOCKS_ON):
+
+        include: f"{_study.name}.smk"
+
+
 include: "fit.smk"
-
-
-# One rule file per experiment block; a block the config leaves out is not included, so a
-# config with any subset of the blocks plans exactly those tables and figures (BLOCKS_ON).
-if "performance" in BLOCKS_ON:
-
-    include: "performance.smk"
-
-
-if "figures" in BLOCKS_ON:
-
-    include: "figures.smk"
-
-
-if "svm" in BLOCKS_ON:
-
-    include: "svm.smk"
-
-
-if "oahu" in BLOCKS_ON:
-
-    include: "oahu.smk"
-
-
-if "images" in BLOCKS_ON:
-
-    include: "images.smk"
-
-
-if "sdca_table4" in BLOCKS_ON or "table4_scaling" in BLOCKS_ON:
-
-    include: "table4.smk"
-
-
-if "sdca_table2" in BLOCKS_ON:
-
-    include: "tables.smk"
-
-
-if "human" in BLOCKS_ON:
-
-    include: "human.smk"
-
-
+include: "regression.smk"
 include: "report.smk"
 
 
@@ -64,7 +32,7 @@ onstart:
     from tripletbench.harness.keep import keep_previous, without_rate_limiter_timers
 
     keep_previous(RESULTS, workflow.dag.needrun_jobs())
-    # a local run's scheduler without the rate limiter's timer threads (issue 40; harness/keep.py)
+    # a local run's scheduler without the rate limiter's timer threads (harness/keep.py)
     without_rate_limiter_timers(workflow)
 
 

@@ -1,9 +1,36 @@
 # OAHU (issue 4): table_oahu_3, figure_oahu_4, figure_oahu_5, figure_oahu_7.
 # Gao et al., "Towards Self-Adaptive Metric Learning On the Fly", WWW 2019. Library code:
-# algorithms/oahu.py, harness/oahu_experiment.py, evaluation/{classification,verification}.py.
+# algorithms/oahu.py, studies/oahu/experiment.py, evaluation/{classification,verification}.py.
 from tripletbench.datasets import get_dataset
 
 OAHU = config["oahu"]
+
+
+
+
+def oahu_available(names):
+    """The datasets of ``names`` that the configured route can provide."""
+    return [d for d in names if get_dataset(d).has_route(ROUTE, MIRROR)]
+
+
+def oahu_cells(experiment, datasets=None):
+    exp = OAHU[experiment]
+    return expand(
+        f"{RESULTS}/oahu/{experiment}/{{dataset}}/seed{{seed}}/{{method}}.csv",
+        dataset=oahu_available(datasets if datasets is not None else exp["datasets"]),
+        seed=exp["seeds"],
+        method=list(exp["methods"]),
+    )
+
+
+def oahu_fig7_cells():
+    """Recall@K cells: Table 3's cells where the dataset is one of its columns (same split and
+    model), figure7's own cells otherwise."""
+    t3 = set(oahu_available(OAHU["table3"]["datasets"]))
+    own = [d for d in OAHU["figure7"]["datasets"] if d not in t3]
+    return oahu_cells("table3", [d for d in OAHU["figure7"]["datasets"] if d in t3]) + (
+        oahu_cells("figure7", own) if own else []
+    )
 
 
 localrules:
@@ -46,10 +73,10 @@ rule oahu_cell:
         # tripletbench.harness.settings: the method's and the block's settings and the code it runs; a change
         # reruns exactly the cells it touches (and the table refuses rows made under others)
         settings=lambda wc: cell_settings(
-            config, f"oahu.{wc.experiment}", wc.method, "workflow/scripts/oahu_cell.py"
+            config, f"oahu.{wc.experiment}", wc.method, "workflow/scripts/oahu/oahu_cell.py"
         ),
     script:
-        "../scripts/oahu_cell.py"
+        "../scripts/oahu/oahu_cell.py"
 
 
 rule oahu_fig4_cell:
@@ -73,10 +100,10 @@ rule oahu_fig4_cell:
         runtime=RUNTIME_MIN["oahu_fig4_cell"],
     params:
         settings=lambda wc: cell_settings(
-            config, "oahu.figure4", wc.method, "workflow/scripts/oahu_fig4_cell.py"
+            config, "oahu.figure4", wc.method, "workflow/scripts/oahu/oahu_fig4_cell.py"
         ),
     script:
-        "../scripts/oahu_fig4_cell.py"
+        "../scripts/oahu/oahu_fig4_cell.py"
 
 
 rule oahu_fig5_cell:
@@ -107,10 +134,10 @@ rule oahu_fig5_cell:
         cache_dir=os.path.abspath(CACHE),
         allow_unpinned=UNPINNED_FROM,
         settings=lambda wc: cell_settings(
-            config, "oahu.figure5", wc.method, "workflow/scripts/oahu_fig5_cell.py"
+            config, "oahu.figure5", wc.method, "workflow/scripts/oahu/oahu_fig5_cell.py"
         ),
     script:
-        "../scripts/oahu_fig5_cell.py"
+        "../scripts/oahu/oahu_fig5_cell.py"
 
 
 rule table_oahu_3:
@@ -135,10 +162,10 @@ rule table_oahu_3:
             for d in OAHU["table3"]["datasets"]
             if d not in oahu_available(OAHU["table3"]["datasets"])
         ],
-        settings=block_settings(config, "oahu.table3", None, "workflow/scripts/oahu_table3.py"),
+        settings=block_settings(config, "oahu.table3", None, "workflow/scripts/oahu/oahu_table3.py"),
         order=key_order(OAHU["table3"]),  # rows follow the config's order (settings sort keys)
     script:
-        "../scripts/oahu_table3.py"
+        "../scripts/oahu/oahu_table3.py"
 
 
 rule figure_oahu_4:
@@ -168,12 +195,12 @@ rule figure_oahu_4:
         runtime=RUNTIME_MIN["figure"],
     params:
         settings=block_settings(
-            config, "oahu", ["figure4", "table3"], "workflow/scripts/oahu_figures.py"
+            config, "oahu", ["figure4", "table3"], "workflow/scripts/oahu/oahu_figures.py"
         ),
         # the legend and the caption's settings follow the config's order (settings sort keys)
         order=key_order({k: OAHU[k] for k in ("figure4", "table3")}),
     script:
-        "../scripts/oahu_figures.py"
+        "../scripts/oahu/oahu_figures.py"
 
 
 rule figure_oahu_5:
@@ -202,10 +229,10 @@ rule figure_oahu_5:
         runtime=RUNTIME_MIN["figure"],
     params:
         dataset=FIG5_DATASET,
-        settings=block_settings(config, "oahu.figure5", None, "workflow/scripts/oahu_figures.py"),
+        settings=block_settings(config, "oahu.figure5", None, "workflow/scripts/oahu/oahu_figures.py"),
         order=key_order(OAHU["figure5"]),  # the legend follows the config's order
     script:
-        "../scripts/oahu_figures.py"
+        "../scripts/oahu/oahu_figures.py"
 
 
 rule figure_oahu_7:
@@ -226,11 +253,11 @@ rule figure_oahu_7:
     params:
         cache_dir=CACHE,
         settings=block_settings(
-            config, "oahu", ["figure7", "table3"], "workflow/scripts/oahu_figures.py"
+            config, "oahu", ["figure7", "table3"], "workflow/scripts/oahu/oahu_figures.py"
         ),
         order=key_order({k: OAHU[k] for k in ("figure7", "table3")}),  # the legend's order
     script:
-        "../scripts/oahu_figures.py"
+        "../scripts/oahu/oahu_figures.py"
 
 
 rule oahu_sensitivity:
@@ -253,11 +280,11 @@ rule oahu_sensitivity:
             config,
             "oahu",
             ["sensitivity", "table3"],
-            "workflow/scripts/oahu_sensitivity.py",
+            "workflow/scripts/oahu/oahu_sensitivity.py",
             learners=["OAHU"],
         ),
     script:
-        "../scripts/oahu_sensitivity.py"
+        "../scripts/oahu/oahu_sensitivity.py"
 
 
 REPRODUCE_ALL.extend(rules.table_oahu_3.output)

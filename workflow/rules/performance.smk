@@ -1,41 +1,15 @@
-# performance: speed and memory of the bilinear online learners, and OAHU's online step (NumPy
-# backend, torch reference, bare NumPy pass), ratios measured in one run.
-# It reserves the whole machine (threads: WHOLE_NODE_THREADS, common.smk) so that no other job
-# disturbs the timings; the measurement itself is single-threaded (OMP_NUM_THREADS=1, as every job).
+# The performance study (measurements of our own; tripletbench.studies.performance): one part
+# per config block.
+#   performance/engine.smk          speed and memory of the online engine (block performance)
+#   performance/table4_scaling.smk  Table 4's code path at the paper's sizes (block
+#                                   table4_scaling; after the SDCA study's sdca/table4.smk)
 
 
-rule performance:
-    output:
-        csv=f"{RESULTS}/tables/performance.csv",
-        others=f"{RESULTS}/tables/performance_other_learners.csv",
-        oahu=f"{RESULTS}/tables/performance_oahu.csv",
-        blocks=f"{RESULTS}/tables/performance_block_sizes.csv",
-        md=f"{RESULTS}/tables/performance.md",
-    log:
-        f"{LOGS}/performance.log",
-    benchmark:
-        f"{RESULTS}/benchmarks/performance.tsv"
-    conda:
-        "../../environment.yml"
-    threads: WHOLE_NODE_THREADS
-    resources:
-        mem_mb=MEM_MB["performance"],
-        runtime=RUNTIME_MIN["performance"],
-        whole_node=1,
-    params:
-        settings=block_settings(
-            config,
-            "performance",
-            None,  # the whole block: the script reads every key of it
-            "workflow/scripts/performance.py",
-            learners=performance_learners(config),
-        ),
-        # the SDCA Table 2 rows timed beside OASIS and SDCA (settings and notes)
-        others=canonical(other_methods(config)),
-        others_order=key_order(other_methods(config)),  # their rows' order
-    script:
-        "../scripts/performance.py"
+if "performance" in BLOCKS_ON:
+
+    include: "performance/engine.smk"
 
 
-REPRODUCE_ALL.extend(rules.performance.output)
-REPORT_TABLES["performance"] = rules.performance.output
+if "table4_scaling" in BLOCKS_ON:
+
+    include: "performance/table4_scaling.smk"

@@ -1,10 +1,10 @@
 # Schultz & Joachims SVM for relative comparisons (issue 5): table_svm_1, figure_svm_2,
 # figure_svm_mds, svm_scaling. One job per (notion, seed): the learning curve of SVM-relative and
-# the static baselines' test triplet accuracy (harness/svm_experiment.py).
+# the static baselines' test triplet accuracy (studies/svm/experiment.py).
 
 SVM = config["svm"]
-from tripletbench.harness.svm_experiment import NOTIONS as SVM_TEXT  # noqa: E402
-from tripletbench.harness import svm_sweeps  # noqa: E402
+from tripletbench.studies.svm.experiment import NOTIONS as SVM_TEXT  # noqa: E402
+from tripletbench.studies.svm import sweeps as svm_sweeps  # noqa: E402
 from tripletbench.datasets.webkb import PAGE_READINGS  # noqa: E402
 
 # every svm_run reads these svm settings (a change reruns every cell; the tables and figures
@@ -25,7 +25,86 @@ SVM_RUN_KEYS = [
 ]
 # what every svm_run cell is made under; the table and figures refuse rows or files made under
 # other settings (tripletbench.harness.settings.check_block_fresh)
-SVM_RUN_SETTINGS = block_settings(config, "svm", SVM_RUN_KEYS, "workflow/scripts/svm_run.py")
+SVM_RUN_SETTINGS = block_settings(config, "svm", SVM_RUN_KEYS, "workflow/scripts/svm/svm_run.py")
+
+
+
+
+def svm_available(notion):
+    """A notion runs unless it needs WebKB (download route) and the route is embedded, or the
+    data mirror lacks a file of its route (tripletbench.studies.svm.experiment.notion_available)."""
+    from tripletbench.studies.svm.experiment import notion_available
+
+    return notion_available(notion, ROUTE, MIRROR)
+
+
+def svm_notions():
+    return list(SVM["text_notions"]) + list(SVM["datasets"])
+
+
+def svm_features_file(corpus, text_features):
+    """The features of text corpus ``corpus`` under ``text_features`` (rule svm_features)."""
+    from tripletbench.studies.svm.experiment import features_name
+
+    return f"{RESULTS}/svm/features/{corpus}/{features_name(corpus, text_features)}.npz"
+
+
+def svm_run_input(wc):
+    """A cell's input: its text corpus' features under the cell's svm.text_features (the
+    config's, or its sweep variant's), or a class-labelled set's prepared file."""
+    from tripletbench.studies.svm import sweeps as svm_sweeps
+
+    if wc.notion in SVM_TEXT:
+        cfg = (
+            svm_sweeps.variant_config(SVM, wc.sweep, wc.variant) if "variant" in wc.keys() else SVM
+        )
+        return {"features": svm_features_file(SVM_TEXT[wc.notion].corpus, cfg["text_features"])}
+    return {"prepared": f"{CACHE}/prepared/{wc.notion}_{ROUTE}.npz"}
+
+
+def svm_cell_block(cfg):
+    """The keys of an ``svm`` block (the config's or a sweep variant's) that a cell reads
+    (SVM_RUN_KEYS), as its rule's params: a change to any other key (figures, notes, the sweeps'
+    own lists) reruns no cell."""
+    return canonical({k: cfg.get(k) for k in SVM_RUN_KEYS})
+
+
+def svm_sweep_settings(sweep, variant):
+    """What a sweep cell is made under: the run keys of its variant's svm block
+    (tripletbench.studies.svm.sweeps.variant_config), the route and the cell script's code."""
+    from tripletbench.studies.svm import sweeps as svm_sweeps
+
+    cfg = svm_sweeps.variant_config(SVM, sweep, variant)
+    return block_settings(
+        {**config, "svm": cfg}, "svm", SVM_RUN_KEYS, "workflow/scripts/svm/svm_run.py"
+    )
+
+
+def svm_sweep_cells(sweep):
+    """The rows of every cell of ``sweep`` that the route can serve."""
+    from tripletbench.studies.svm import sweeps as svm_sweeps
+
+    return [
+        f"{RESULTS}/svm/{sweep}/{v}/{n}/seed{s}.csv"
+        for v, n, s in svm_sweeps.cells(SVM, sweep)
+        if svm_available(n)
+    ]
+
+
+def svm_sweep_hashes(sweep):
+    """variant -> the settings hash its cells must carry (the sweep's table refuses others)."""
+    from tripletbench.studies.svm import sweeps as svm_sweeps
+
+    return {v: settings_hash(svm_sweep_settings(sweep, v)) for v in svm_sweeps.variants(SVM, sweep)}
+
+
+def svm_runs(wc=None):
+    return [
+        f"{RESULTS}/svm/runs/{n}/seed{s}.csv"
+        for n in svm_notions()
+        if svm_available(n)
+        for s in SVM["seeds"]
+    ]
 
 
 localrules:
@@ -61,7 +140,7 @@ rule svm_run:
         svm=svm_cell_block(SVM),
         settings=SVM_RUN_SETTINGS,
     script:
-        "../scripts/svm_run.py"
+        "../scripts/svm/svm_run.py"
 
 
 # a text corpus' features (every preprocessing variant) under one setting of svm.text_features,
@@ -98,14 +177,14 @@ rule svm_features:
             {
                 "token_pattern": SVM["token_pattern"],
                 "route": ROUTE,
-                "code": code_hash(script="workflow/scripts/svm_features.py"),
+                "code": code_hash(script="workflow/scripts/svm/svm_features.py"),
             }
         ),
     script:
-        "../scripts/svm_features.py"
+        "../scripts/svm/svm_features.py"
 
 
-# one cell of a sweep around Table 1 (tripletbench.harness.svm_sweeps): the same script under a variant's
+# one cell of a sweep around Table 1 (tripletbench.studies.svm.sweeps): the same script under a variant's
 # svm settings, rows only
 rule svm_sweep_run:
     input:
@@ -133,7 +212,7 @@ rule svm_sweep_run:
         svm=lambda wc: svm_cell_block(svm_sweeps.variant_config(SVM, wc.sweep, wc.variant)),
         settings=lambda wc: svm_sweep_settings(wc.sweep, wc.variant),
     script:
-        "../scripts/svm_run.py"
+        "../scripts/svm/svm_run.py"
 
 
 rule table_svm_1:
@@ -161,11 +240,11 @@ rule table_svm_1:
             config,
             "svm",
             [*SVM_RUN_KEYS, "seeds", "text_notions", "datasets", "notes", "readings"],
-            "workflow/scripts/svm_table_1.py",
+            "workflow/scripts/svm/svm_table_1.py",
         ),
         run_settings=SVM_RUN_SETTINGS,
     script:
-        "../scripts/svm_table_1.py"
+        "../scripts/svm/svm_table_1.py"
 
 
 rule table_svm_readings:
@@ -188,11 +267,11 @@ rule table_svm_readings:
             config,
             "svm",
             ["readings", "text_features", "C", "n_test_triplets"],
-            "workflow/scripts/svm_table_readings.py",
+            "workflow/scripts/svm/svm_table_readings.py",
         ),
         run_hashes=svm_sweep_hashes("readings"),
     script:
-        "../scripts/svm_table_readings.py"
+        "../scripts/svm/svm_table_readings.py"
 
 
 rule figure_svm_c_sweep:
@@ -217,11 +296,11 @@ rule figure_svm_c_sweep:
             config,
             "svm",
             ["c_sweep", "text_features", "C", "n_train_triplets", "n_test_triplets"],
-            "workflow/scripts/svm_figure_c_sweep.py",
+            "workflow/scripts/svm/svm_figure_c_sweep.py",
         ),
         run_hashes=svm_sweep_hashes("c_sweep"),
     script:
-        "../scripts/svm_figure_c_sweep.py"
+        "../scripts/svm/svm_figure_c_sweep.py"
 
 
 rule figure_svm_2:
@@ -241,11 +320,11 @@ rule figure_svm_2:
     params:
         route=ROUTE,
         settings=block_settings(
-            config, "svm", [*SVM_RUN_KEYS, "seeds", "figure2"], "workflow/scripts/svm_figure_2.py"
+            config, "svm", [*SVM_RUN_KEYS, "seeds", "figure2"], "workflow/scripts/svm/svm_figure_2.py"
         ),
         run_settings=SVM_RUN_SETTINGS,
     script:
-        "../scripts/svm_figure_2.py"
+        "../scripts/svm/svm_figure_2.py"
 
 
 rule figure_svm_mds:
@@ -266,10 +345,10 @@ rule figure_svm_mds:
         runtime=RUNTIME_MIN["figure"],
     params:
         route=ROUTE,
-        settings=block_settings(config, "svm", SVM_RUN_KEYS, "workflow/scripts/svm_figure_mds.py"),
+        settings=block_settings(config, "svm", SVM_RUN_KEYS, "workflow/scripts/svm/svm_figure_mds.py"),
         run_settings=SVM_RUN_SETTINGS,
     script:
-        "../scripts/svm_figure_mds.py"
+        "../scripts/svm/svm_figure_mds.py"
 
 
 rule svm_scaling:
@@ -295,10 +374,10 @@ rule svm_scaling:
             config,
             "svm",
             ["scaling", "C", "train_fraction", "token_pattern", "solver_options"],
-            "workflow/scripts/svm_scaling.py",
+            "workflow/scripts/svm/svm_scaling.py",
         ),
     script:
-        "../scripts/svm_scaling.py"
+        "../scripts/svm/svm_scaling.py"
 
 
 if SVM.get("readings"):

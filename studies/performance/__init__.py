@@ -1,0 +1,30 @@
+"""Measurements of our own, in no paper: the speed and memory of the online engine (OASIS, SDCA,
+OAHU's step; the ``performance`` block) and Table 4's code path at the paper's sizes on synthetic
+features (the ``table4_scaling`` block, with the SDCA study's ``sdca_table4`` rows).
+
+Modules: ``config`` (checks), ``measure`` (the performance table), ``timing`` (one-thread timing
+helpers), ``table4_scaling``. Rules: ``workflow/rules/performance.smk``.
+"""
+
+from tripletbench.harness.study import Study
+
+CATEGORY = "Not in a paper"
+
+
+def _check(config: dict, libraries: bool = True) -> None:
+    from .config import check
+
+    check(config, libraries)
+
+
+STUDY = Study(
+    name="performance",
+    category=CATEGORY,
+    blocks=("performance", "table4_scaling"),
+    items={
+        "performance": ("speed and memory of OASIS and SDCA; OAHU's online step", "table"),
+        "table4_scaling": ("Table 4's code path at the configured sizes", "table"),
+    },
+    reads=("sdca_table4",),  # table4_scaling runs the rows of the SDCA study's Table 4
+    check=_check,
+)

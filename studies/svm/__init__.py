@@ -1,0 +1,35 @@
+"""Schultz & Joachims, "Learning a Distance Metric from Relative Comparisons", NIPS 2003: Table 1
+(test triplets satisfied on the WebKB notions), Figure 2 (learning curve), the MDS panels, and
+our sweeps over page readings and C (the ``svm`` block).
+
+Modules: ``config`` (checks), ``paper`` (the settings the paper states), ``captions``, ``rows``,
+``experiment`` (the notions, features and cells), ``sweeps``. Rules: ``workflow/rules/svm.smk``.
+"""
+
+from tripletbench.harness.study import Study
+
+CATEGORY = "Schultz & Joachims 2003"
+
+
+def _check(config: dict, libraries: bool = True) -> None:
+    from .config import check
+
+    check(config, libraries)
+
+
+STUDY = Study(
+    name="svm",
+    category=CATEGORY,
+    blocks=("svm",),
+    items={
+        "svm_table1": ("Table 1: test triplets satisfied", "table"),
+        "figure_svm_2": ("Figure 2: learning curve", "figure"),
+        "figure_svm_mds": ("MDS panels", "figure"),
+        "svm_readings": ("Table 1 under each page reading and scale", "table"),
+        "figure_svm_c_sweep": ("Figure 2 for several C and scales", "figure"),
+    },
+    paper_tables={
+        ("schultz_joachims_2003", "table1"): ("svm_table1", "triplet_accuracy"),
+    },
+    check=_check,
+)
