@@ -1,4 +1,4 @@
-"""Protocols and scoring for the human-judgment collections (issue 38, part 3): the splits every
+"""Protocols and scoring for the human-judgment collections (the human-judgment study): the splits every
 method is scored on (the same folds for every method; each protocol records its seed and a
 digest of its index arrays) and triplet accuracy with ties counted as half.
 

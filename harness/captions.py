@@ -27,3 +27,10 @@ def fmt_params(d: dict) -> str:
 def grid_values(grid: dict):
     """The values of a one-parameter grid (compared with the paper's), else the whole grid."""
     return list(next(iter(grid.values()))) if len(grid) == 1 else grid
+
+
+def __getattr__(name: str):
+    """A name that moved into a study's package: found there, with a DeprecationWarning."""
+    from tripletbench._moved import moved_name
+
+    return moved_name(__name__, name)

@@ -38,7 +38,8 @@ SCHEMA = Path(__file__).resolve().parents[1] / "workflow/schemas/config.schema.y
 
 
 def schema() -> dict:
-    """The config's JSON schema: ``workflow/schemas/config.schema.yaml`` with its name lists
+    """The config's JSON schema: ``workflow/schemas/config.schema.yaml`` with every study's blocks
+    (:attr:`tripletbench.harness.study.Study.schema`) and its name lists
     filled in from what is found (one source of truth): ``definitions.dataset`` from
     :data:`tripletbench.datasets.DATASETS`, the learner names of ``definitions.algorithm`` from
     :data:`tripletbench.algorithms.ALGORITHMS`."""
@@ -48,6 +49,11 @@ def schema() -> dict:
     from tripletbench.datasets import DATASETS
 
     out = yaml.safe_load(SCHEMA.read_text())
+    for s in studies():  # each study's blocks (studies/<name>/schema.yaml)
+        if s.schema:
+            part = yaml.safe_load(Path(s.schema).read_text())
+            out["properties"].update(part.get("properties") or {})
+            out["definitions"].update(part.get("definitions") or {})
     out["definitions"]["dataset"]["enum"] = sorted(DATASETS)
     out["definitions"]["algorithm"]["anyOf"][0]["enum"] = sorted(ALGORITHMS)
     return out
@@ -70,7 +76,7 @@ def schema_file() -> str:
 
     Never a file at a predictable path in the shared temporary folder: whatever another user
     planted there (a schema without the ranges, with other defaults, or YAML that Snakemake would
-    render as a YTE template) would be trusted as the schema (issue 37, rule 7)."""
+    render as a YTE template) would be trusted as the schema."""
     global _SCHEMA_FILE
     import atexit
     import json
@@ -424,3 +430,10 @@ def experiment_cells(config: dict, experiment: str, results: str, route: str) ->
     ok, _ = available_datasets(config, experiment, route)
     methods = config[experiment]["methods"]
     return [f"{results}/{experiment}/runs/{d}/{m}.csv" for d in ok for m in methods]
+
+
+def __getattr__(name: str):
+    """A name that moved into a study's package: found there, with a DeprecationWarning."""
+    from tripletbench._moved import moved_name
+
+    return moved_name(__name__, name)

@@ -203,8 +203,8 @@ def without_rate_limiter_timers(workflow) -> bool:
     scheduler pass starts a ``threading.Timer`` that wakes the scheduler again one timespan later,
     whose pass starts another: each finished job adds such a chain for the rest of the run (a
     toy run of 200 jobs of 0.3 s on 2 cores: 200 threads at the end; the default run: 130-215
-    threads and 24% of the jobs' CPU spent scheduling by job 393 of 602, issue 40; upstream:
-    snakemake issue 2967). On one machine the limit serves no purpose (``--cores`` bounds the
+    threads and 24% of the jobs' CPU spent scheduling by job 393 of 602, measured 2026-11-27; upstream:
+    snakemake's GitHub thread 2967). On one machine the limit serves no purpose (``--cores`` bounds the
     jobs), so a local run drops it (the toy: 4 threads); a cluster run (``local_exec`` false:
     e.g. workflow/profiles/slurm) keeps it, where it spaces ``sbatch`` calls. Uses a private
     attribute (``JobScheduler.job_rate_limiter``): ``tests/test_keep.py`` checks that Snakemake

@@ -133,3 +133,10 @@ class PaperSettings:
     def runs(self, artifact: str, seeds) -> str:
         """Our seeds, the paper's number of runs beside them: seeds [0, 1] (the paper: 5 runs)."""
         return self.vs_paper(artifact, "n_runs", len(seeds), f"seeds {list(seeds)}")
+
+
+def __getattr__(name: str):
+    """A name that moved into a study's package: found there, with a DeprecationWarning."""
+    from tripletbench._moved import moved_name
+
+    return moved_name(__name__, name)

@@ -248,3 +248,10 @@ def cd_diagram(comparison: dict, path, title: str) -> None:
     ax.set_title(title, fontsize=9)
     fig.tight_layout()
     save_figure(fig, path)
+
+
+def __getattr__(name: str):
+    """A name that moved into a study's package: found there, with a DeprecationWarning."""
+    from tripletbench._moved import moved_name
+
+    return moved_name(__name__, name)

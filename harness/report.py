@@ -42,7 +42,9 @@ def __getattr__(name: str):
         return _items()
     if name == "PAPER_TABLES":
         return paper_tables()
-    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
+    from tripletbench._moved import moved_name
+
+    return moved_name(__name__, name)
 
 
 def report_labels(name: str, variant: str | None = None) -> dict:

@@ -336,3 +336,10 @@ def check_cells_fresh(runs, hashes: dict, what: str, rule: str, key: str = "job"
             f"rule {rule} (Snakemake's default rerun triggers do; --rerun-triggers mtime does "
             "not)"
         )
+
+
+def __getattr__(name: str):
+    """A name that moved into a study's package: found there, with a DeprecationWarning."""
+    from tripletbench._moved import moved_name
+
+    return moved_name(__name__, name)

@@ -58,6 +58,8 @@ class Study:
     ``cell_exclude``: block (a dotted path for a nested block) -> keys a cell of it does not read
     besides its lists of datasets, seeds and methods (:mod:`tripletbench.harness.settings`).
     ``path_keys``: dotted config keys whose value is a path (checked as the core's own are).
+    ``schema``: the path of its blocks' JSON Schema (a YAML file with ``properties`` and optional
+    ``definitions``), merged into the config's schema (:func:`tripletbench.harness.config.schema`).
     ``reads``: other studies' blocks whose results its rules use (its rule file is included when
     any of ``blocks`` or ``reads`` is in the config). ``fit_blocks``: its blocks whose cells the
     generic rule fit_evaluate fits.
@@ -81,6 +83,7 @@ class Study:
     paper_tables: dict = field(default_factory=dict)
     cell_exclude: dict = field(default_factory=dict)
     path_keys: tuple = ()
+    schema: str | None = None
     reads: tuple = ()
     fit_blocks: tuple = ()
     method_blocks: Callable[[dict], Iterable] = _no_rows

@@ -103,3 +103,51 @@ def test_no_issue_numbers_in_code():
                     if re.search(r"\b[Ii]ssues? #?\d", line):
                         hits.append(f"{path.relative_to(ROOT)}:{i}: {line.strip()}")
     assert hits == []
+
+
+OLD_IMPORTS = [
+    # (old module, a name users imported from it)
+    ("tripletbench.harness.oahu_speed", "main"),
+    ("tripletbench.harness.oahu_experiment", "dev_test_split"),
+    ("tripletbench.harness.human", "cell_rows"),
+    ("tripletbench.harness.svm_experiment", "NOTIONS"),
+    ("tripletbench.harness.performance", "single_threaded"),
+    ("tripletbench.harness.curves", "sdca_convergence"),
+    ("tripletbench.harness.curves", "scaling"),
+    ("tripletbench.harness.table_rows", "readings_markdown"),
+    ("tripletbench.harness.captions", "sdca_table2"),
+    ("tripletbench.harness.captions", "human_table"),
+    ("tripletbench.harness.paper_settings", "PAPER_SETTINGS"),
+    ("tripletbench.harness.paper_settings", "vs_paper"),
+    ("tripletbench.harness.config", "split_sizes"),
+    ("tripletbench.harness.plots", "scaling"),
+]
+
+
+@pytest.mark.parametrize("module,name", OLD_IMPORTS)
+def test_an_old_import_path_still_works_and_says_where_it_moved(module, name):
+    """Code that moved into the studies' packages stays importable from its old place, with a
+    DeprecationWarning naming the new one (tripletbench._moved)."""
+    import importlib
+    import warnings
+
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always")
+        value = getattr(importlib.import_module(module), name)
+    assert value is not None
+    assert any(
+        issubclass(w.category, DeprecationWarning) and "tripletbench.studies" in str(w.message)
+        or "each study's paper module" in str(w.message)
+        for w in caught
+    ), [str(w.message) for w in caught]
+
+
+def test_python_m_on_an_old_module_names_the_new_one():
+    import subprocess
+
+    out = subprocess.run(
+        [sys.executable, "-m", "tripletbench.harness.oahu_speed", "--help"],
+        capture_output=True, text=True, timeout=120,
+    )
+    assert out.returncode != 0
+    assert "python -m tripletbench.studies.oahu.speed" in out.stderr

@@ -7,6 +7,8 @@ Modules: ``config`` (checks), ``captions``, ``experiment`` (the sets, folds, cel
 rows), ``maps`` (the embedding figure). Rules: ``workflow/rules/human.smk``.
 """
 
+from pathlib import Path
+
 from tripletbench.harness.study import Study
 
 CATEGORY = (
@@ -47,6 +49,7 @@ def _learner_row(place: str, row: dict) -> bool:
 
 STUDY = Study(
     name="human",
+    schema=str(Path(__file__).with_name("schema.yaml")),
     category=CATEGORY,
     blocks=("human",),
     items={

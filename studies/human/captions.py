@@ -44,41 +44,149 @@ def feature_set_words(kind: str, dims: int | None = None, **params) -> str:
 
 
 def human_table(config: dict, cfg: dict, missing, runs: pd.DataFrame) -> list[str]:
-    """Caption of the human-judgment table (issue 38, :mod:`tripletbench.studies.human.experiment`): protocol, features,
+    """Caption of the human-judgment table (:mod:`tripletbench.studies.human.experiment`): protocol, features,
     scoring, the reference rows, the learners' settings and that no paper number is shown."""
-    from tripletbench.harness.experiment import constraint_kind_of
+    runs = runs[runs.protocol != "curve"] if len(runs) else runs  # the table's rows
+    times = _fit_times(runs)
+    learners = _learners(cfg)
+    return [
+        _header(config),
+        *_missing(config, missing),
+        _protocol_a(cfg),
+        *_protocol_b(cfg),
+        *_protocol_d(cfg),
+        _features(cfg),
+        *([learners] if learners else []),
+        *_embeddings(cfg),
+        *([f"Mean fit time per fold (wall clock): {times}."] if times else []),
+        _references(),
+        *human_published(cfg),
+        ("The learning curve (protocol c) is figure_human_curve."),
+    ]
 
-    from .experiment import EMBEDDING_PAPERS, embedding_versions, is_feature_free, missing_reason
-    from .experiment import route_and_mirror, row_settings
+
+def _header(config: dict) -> str:
+    """The human table caption's first paragraph: the sets, the data route, the scoring."""
+    from .experiment import route_and_mirror
 
     route, mirror = route_and_mirror(config)
+    return (
+        "Triplet accuracy on people's relative comparisons (Food-100, Wilber et al. 2014; the "
+        "60 cars, Kleindessner & von Luxburg 2017; material appearance, Lagunas et al. "
+        f"2019), {route} data route{f' (mirror {mirror})' if mirror else ''}. "
+        'A test triplet (i, j, k), "i is closer to j than to '
+        'k", is right when d(i, j) < d(i, k) and counts **half when the two distances tie**; '
+        "each answer counts once (material: a row weighted by its answer count)."
+    )
+
+
+def _missing(config: dict, missing) -> list[str]:
+    """Why the ``missing`` sets did not run and what would build them (none: no paragraph)."""
+    from .experiment import missing_reason
+
+    if not missing:
+        return []
+    return [
+        f"**{', '.join(missing)}: {missing_reason(config)}**"
+        ": these collections have no packaged copy; the download route (the publishers' "
+        "archives, pinned as cblearn pins them) or a data mirror holding `food/`, `cars/` "
+        "and `material/` builds them (config/mirror.yaml; `human.mirror` for these sets "
+        "alone)."
+    ]
+
+
+def _fit_times(runs: pd.DataFrame) -> str:
+    """Each method's mean fit time per fold over the rows of ``runs`` that fitted anything."""
+    fit = runs[(runs.fit_s.astype(float) > 0)] if len(runs) else runs
+    if not len(fit):
+        return ""
+    return ", ".join(
+        f"{m} {g.fit_s.astype(float).mean():.2f} s" for m, g in fit.groupby("method", sort=False)
+    )
+
+
+def _protocol_a(cfg: dict) -> str:
+    """Protocol (a), the table's columns: the folds over the answers, the seeds, the bound."""
     seeds = ", ".join(str(s) for s in cfg["seeds"])
     bound = cfg.get("max_train_triplets")
-    why = (
-        [
-            f"**{', '.join(missing)}: {missing_reason(config)}**"
-            ": these collections have no packaged copy; the download route (the publishers' "
-            "archives, pinned as cblearn pins them) or a data mirror holding `food/`, `cars/` "
-            "and `material/` builds them (config/mirror.yaml; `human.mirror` for these sets "
-            "alone)."
-        ]
-        if missing
-        else []
-    )
-    runs = runs[runs.protocol != "curve"] if len(runs) else runs  # the table's rows
-    fit = runs[(runs.fit_s.astype(float) > 0)] if len(runs) else runs
-    times = (
-        ", ".join(
-            f"{m} {g.fit_s.astype(float).mean():.2f} s"
-            for m, g in fit.groupby("method", sort=False)
+    return (
+        f"Protocol (a), the columns: {cfg['n_splits']}-fold cross-validation over the "
+        + (
+            "answers grouped by question (every answer to one question, an anchor with an "
+            "unordered pair, in one fold)"
+            if cfg.get("grouped", True)
+            else "answers"
         )
-        if len(fit)
-        else ""
+        + f", seed(s) {seeds}: a cell is the mean ± std over the {cfg['n_splits']} test folds "
+        "of every seed, every method on the same folds. A learner (or an ordinal embedding) "
+        "is trained on one triplet per training answer"
+        + (
+            f", at most {bound:,} of them per fold (the first of one seeded permutation; "
+            "ours: a bound)"
+            if bound
+            else ""
+        )
+        + "."
     )
+
+
+def _protocol_b(cfg: dict) -> list[str]:
+    """Protocol (b), held-out items, where the block runs it."""
+    if "items" not in cfg.get("protocols", []):
+        return []
+    return [
+        f"Protocol (b), the first section below the table: held-out items. The items "
+        f"are split {cfg['n_splits']}-fold (KFold over the item indices, shuffled with "
+        "the seed; ours: the same number of folds as (a)); a learner is trained on the "
+        "answers whose three items are all training items (bounded as in (a)) and "
+        "scored on every answer that involves at least one held-out item, in any role "
+        "(ours: the rule that uses every answer). Only a method that maps item features "
+        "can answer: a row without a feature map (an ordinal embedding) is n/a there."
+    ]
+
+
+def _protocol_d(cfg: dict) -> list[str]:
+    """Protocol (d), the publisher's split, where the block runs it on material."""
+    if not ("material" in cfg["sets"] and "publisher" in cfg.get("protocols", [])):
+        return []
+    return [
+        "Protocol (d), the last section (material only): the publisher's "
+        "22,801 training and 3,000 test questions; scored against every test answer "
+        "(comparable to the ceiling) and against each test question's majority answer "
+        "(ties left out; the authors' measure)."
+    ]
+
+
+def _features(cfg: dict) -> str:
+    """The feature sets of the block in a few words, and their normalisation."""
+    return (
+        "Features (tripletbench.datasets.human_features): "
+        + ", ".join(
+            {
+                "global": "global = the project's 297-d global image descriptor",
+                "hog": "hog = HOG (Dalal & Triggs' parameters) on the 64 x 64 grey image, "
+                "1,764-d",
+                "ingredients": "ingredients = the Food-100 recipes' ingredient words as a "
+                "binary bag of words (Food-100 only)",
+            }[f]
+            for f in cfg["features"]
+        )
+        + f"; normalisation: {'each vector at unit length' if cfg['normalize'] == 'l2' else 'none'} "
+        "(ours). Eucl = the Euclidean distance on a feature set."
+    )
+
+
+def _learners(cfg: dict) -> str:
+    """The learner rows' settings and how each is fitted (``""``: the block has none)."""
+    from tripletbench.harness.experiment import constraint_kind_of
+
+    from .experiment import is_feature_free, row_settings
 
     learners = "; ".join(
         f"{m}: {row_settings(m, mc)}" for m, mc in cfg["methods"].items() if not is_feature_free(mc)
     )
+    if not learners:
+        return ""
     fitted = {
         m: mc
         for m, mc in cfg["methods"].items()
@@ -86,128 +194,60 @@ def human_table(config: dict, cfg: dict, missing, runs: pd.DataFrame) -> list[st
     }
     pair_rows = [m for m, mc in fitted.items() if constraint_kind_of(m, mc) == "pairs"]
     external = [m for m, mc in fitted.items() if "." in mc.get("algorithm", m)]
-    embeddings = {m: mc for m, mc in cfg["methods"].items() if is_feature_free(mc)}
-    versions = sorted(set(embedding_versions(embeddings).values()))
-    embedding_text = (
-        [
-            f"Ordinal embeddings ({', '.join(versions)}; one row each): "
-            + "; ".join(
-                f"{m} ({EMBEDDING_PAPERS.get(mc['algorithm'].rsplit('.', 1)[1], mc['algorithm'])}"
-                f"): {row_settings(m, mc, algorithm=False)}"
-                for m, mc in embeddings.items()
-            )
-            + ". They **use no item features**: each fits a position per item from the training "
-            "answers alone (every item of the set, also one that no training answer names) and "
-            "is scored by the squared Euclidean distances of those positions. Their dimension "
-            "(n_components) is **ours**, not tuned, cblearn's defaults otherwise. With no "
-            "feature map they cannot place an item they never saw: **n/a on protocol (b)**."
-        ]
-        if embeddings
-        else []
+    return (
+        "Learners (ours, not tuned: each with the settings of its rows in the project's "
+        f"other tables): {learners}; fitted on the training triplets over the item "
+        "features"
+        + (
+            f", the pair learners ({', '.join(pair_rows)}) on the two pairs of each "
+            "triplet, (a, p) similar and (a, n) dissimilar (tripletbench.datasets."
+            "constraints.triplets_to_pairs)"
+            if pair_rows
+            else ""
+        )
+        + (
+            f"; {', '.join(external)}: another library's learner "
+            "(tripletbench.algorithms.external)"
+            if external
+            else ""
+        )
+        + "."
     )
+
+
+def _embeddings(cfg: dict) -> list[str]:
+    """The ordinal-embedding rows: their cblearn version, papers, settings and what they use."""
+    from .experiment import EMBEDDING_PAPERS, embedding_versions, is_feature_free, row_settings
+
+    embeddings = {m: mc for m, mc in cfg["methods"].items() if is_feature_free(mc)}
+    if not embeddings:
+        return []
+    versions = sorted(set(embedding_versions(embeddings).values()))
     return [
-        (
-            "Triplet accuracy on people's relative comparisons (Food-100, Wilber et al. 2014; the "
-            "60 cars, Kleindessner & von Luxburg 2017; material appearance, Lagunas et al. "
-            f"2019), {route} data route{f' (mirror {mirror})' if mirror else ''}. "
-            'A test triplet (i, j, k), "i is closer to j than to '
-            'k", is right when d(i, j) < d(i, k) and counts **half when the two distances tie**; '
-            "each answer counts once (material: a row weighted by its answer count)."
-        ),
-        *why,
-        (
-            f"Protocol (a), the columns: {cfg['n_splits']}-fold cross-validation over the "
-            + (
-                "answers grouped by question (every answer to one question, an anchor with an "
-                "unordered pair, in one fold)"
-                if cfg.get("grouped", True)
-                else "answers"
-            )
-            + f", seed(s) {seeds}: a cell is the mean ± std over the {cfg['n_splits']} test folds "
-            "of every seed, every method on the same folds. A learner (or an ordinal embedding) "
-            "is trained on one triplet per training answer"
-            + (
-                f", at most {bound:,} of them per fold (the first of one seeded permutation; "
-                "ours: a bound)"
-                if bound
-                else ""
-            )
-            + "."
-        ),
-        *(
-            [
-                f"Protocol (b), the first section below the table: held-out items. The items "
-                f"are split {cfg['n_splits']}-fold (KFold over the item indices, shuffled with "
-                "the seed; ours: the same number of folds as (a)); a learner is trained on the "
-                "answers whose three items are all training items (bounded as in (a)) and "
-                "scored on every answer that involves at least one held-out item, in any role "
-                "(ours: the rule that uses every answer). Only a method that maps item features "
-                "can answer: a row without a feature map (an ordinal embedding) is n/a there."
-            ]
-            if "items" in cfg.get("protocols", [])
-            else []
-        ),
-        *(
-            [
-                "Protocol (d), the last section (material only): the publisher's "
-                "22,801 training and 3,000 test questions; scored against every test answer "
-                "(comparable to the ceiling) and against each test question's majority answer "
-                "(ties left out; the authors' measure)."
-            ]
-            if "material" in cfg["sets"] and "publisher" in cfg.get("protocols", [])
-            else []
-        ),
-        (
-            "Features (tripletbench.datasets.human_features): "
-            + ", ".join(
-                {
-                    "global": "global = the project's 297-d global image descriptor",
-                    "hog": "hog = HOG (Dalal & Triggs' parameters) on the 64 x 64 grey image, "
-                    "1,764-d",
-                    "ingredients": "ingredients = the Food-100 recipes' ingredient words as a "
-                    "binary bag of words (Food-100 only)",
-                }[f]
-                for f in cfg["features"]
-            )
-            + f"; normalisation: {'each vector at unit length' if cfg['normalize'] == 'l2' else 'none'} "
-            "(ours). Eucl = the Euclidean distance on a feature set."
-        ),
-        *(
-            [
-                "Learners (ours, not tuned: each with the settings of its rows in the project's "
-                f"other tables): {learners}; fitted on the training triplets over the item "
-                "features"
-                + (
-                    f", the pair learners ({', '.join(pair_rows)}) on the two pairs of each "
-                    "triplet, (a, p) similar and (a, n) dissimilar (tripletbench.datasets."
-                    "constraints.triplets_to_pairs)"
-                    if pair_rows
-                    else ""
-                )
-                + (
-                    f"; {', '.join(external)}: another library's learner "
-                    "(tripletbench.algorithms.external)"
-                    if external
-                    else ""
-                )
-                + "."
-            ]
-            if learners
-            else []
-        ),
-        *embedding_text,
-        *([f"Mean fit time per fold (wall clock): {times}."] if times else []),
-        (
-            "Reference rows: chance = a distance that ties every pair (0.5 exactly under "
-            "ties-as-half, the expectation of a coin flip); ceiling (material only) = the share "
-            "of the test answers that agree with their question's majority answer, ties half "
-            "(tripletbench.evaluation.human_protocols.human_ceiling): the best any distance can score against "
-            "the answers. Food-100 and the cars have about one answer per question, so no "
-            "ceiling is shown for them."
-        ),
-        *human_published(cfg),
-        ("The learning curve (protocol c) is figure_human_curve."),
+        f"Ordinal embeddings ({', '.join(versions)}; one row each): "
+        + "; ".join(
+            f"{m} ({EMBEDDING_PAPERS.get(mc['algorithm'].rsplit('.', 1)[1], mc['algorithm'])}"
+            f"): {row_settings(m, mc, algorithm=False)}"
+            for m, mc in embeddings.items()
+        )
+        + ". They **use no item features**: each fits a position per item from the training "
+        "answers alone (every item of the set, also one that no training answer names) and "
+        "is scored by the squared Euclidean distances of those positions. Their dimension "
+        "(n_components) is **ours**, not tuned, cblearn's defaults otherwise. With no "
+        "feature map they cannot place an item they never saw: **n/a on protocol (b)**."
     ]
+
+
+def _references() -> str:
+    """The reference rows: chance and the material ceiling."""
+    return (
+        "Reference rows: chance = a distance that ties every pair (0.5 exactly under "
+        "ties-as-half, the expectation of a coin flip); ceiling (material only) = the share "
+        "of the test answers that agree with their question's majority answer, ties half "
+        "(tripletbench.evaluation.human_protocols.human_ceiling): the best any distance can score against "
+        "the answers. Food-100 and the cars have about one answer per question, so no "
+        "ceiling is shown for them."
+    )
 
 
 def human_published(cfg: dict) -> list[str]:

@@ -7,6 +7,8 @@ Modules: ``config`` (checks), ``paper`` (the settings the paper states), ``capti
 Rules: ``workflow/rules/oahu.smk``.
 """
 
+from pathlib import Path
+
 from tripletbench.harness.study import Study
 
 CATEGORY = "Gao et al. 2019 (OAHU)"
@@ -26,6 +28,7 @@ def _method_blocks(config: dict):
 
 STUDY = Study(
     name="oahu",
+    schema=str(Path(__file__).with_name("schema.yaml")),
     category=CATEGORY,
     blocks=("oahu",),
     items={

@@ -400,7 +400,7 @@ def verification_rows(
 def torch_version() -> str:
     """``";torch=X"`` when torch is installed (read from its metadata, not imported), else ``""``:
     the OAHU jobs record it without importing torch, which only the torch backend of
-    :class:`~tripletbench.algorithms.oahu.OAHU` loads (about 2.7 CPU s per job, issue 40). Those
+    :class:`~tripletbench.algorithms.oahu.OAHU` loads (about 2.7 CPU s per job, measured 2026-11-27). Those
     jobs no longer set torch's thread count or global seed: the torch backend seeds its own
     generator, and the workflow's OMP_NUM_THREADS = 1 holds torch to one thread when it loads."""
     from importlib import metadata

@@ -9,6 +9,8 @@ Modules: ``config`` (checks), ``paper`` (the settings the paper states), ``capti
 ``workflow/rules/oasis.smk``.
 """
 
+from pathlib import Path
+
 from tripletbench.harness.study import Study
 
 CATEGORY = "Chechik et al. 2010 (OASIS)"
@@ -34,6 +36,7 @@ def _dataset(block: str, name: str):
 
 STUDY = Study(
     name="oasis",
+    schema=str(Path(__file__).with_name("schema.yaml")),
     category=CATEGORY,
     blocks=("images",),
     items={

@@ -11,7 +11,7 @@ def job_cpu_values(runs: pd.DataFrame, metric: str = "job_cpu_s") -> pd.DataFram
     each cell stamps on its rows (:func:`tripletbench.harness.io.stamp_cell`: the process CPU time
     of the cell, plus its share of its job's start-up, imports included), one value per cell. Not
     Snakemake's ``benchmark:`` ``cpu_time``: that is a psutil sample taken every few seconds and
-    fell below the cell's own ``fit_cpu_s`` in 4 of 63 cells (issue 40). Raises ``ValueError``
+    fell below the cell's own ``fit_cpu_s`` in 4 of 63 cells of a default run (measured 2026-11-27). Raises ``ValueError``
     naming the cells without the column's value (rows written before the column existed: rerun
     them)."""
     cells = ["dataset", "algorithm", "seed"]

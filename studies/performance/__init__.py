@@ -6,6 +6,8 @@ Modules: ``config`` (checks), ``measure`` (the performance table), ``timing`` (o
 helpers), ``table4_scaling``. Rules: ``workflow/rules/performance.smk``.
 """
 
+from pathlib import Path
+
 from tripletbench.harness.study import Study
 
 CATEGORY = "Not in a paper"
@@ -19,6 +21,7 @@ def _check(config: dict, libraries: bool = True) -> None:
 
 STUDY = Study(
     name="performance",
+    schema=str(Path(__file__).with_name("schema.yaml")),
     category=CATEGORY,
     blocks=("performance", "table4_scaling"),
     items={

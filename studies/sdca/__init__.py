@@ -8,6 +8,8 @@ Modules: ``config`` (checks), ``paper`` (the settings the paper states), ``capti
 block, also read by the OASIS study's Fig. 3). Rules: ``workflow/rules/sdca.smk``.
 """
 
+from pathlib import Path
+
 from tripletbench.harness.study import Study
 
 CATEGORY = "Wu et al. 2014 (SDCA)"
@@ -33,6 +35,7 @@ def _dataset(block: str, name: str):
 
 STUDY = Study(
     name="sdca",
+    schema=str(Path(__file__).with_name("schema.yaml")),
     category=CATEGORY,
     blocks=("sdca_table2", "sdca_table4", "figures"),
     items={

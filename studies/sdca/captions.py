@@ -76,52 +76,103 @@ def difference_note(artifact: str, config: dict) -> str:
     return comparison_note(artifact, _SETTINGS[artifact](config))
 
 
-def sdca_table2(config: dict, runs: pd.DataFrame, missing, other_file) -> list[str]:
-    """Caption of the SDCA paper's Table 2 (rule table_sdca_2)."""
-    from tripletbench.datasets import get_dataset
+def _t2_grid_row(art: str, m: str, c: dict) -> str:
+    """A row's grid, the paper's beside it where it states one."""
+    key = PAPER.grid_key(art, m, c)
+    return f"{m}: {fmt_params(c['grid'])}" + (
+        f" {note(art, key, grid_values(c['grid']))}" if key else ""
+    )
 
-    from tripletbench.harness.config import missing_reason
-    from tripletbench.harness.tables import reconstructed_notes
 
-    cfg, route = config["sdca_table2"], config["data"]["route"]
-    mirror, compare = config["data"].get("mirror"), cfg.get("compare_with")
-    methods, datasets = cfg["methods"], cfg["datasets"]
-    art = "sdca_table2"
+def _t2_fixed_row(art: str, m: str, c: dict) -> str:
+    """A row's fixed settings; a row the paper tunes but we fix says so."""
+    key = PAPER.grid_key(art, m, c)
+    untuned = key and not c.get("grid") and stated(art, key).value is not None
+    return f"{m}: {fmt_params(c['fixed'])}" + (
+        f" (not tuned; the paper: {stated(art, key).text})" if untuned else ""
+    )
 
-    def grid(m, c):  # the row's grid, the paper's beside it where it states one
-        key = PAPER.grid_key(art, m, c)
-        return f"{m}: {fmt_params(c['grid'])}" + (
-            f" {note(art, key, grid_values(c['grid']))}" if key else ""
-        )
 
-    def fixed_row(m, c):  # a row the paper tunes but we fix says so
-        key = PAPER.grid_key(art, m, c)
-        untuned = key and not c.get("grid") and stated(art, key).value is not None
-        return f"{m}: {fmt_params(c['fixed'])}" + (
-            f" (not tuned; the paper: {stated(art, key).text})" if untuned else ""
-        )
-
-    fixed = "; ".join(fixed_row(m, c) for m, c in methods.items() if c.get("fixed"))
-    grids = "; ".join(grid(m, c) for m, c in methods.items() if c.get("grid"))
-    differ = difference_note(art, config)
+def _t2_route_lines(cfg: dict, other_file) -> list[str]:
+    """The line on the other route's table: the difference shown, or how to make it."""
+    compare = cfg.get("compare_with")
     if other_file:
         from tripletbench.harness.io import read_csv_named
 
         other = read_csv_named(other_file, "other route's table", nrows=1)
         other_route = str(other["route"].iloc[0]) if "route" in other else "other"
-        compare_line = [
+        return [
             f"Route difference: each cell minus the same cell of the {other_route} route's table "
             f"({other_file}; same seeds and settings; each route's per-class splits and triplets "
             "are drawn from its own row order and class names, so they differ where the routes "
             "order rows or name classes differently), in the CSV's route_diff and below."
         ]
-    elif compare:
-        compare_line = [
+    if compare:
+        return [
             f"Route comparison: {compare} (sdca_table2.compare_with) does not exist yet; make it "
             "with the other route's run, and this table is remade."
         ]
-    else:
-        compare_line = []
+    return []
+
+
+def _t2_protocol(art: str, cfg: dict) -> str:
+    """Table 2's protocol line, each of our settings beside the paper's."""
+    return (
+        "Protocol: per class "
+        + vs_paper(
+            art,
+            "train_fraction",
+            cfg["train_fraction"],
+            f"{cfg['train_fraction']:.0%} train / rest test",
+        )
+        + "; "
+        + vs_paper(
+            art,
+            "n_triplets",
+            cfg["n_triplets"],
+            f"{cfg['n_triplets']:,} class-based random triplets per seed",
+        )
+        + ", drawn from the training set. The paper chooses the parameters of all algorithms "
+        "by cross-validation and names SDCA's lambda and ITML's and LEGO's eta among them, "
+        "with their grids. Ours: a row with a grid is validated with models "
+        + vs_paper(
+            art,
+            "fit_fraction",
+            cfg["fit_fraction"],
+            f"learned on {cfg['fit_fraction']:.0%} of the training set",
+        )
+        + " and scored on the rest; the grid point with the best validation mAP is refitted "
+        "on the whole training set."
+    )
+
+
+def _t2_data_line(config: dict, datasets, missing) -> str:
+    """Table 2's data line: each dataset's scaling on this route, and the mirror it came from."""
+    from tripletbench.datasets import get_dataset
+
+    route, mirror = config["data"]["route"], config["data"].get("mirror")
+    return (
+        "Data: "
+        + "; ".join(
+            f"{d}: {scaling_words(get_dataset(d), route)}" for d in datasets if d not in missing
+        )
+        + "."
+        + (f" Downloads from the data mirror {mirror}." if mirror and route == "download" else "")
+    )
+
+
+def sdca_table2(config: dict, runs: pd.DataFrame, missing, other_file) -> list[str]:
+    """Caption of the SDCA paper's Table 2 (rule table_sdca_2)."""
+    from tripletbench.harness.config import missing_reason
+    from tripletbench.harness.tables import reconstructed_notes
+
+    cfg, route = config["sdca_table2"], config["data"]["route"]
+    methods, datasets = cfg["methods"], cfg["datasets"]
+    art = "sdca_table2"
+    fixed = "; ".join(_t2_fixed_row(art, m, c) for m, c in methods.items() if c.get("fixed"))
+    grids = "; ".join(_t2_grid_row(art, m, c) for m, c in methods.items() if c.get("grid"))
+    differ = difference_note(art, config)
+    compare_line = _t2_route_lines(cfg, other_file)
     return [
         (
             f"Test mAP over {PAPER.runs(art, cfg['seeds'])}, {route} data route; paper = SDCA paper, "
@@ -129,33 +180,7 @@ def sdca_table2(config: dict, runs: pd.DataFrame, missing, other_file) -> list[s
             "[paper], [ours], [reconstructed] or [unspecified]; several rows can carry the same "
             "paper value)."
         ),
-        (
-            "Protocol: per class "
-            + vs_paper(
-                art,
-                "train_fraction",
-                cfg["train_fraction"],
-                f"{cfg['train_fraction']:.0%} train / rest test",
-            )
-            + "; "
-            + vs_paper(
-                art,
-                "n_triplets",
-                cfg["n_triplets"],
-                f"{cfg['n_triplets']:,} class-based random triplets per seed",
-            )
-            + ", drawn from the training set. The paper chooses the parameters of all algorithms "
-            "by cross-validation and names SDCA's lambda and ITML's and LEGO's eta among them, "
-            "with their grids. Ours: a row with a grid is validated with models "
-            + vs_paper(
-                art,
-                "fit_fraction",
-                cfg["fit_fraction"],
-                f"learned on {cfg['fit_fraction']:.0%} of the training set",
-            )
-            + " and scored on the rest; the grid point with the best validation mAP is refitted "
-            "on the whole training set."
-        ),
+        _t2_protocol(art, cfg),
         *([differ] if differ else []),
         (
             "mAP (our choice; the paper does not say which set is searched): each test instance "
@@ -170,12 +195,7 @@ def sdca_table2(config: dict, runs: pd.DataFrame, missing, other_file) -> list[s
             if missing
             else []
         ),
-        "Data: "
-        + "; ".join(
-            f"{d}: {scaling_words(get_dataset(d), route)}" for d in datasets if d not in missing
-        )
-        + "."
-        + (f" Downloads from the data mirror {mirror}." if mirror and route == "download" else ""),
+        _t2_data_line(config, datasets, missing),
         *compare_line,
     ]
 
@@ -243,6 +263,53 @@ def sdca_table4(config: dict, missing) -> list[str]:
     ]
 
 
+def _t3_bound(m: str, c: dict) -> str:
+    """A Table 3 row's settings as run: its parameters and its bound on the triplets."""
+    parts = [fmt_params({**c.get("fixed", {}), **c.get("grid", {})})]
+    if c.get("max_triplets"):
+        parts.append(f"first {c['max_triplets']} triplets")
+    return f"{m}: " + ("; ".join(p for p in parts if p) or "no hyperparameter")
+
+
+def _t3_bag_of_words(feat: pd.DataFrame, datasets) -> str:
+    """The bag-of-words features per dataset: mean non-zeros, features, time per image."""
+    bovw = feat[feat.dataset.isin(datasets) & feat.dataset.str.contains("bovw|caltech")]
+    return ", ".join(
+        f"{d}: {g.mean_nnz.mean():.1f} non-zeros of {int(g.n_features.iloc[0])}, "
+        f"{1000 * g.descriptor_s_per_image.mean():.2f} ms per image"
+        for d, g in bovw.groupby("dataset")
+    )
+
+
+def _t3_protocol(art: str, cfg: dict) -> str:
+    """Table 3's protocol line, each of our settings beside the paper's."""
+    return (
+        "Protocol: per class "
+        + vs_paper(
+            art,
+            "n_train_per_class",
+            cfg["n_train_per_class"],
+            f"{cfg['n_train_per_class']} training images",
+        )
+        + " and "
+        + vs_paper(
+            art,
+            "n_test_per_class",
+            cfg["n_test_per_class"],
+            f"{cfg['n_test_per_class']} test images",
+        )
+        + "; "
+        + vs_paper(
+            art,
+            "n_triplets",
+            cfg["n_triplets"],
+            f"{cfg['n_triplets']:,} class-based random triplets on the training " "images per seed",
+        )
+        + "; each test image queries the training images, relevance = same class, full "
+        "ranking (our choice: neither text says which set is searched)."
+    )
+
+
 def sdca_table3(config: dict, feat: pd.DataFrame, failed: pd.DataFrame, missing) -> list[str]:
     """Caption of the SDCA paper's Table 3 on Caltech-256 and its offline stand-in."""
     from tripletbench.datasets.caltech256 import image_set
@@ -251,19 +318,7 @@ def sdca_table3(config: dict, feat: pd.DataFrame, failed: pd.DataFrame, missing)
     datasets, art = cfg["sdca_table3_datasets"], "sdca_table3"
     differ = difference_note(art, config)
     n_words = cfg["bovw"]["caltech256"]["n_words"]
-
-    def bound(m, c):
-        parts = [fmt_params({**c.get("fixed", {}), **c.get("grid", {})})]
-        if c.get("max_triplets"):
-            parts.append(f"first {c['max_triplets']} triplets")
-        return f"{m}: " + ("; ".join(p for p in parts if p) or "no hyperparameter")
-
-    bovw = feat[feat.dataset.isin(datasets) & feat.dataset.str.contains("bovw|caltech")]
-    nnz = ", ".join(
-        f"{d}: {g.mean_nnz.mean():.1f} non-zeros of {int(g.n_features.iloc[0])}, "
-        f"{1000 * g.descriptor_s_per_image.mean():.2f} ms per image"
-        for d, g in bovw.groupby("dataset")
-    )
+    nnz = _t3_bag_of_words(feat, datasets)
     stand_in = [d for d in datasets if image_set(d).source != "caltech256" and d not in missing]
     fails = sorted(set(zip(failed.algorithm, failed.dataset)))
     return [
@@ -271,32 +326,7 @@ def sdca_table3(config: dict, feat: pd.DataFrame, failed: pd.DataFrame, missing)
             f"Test mAP over {PAPER.runs(art, cfg['seeds'])}, {route} data route; paper = SDCA paper, "
             "Table 3 (Caltech-256, 50 classes, 1000-word bag of visual words, 100K triplets)."
         ),
-        (
-            "Protocol: per class "
-            + vs_paper(
-                art,
-                "n_train_per_class",
-                cfg["n_train_per_class"],
-                f"{cfg['n_train_per_class']} training images",
-            )
-            + " and "
-            + vs_paper(
-                art,
-                "n_test_per_class",
-                cfg["n_test_per_class"],
-                f"{cfg['n_test_per_class']} test images",
-            )
-            + "; "
-            + vs_paper(
-                art,
-                "n_triplets",
-                cfg["n_triplets"],
-                f"{cfg['n_triplets']:,} class-based random triplets on the training "
-                "images per seed",
-            )
-            + "; each test image queries the training images, relevance = same class, full "
-            "ranking (our choice: neither text says which set is searched)."
-        ),
+        _t3_protocol(art, cfg),
         *([differ] if differ else []),
         *(
             [
@@ -315,7 +345,9 @@ def sdca_table3(config: dict, feat: pd.DataFrame, failed: pd.DataFrame, missing)
             + "."
         ),
         "Settings (bounded in the default config to fit the time budget; full settings in "
-        "config/paper.yaml): " + " | ".join(bound(m, c) for m, c in cfg["methods"].items()) + ".",
+        "config/paper.yaml): "
+        + " | ".join(_t3_bound(m, c) for m, c in cfg["methods"].items())
+        + ".",
         (
             "LMNN is not a row, as in the paper. RCA: with fewer chunklet degrees of freedom "
             "than features (fewer training images than pixels or words) it first projects by "
@@ -334,8 +366,8 @@ def sdca_table3(config: dict, feat: pd.DataFrame, failed: pd.DataFrame, missing)
     ]
 
 
-# What was measured about why SDCA Table 2's cells on a dataset are far from the paper's (issue
-# 36), printed under the table wherever that dataset is a column. Each statement names its
+# What was measured about why SDCA Table 2's cells on a dataset are far from the paper's,
+# printed under the table wherever that dataset is a column. Each statement names its
 # measurement (seeds, files, date); none is the paper's. Kept here, read only by the table, so that
 # editing a sentence remakes the table and no cell.
 SDCA_TABLE2_GAPS = [  # (the columns it concerns, the rows it concerns, the statement)

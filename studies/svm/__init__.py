@@ -6,6 +6,8 @@ Modules: ``config`` (checks), ``paper`` (the settings the paper states), ``capti
 ``experiment`` (the notions, features and cells), ``sweeps``. Rules: ``workflow/rules/svm.smk``.
 """
 
+from pathlib import Path
+
 from tripletbench.harness.study import Study
 
 CATEGORY = "Schultz & Joachims 2003"
@@ -19,6 +21,7 @@ def _check(config: dict, libraries: bool = True) -> None:
 
 STUDY = Study(
     name="svm",
+    schema=str(Path(__file__).with_name("schema.yaml")),
     category=CATEGORY,
     blocks=("svm",),
     items={

@@ -110,43 +110,18 @@ READING_NOTIONS = {
 }
 
 
-def readings_markdown(table: pd.DataFrame, paper: pd.DataFrame, cfg: dict, full: bool) -> list:
-    """Markdown lines of the page-reading sweep (rule table_svm_readings: ``table`` is
-    :func:`tripletbench.studies.svm.sweeps.summarise_readings` with a ``default`` column; ``paper``: Table 1's
-    paper rows with columns notion, method, value; ``cfg``: the ``svm`` block). ``full``: the
-    table's own page (heading, caption, every column, the paper's row); else the compact
-    version for Table 1's notes (learned and Binary cells, vocabulary, distance)."""
-    from .captions import VECTOR_SCALE_WORDS
+def _reading_cell(row: dict, m: str, n: str, full: bool) -> str:
+    """Method ``m``'s cell on notion ``n`` of one row of the sweep's table, in %, and in the full
+    version the preprocessing variant shown (a static baseline's)."""
+    v = row.get(f"{n}:{m}", np.nan)
+    if pd.isna(v):
+        return "–"
+    pre = row.get(f"{n}:{m}:variant")
+    return f"{100 * v:.2f}" + (f" [{pre}]" if full and isinstance(pre, str) else "")
 
-    from .paper import vs_paper
 
-    sweep = cfg["readings"]
-    c_words = vs_paper("svm_table1", "C", float(cfg["C"]), f"C = {float(cfg['C']):g}")
-    methods = ("SVM-relative", "Binary", "TFIDF") if full else ("SVM-relative", "Binary")
-    short = {"SVM-relative": "learned", "Binary": "Binary", "TFIDF": "TFIDF"}
-    cols = [(m, n) for m in methods for n in READING_NOTIONS]
-
-    def cell(row, m, n):
-        v = row.get(f"{n}:{m}", np.nan)
-        if pd.isna(v):
-            return "–"
-        pre = row.get(f"{n}:{m}:variant")
-        return f"{100 * v:.2f}" + (f" [{pre}]" if full and isinstance(pre, str) else "")
-
-    out = []
-    if full:
-        out += ["# Schultz & Joachims (2003), Table 1 under each reading of a WebKB page", ""]
-    if not len(table):
-        out.append(
-            "Not run: the sweep needs the WebKB pages (download route or a data mirror holding "
-            "webkb/webkb-data.gtar.gz); this run's route has none."
-        )
-        return out
-    head = (
-        ["rank", "reading", "case", "scale", "V", "n", "solve s"]
-        + [f"{short[m]} {READING_NOTIONS[n]}" for m, n in cols]
-        + ["distance"]
-    )
+def _readings_rows(table: pd.DataFrame, paper: pd.DataFrame, cols: list, full: bool) -> list:
+    """The Markdown table's rows (lists of cells): one per reading variant, then the paper's."""
     rows = []
     for r in table.to_dict("records"):
         rows.append(
@@ -159,7 +134,7 @@ def readings_markdown(table: pd.DataFrame, paper: pd.DataFrame, cfg: dict, full:
                 f"{r['n_train_triplets']:,}",
                 f"{r['solve_s']:.0f}",
             ]
-            + [cell(r, m, n) for m, n in cols]
+            + [_reading_cell(r, m, n, full) for m, n in cols]
             + [f"{r['paper_distance']:.2f}" + (" (default)" if r.get("default") else "")]
         )
     ref = {(p.notion, p.method): p.value for p in paper.itertuples()}
@@ -168,10 +143,20 @@ def readings_markdown(table: pd.DataFrame, paper: pd.DataFrame, cfg: dict, full:
         + [f"{100 * ref[(n, m)]:.2f}" if (n, m) in ref else "–" for m, n in cols]
         + [""]
     )
+    return rows
+
+
+def _readings_text(table: pd.DataFrame, sweep: dict, cfg: dict, c_words: str, full: bool) -> list:
+    """The sweep's two caption paragraphs: what a cell is, then the rule and what it picks
+    (``sweep``: ``cfg["readings"]``; ``c_words``: our C beside the paper's)."""
+    from .captions import VECTOR_SCALE_WORDS
+
+    from .paper import vs_paper
+
     best = table.iloc[0]
     default = table[table["default"]] if "default" in table else table.iloc[:0]
     pick = f"{best.reading}, {'lower-cased' if best.lowercase else 'case kept'}, scale {best.scale}"
-    lines = [
+    return [
         (
             f"Test triplets satisfied (%), mean over seeds {sweep['seeds']}, SVM-relative (eq. 8, "
             f"A = I, {c_words}) learned from n training triplets ("
@@ -212,6 +197,37 @@ def readings_markdown(table: pd.DataFrame, paper: pd.DataFrame, cfg: dict, full:
             )
         ),
     ]
+
+
+def readings_markdown(table: pd.DataFrame, paper: pd.DataFrame, cfg: dict, full: bool) -> list:
+    """Markdown lines of the page-reading sweep (rule table_svm_readings: ``table`` is
+    :func:`tripletbench.studies.svm.sweeps.summarise_readings` with a ``default`` column; ``paper``: Table 1's
+    paper rows with columns notion, method, value; ``cfg``: the ``svm`` block). ``full``: the
+    table's own page (heading, caption, every column, the paper's row); else the compact
+    version for Table 1's notes (learned and Binary cells, vocabulary, distance)."""
+    from .paper import vs_paper
+
+    sweep = cfg["readings"]
+    c_words = vs_paper("svm_table1", "C", float(cfg["C"]), f"C = {float(cfg['C']):g}")
+    methods = ("SVM-relative", "Binary", "TFIDF") if full else ("SVM-relative", "Binary")
+    short = {"SVM-relative": "learned", "Binary": "Binary", "TFIDF": "TFIDF"}
+    cols = [(m, n) for m in methods for n in READING_NOTIONS]
+    out = []
+    if full:
+        out += ["# Schultz & Joachims (2003), Table 1 under each reading of a WebKB page", ""]
+    if not len(table):
+        out.append(
+            "Not run: the sweep needs the WebKB pages (download route or a data mirror holding "
+            "webkb/webkb-data.gtar.gz); this run's route has none."
+        )
+        return out
+    head = (
+        ["rank", "reading", "case", "scale", "V", "n", "solve s"]
+        + [f"{short[m]} {READING_NOTIONS[n]}" for m, n in cols]
+        + ["distance"]
+    )
+    rows = _readings_rows(table, paper, cols, full)
+    lines = _readings_text(table, sweep, cfg, c_words, full)
     if full:
         out += [*lines, ""]
     else:

@@ -323,7 +323,7 @@ REPORT_FIGURES = {}
 
 def settings_check(rule_name):
     """An input function of a cell's job that adds no file. When the cell's existing CSV records
-    a settings hash other than its params give (issue 37, its first point; e.g. .snakemake
+    a settings hash other than its params give (e.g. .snakemake
     metadata lost, so that Snakemake's params trigger cannot see the change), it forces the job
     in the DAG being built (harness/keep.py); likewise a fit_evaluate CSV that does not hold
     exactly the seeds its params give."""

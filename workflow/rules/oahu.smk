@@ -1,4 +1,4 @@
-# OAHU (issue 4): table_oahu_3, figure_oahu_4, figure_oahu_5, figure_oahu_7.
+# OAHU (tripletbench.studies.oahu): table_oahu_3, figure_oahu_4, figure_oahu_5, figure_oahu_7.
 # Gao et al., "Towards Self-Adaptive Metric Learning On the Fly", WWW 2019. Library code:
 # algorithms/oahu.py, studies/oahu/experiment.py, evaluation/{classification,verification}.py.
 from tripletbench.datasets import get_dataset
@@ -294,5 +294,5 @@ REPRODUCE_ALL.extend(rules.figure_oahu_7.output)
 REPORT_TABLES["oahu_table3"] = rules.table_oahu_3.output
 for _name in ("figure_oahu_4", "figure_oahu_5", "figure_oahu_7"):
     REPORT_FIGURES[_name] = getattr(rules, _name).output.md
-# oahu_sensitivity (issue 11: why OAHU loses to its untrained network, ~5 min on one core) is
+# oahu_sensitivity (why OAHU loses to its untrained network, ~5 min on one core) is
 # its own target, not in reproduce_all: a diagnosis of Table 3, not a paper result.

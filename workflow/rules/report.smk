@@ -1,4 +1,4 @@
-# The Snakemake report (issue 13 item 1): `snakemake --report report.html` (or report.zip) after
+# The Snakemake report: `snakemake --report report.html` (or report.zip) after
 # reproduce_all. Each figure's PNG is a report() output of its own rule (report_figure,
 # common.smk); each table is shown through a page of report_pages, which also writes every
 # caption (from the Markdown the table and figure rules write) and the paper-vs-ours page

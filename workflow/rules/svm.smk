@@ -1,4 +1,4 @@
-# Schultz & Joachims SVM for relative comparisons (issue 5): table_svm_1, figure_svm_2,
+# Schultz & Joachims SVM for relative comparisons (tripletbench.studies.svm): table_svm_1, figure_svm_2,
 # figure_svm_mds, svm_scaling. One job per (notion, seed): the learning curve of SVM-relative and
 # the static baselines' test triplet accuracy (studies/svm/experiment.py).
 

@@ -1,4 +1,4 @@
-# SDCA paper Table 4 (issue 26): mAP on "ImageCLEF+Flickr", our route MIRFLICKR-25000 (ground
+# SDCA paper Table 4: mAP on "ImageCLEF+Flickr", our route MIRFLICKR-25000 (ground
 # truth) + MIRFLICKR-1M (background), tripletbench.datasets.imageclef_flickr. Download route only: offline the
 # table shows "needs download". Rules: fetch the archives (local rules, on the submitting
 # machine), the 297-d descriptors of the ground truth and of each background archive (one job

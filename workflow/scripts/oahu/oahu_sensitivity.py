@@ -1,4 +1,4 @@
-"""Rule oahu_sensitivity (issue 11): why OAHU's kNN error in Table 3 is above its untrained
+"""Rule oahu_sensitivity: why OAHU's kNN error in Table 3 is above its untrained
 network's (OAHU-init), measured one factor at a time away from the paper's setting.
 
 Inputs are Table 3's own (config ``oahu.table3``: the class-stratified subsample, the 1:1
