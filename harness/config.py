@@ -266,6 +266,12 @@ PATH_KEYS = ("results_dir", "figures_dir", "data.cache_dir")
 """Config keys whose value is a path that the workflow uses as written (Snakemake expands neither
 ``~`` nor ``$VAR``). ``data.mirror`` is not among them: :func:`tripletbench.datasets.base.mirror_location`
 expands a leading ``~`` of a mirror folder, and a folder that does not exist is refused."""
+def path_keys() -> tuple[str, ...]:
+    """Every path-valued config key: :data:`PATH_KEYS` and the studies' own
+    (:attr:`tripletbench.harness.study.Study.path_keys`)."""
+    return PATH_KEYS + tuple(k for s in studies() for k in s.path_keys)
+
+
 FOLDER_KEYS = ("results_dir", "figures_dir", "data.cache_dir")
 """The path keys that name an output or cache folder (not empty, not the filesystem root)."""
 
@@ -288,7 +294,7 @@ def _check_folders(config: dict) -> None:
     the root."""
     import re
 
-    for path in PATH_KEYS + tuple(k for s in studies() for k in s.path_keys):
+    for path in path_keys():
         value = _dotted(config, path)
         if not isinstance(value, str):
             continue

@@ -226,6 +226,25 @@ def _rows(base: dict, model, timing: dict, ev: dict) -> list[dict]:
     return rows
 
 
+def _test_parts(split: dict, ks, base: dict, seed: int) -> tuple[str, str]:
+    """The keys of ``split`` that the test stage uses as queries and as database: the protocol's
+    own ("query", "database") where it names them, else ("test", "train"). Raises ConfigError
+    (before any fit) where a k of ``ks`` exceeds the database's size."""
+    own = "query" in split and "database" in split
+    test_query, test_db = ("query", "database") if own else ("test", "train")
+    n_db = len(split[test_db])  # the test stage's database
+    if ks and max(ks) > n_db:
+        from .config_files import ConfigError
+
+        raise ConfigError(
+            f"config {base.get('table', '<experiment>')}.precision_at_k: {max(ks)} exceeds the "
+            f"{n_db} {'database' if own else 'training'} items that the test queries rank "
+            f"({base.get('dataset')}, seed {seed}); precision@k is undefined for k beyond the "
+            "database"
+        )
+    return test_query, test_db
+
+
 def run_cell(
     method: str,
     method_cfg: dict,
@@ -260,18 +279,7 @@ def run_cell(
 
     Returns ``(rows, model)``: tidy rows (stage "val" and "test") and the final fitted model.
     """
-    own = "query" in split and "database" in split
-    test_query, test_db = ("query", "database") if own else ("test", "train")
-    n_db = len(split[test_db])  # the test stage's database
-    if ks and max(ks) > n_db:
-        from .config_files import ConfigError
-
-        raise ConfigError(
-            f"config {base.get('table', '<experiment>')}.precision_at_k: {max(ks)} exceeds the "
-            f"{n_db} {'database' if own else 'training'} items that the test queries rank "
-            f"({base.get('dataset')}, seed {seed}); precision@k is undefined for k beyond the "
-            "database"
-        )
+    test_query, test_db = _test_parts(split, ks, base, seed)
     labels = grid_labels(method_cfg)
     n_max = method_cfg.get("max_triplets")
     if n_max:

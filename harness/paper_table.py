@@ -168,6 +168,27 @@ def summarize(t: PaperTable) -> pd.DataFrame:
     per = {
         k: g.set_index("seed").value for k, g in values.groupby(["dataset", "algorithm", "metric"])
     }
+    out = _with_paper(pd.DataFrame(_cell_rows(t, values, per)), t.paper)
+    out["rank"], out["best"], out["p_vs_best"], out["vs_best"] = np.nan, False, np.nan, ""
+    refcol = f"vs_{t.reference}" if t.reference else None
+    if refcol:
+        out["p_" + refcol], out[refcol] = np.nan, ""
+    _rank_and_test(out, t, per, refcol)
+    if refcol:
+        marks = out.apply(lambda r: t.reference_marks.get(r.metric, {}).get(r[refcol], ""), axis=1)
+        out["mark"] = marks if len(out) else ""
+    if t.methods_cfg is not None:
+        out = out.merge(settings_table(t.methods_cfg), on="algorithm", how="left")
+    if t.info is not None and len(t.info):
+        keys = [k for k in ("dataset", "algorithm", "metric") if k in t.info.columns]
+        out = out.merge(t.info, on=keys, how="left")
+    return out
+
+
+def _cell_rows(t: PaperTable, values: pd.DataFrame, per: dict) -> list[dict]:
+    """One row per (metric, dataset, method) of ``t``, in the table's order: the seeds with a
+    number in ``per`` ((dataset, algorithm, metric) -> value per seed), their mean and std, or
+    the cell's status where it has no row."""
     rows = []
     for metric in t.metrics:
         expected = _expected_seeds(t, values, metric.name)
@@ -200,13 +221,18 @@ def summarize(t: PaperTable) -> pd.DataFrame:
                         "status": "ok",
                     }
                 )
-    out = pd.DataFrame(rows)
+    return rows
+
+
+def _with_paper(out: pd.DataFrame, paper: pd.DataFrame | None) -> pd.DataFrame:
+    """The cells ``out`` (:func:`_cell_rows`) with the paper's number beside each (paper,
+    paper_std, paper_method) and ``diff`` = ours - paper."""
     for col in ("mean", "std", "seeds"):
         if col not in out:
             out[col] = np.nan
     paper = (
-        t.paper
-        if t.paper is not None
+        paper
+        if paper is not None
         else pd.DataFrame(
             columns=["dataset", "algorithm", "metric", "paper", "paper_std", "paper_method"]
         )
@@ -216,10 +242,13 @@ def summarize(t: PaperTable) -> pd.DataFrame:
         out[col] = pd.to_numeric(out.get(col), errors="coerce")
     out["paper_method"] = out["paper_method"].fillna("")
     out["diff"] = out["mean"] - out["paper"]
-    out["rank"], out["best"], out["p_vs_best"], out["vs_best"] = np.nan, False, np.nan, ""
-    refcol = f"vs_{t.reference}" if t.reference else None
-    if refcol:
-        out["p_" + refcol], out[refcol] = np.nan, ""
+    return out
+
+
+def _rank_and_test(out: pd.DataFrame, t: PaperTable, per: dict, refcol: str | None) -> None:
+    """Fill ``out``'s rank, best, p_vs_best and vs_best (and the reference's test, column
+    ``refcol``) in place, per (dataset, ranked metric), over the rows with a number that are not
+    ``t.unranked``."""
     higher = {mt.name: mt.higher_is_better for mt in t.metrics}
     ranked = {mt.name for mt in t.metrics if mt.ranked}
     for (d, metric), idx in out.groupby(["dataset", "metric"]).groups.items():
@@ -243,15 +272,6 @@ def summarize(t: PaperTable) -> pd.DataFrame:
                 out.loc[i, ["p_vs_best", "vs_best"]] = _paired(
                     per[(d, out.loc[i, "algorithm"], metric)], best_v, higher[metric]
                 )
-    if refcol:
-        marks = out.apply(lambda r: t.reference_marks.get(r.metric, {}).get(r[refcol], ""), axis=1)
-        out["mark"] = marks if len(out) else ""
-    if t.methods_cfg is not None:
-        out = out.merge(settings_table(t.methods_cfg), on="algorithm", how="left")
-    if t.info is not None and len(t.info):
-        keys = [k for k in ("dataset", "algorithm", "metric") if k in t.info.columns]
-        out = out.merge(t.info, on=keys, how="left")
-    return out
 
 
 def _expected_seeds(t: PaperTable, values: pd.DataFrame, metric: str) -> list[str]:
@@ -428,15 +448,7 @@ def write_table(t: PaperTable, csv, md, tex, cd=None, cd_md=None, cd_csv=None) -
             times.to_markdown(),
             "",
         ]
-    for section in t.sections:
-        if callable(section):
-            section = section(summary)
-        if isinstance(section, tuple):
-            heading, frame = section
-            plain = isinstance(frame.index, pd.RangeIndex)  # no row labels to show
-            parts += [heading, "", frame.to_markdown(index=not plain), ""]
-        else:
-            parts += [*section, ""]
+    parts += _section_parts(t, summary)
     ranked = [mt for mt in t.metrics if mt.ranked]
     if ranked:
         metric = ranked[0]
@@ -467,6 +479,22 @@ def write_table(t: PaperTable, csv, md, tex, cd=None, cd_md=None, cd_csv=None) -
     save_text(md, "\n".join(parts + rank_parts) + "\n")
     save_text(tex, latex_tables(t.name, floats, [*notes, "", *provenance]))
     return summary
+
+
+def _section_parts(t: PaperTable, summary: pd.DataFrame) -> list[str]:
+    """The Markdown lines of ``t.sections`` (a function of the summary is called with it): a
+    (heading, frame) as a heading and a table, a list of lines as they are."""
+    parts = []
+    for section in t.sections:
+        if callable(section):
+            section = section(summary)
+        if isinstance(section, tuple):
+            heading, frame = section
+            plain = isinstance(frame.index, pd.RangeIndex)  # no row labels to show
+            parts += [heading, "", frame.to_markdown(index=not plain), ""]
+        else:
+            parts += [*section, ""]
+    return parts
 
 
 def _legend(t: PaperTable) -> list[str]:

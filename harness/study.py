@@ -15,6 +15,7 @@ what they need when called.
 
 from __future__ import annotations
 
+import importlib
 from dataclasses import dataclass, field
 from typing import Callable, Iterable
 
@@ -94,6 +95,9 @@ class Study:
 
 
 _REGISTRY: dict[str, Study] = {}
+NAMESPACE = "tripletbench.studies"
+"""The namespace package whose sub-packages are the studies (found there, never imported by
+name)."""
 
 
 def register(study: Study) -> Study:
@@ -113,15 +117,17 @@ def register(study: Study) -> Study:
 
 
 def studies() -> list[Study]:
-    """Every registered study, in the order they registered (``tripletbench.studies``: by name).
+    """Every registered study, in the order they registered (``tripletbench.studies``: its
+    :data:`~tripletbench.studies.ORDER`, then by name).
 
-    Raises RuntimeError when none is: the caller has not imported ``tripletbench.studies`` (the
-    workflow does, first thing; so do the tests)."""
+    The studies register when their namespace package is imported (the workflow does, first
+    thing); a caller of the core that has not imported it (a script, a notebook) gets them found
+    here: the core names the namespace :data:`NAMESPACE` where studies are discovered, as pytest
+    finds its plugins, never a study. Raises RuntimeError when the namespace holds none."""
     if not _REGISTRY:
-        raise RuntimeError(
-            "no study is registered: import tripletbench.studies before calling the core's config, "
-            "settings or report functions"
-        )
+        importlib.import_module(NAMESPACE)
+    if not _REGISTRY:
+        raise RuntimeError(f"no study found in {NAMESPACE} (each declares STUDY = Study(...))")
     return list(_REGISTRY.values())
 
 

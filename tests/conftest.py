@@ -30,6 +30,9 @@ if _found != ROOT:
         returncode=4,
     )
 
+# the studies register with the core (tripletbench.harness.study), as the workflow does first thing
+import tripletbench.studies  # noqa: E402,F401
+
 
 @pytest.fixture(scope="session")
 def ci_run(tmp_path_factory):

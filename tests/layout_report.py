@@ -206,9 +206,13 @@ def report(m: dict, top: int = 15) -> list[str]:
     out = [f"{len(sizes)} modules, {code} lines (tests not counted)"]
     by_package: dict[str, list[int]] = {}
     for module, (lines, _, _) in sizes.items():
-        key = module.split(".")[1] if module.count(".") and "/" not in module else (
-            "workflow/scripts" if "/" in module else module
-        )
+        packages = {p.split(".")[-1] for p, _ in PACKAGES.values()}
+        if "/" in module:
+            key = "workflow/scripts"
+        elif module.count(".") and module.split(".")[1] in packages:
+            key = module.split(".")[1]
+        else:
+            key = "tripletbench (src)"
         by_package.setdefault(key, []).append(lines)
     out.append("lines per package: " + ", ".join(
         f"{k} {sum(v)} ({len(v)} modules)" for k, v in sorted(by_package.items())

@@ -1,7 +1,8 @@
 """Snakemake workflow conventions (issue 13 item 3): every Snakefile and rule file formatted by
 snakefmt, `snakemake --lint` clean on the default and CI configs, every config key described in
-config/README.md, and the Snakemake catalog's layout (workflow/Snakefile, config/config.yaml)
-running the same workflow as the top-level Snakefile."""
+docs/src/config.md (the hand-written meanings of the generated docs/config.md), and the Snakemake
+catalog's layout (workflow/Snakefile, config/config.yaml) running the same workflow as the
+top-level Snakefile."""
 
 import re
 import subprocess
@@ -84,7 +85,7 @@ def test_config_readme_describes_every_config_key():
     schema = schema()
     keys = set(_schema_keys(schema, [], schema["definitions"]))
     assert len(keys) > 150  # the walk reached the nested blocks and the method rows
-    readme = (ROOT / "config/README.md").read_text()
+    readme = (ROOT / "docs/src/config.md").read_text()
     documented = set(re.findall(r"`([A-Za-z_0-9<>.]+)`", readme))
     # the OAHU experiments share keys: oahu.<experiment>.k stands for oahu.table3.k etc.
     for key in list(documented):
@@ -98,7 +99,7 @@ def test_config_readme_describes_every_config_key():
         k for k in keys
         if k not in documented and not re.search(r"notes(\.<row>)?\.(protocol|paper|ours)$", k)
     )
-    assert not missing, f"config/README.md does not describe: {missing}"
+    assert not missing, f"docs/src/config.md does not describe: {missing}"
     assert {"notes.protocol", "notes.paper", "notes.ours"} <= documented
 
 
@@ -156,14 +157,15 @@ def test_every_table_figure_and_timing_rule_hashes_the_code_its_script_runs():
     """issue 22 (rule: every line of code a table, figure, report or timing reads is in its
     hash): a rule's params name its script's path, through script_code, block_settings,
     cell_settings or data_settings, directly or through a settings value defined in the rule
-    files or tripletbench.harness.settings; tripletbench.harness.settings.code_hash then covers every project module the
+    files, tripletbench.harness.settings or a study's module; tripletbench.harness.settings.code_hash then covers every project module the
     script imports (tripletbench.harness.tables and tripletbench.harness.plots included, see PLUMBING)."""
     from tripletbench.harness.settings import PLUMBING, code_closure
 
     assert not {"tripletbench.harness.tables", "tripletbench.harness.plots", "tripletbench.harness.report"} & PLUMBING
     assert "tripletbench.harness.tables" in code_closure(script="workflow/scripts/sdca/table_sdca_2.py")
     assert "tripletbench.harness.plots" in code_closure(script="workflow/scripts/sdca/plot_figure.py")
-    files = [*(ROOT / "workflow/rules").rglob("*.smk"), ROOT / "harness/settings.py"]
+    files = [*(ROOT / "workflow/rules").rglob("*.smk"), ROOT / "harness/settings.py",
+             *(ROOT / "studies").rglob("*.py")]
     sources = "\n".join(p.read_text() for p in files)
     definitions = {  # NAME = ... or def name(...): with their text
         m.group(1): m.group(0)
@@ -185,8 +187,8 @@ def test_every_table_figure_and_timing_rule_hashes_the_code_its_script_runs():
 
 
 def test_every_test_named_in_the_readmes_reliability_table_exists():
-    readme = (ROOT / "README.md").read_text()
-    table = readme.split("## Reliability: what a run promises", 1)[1].split("\n## ", 1)[0]
+    readme = (ROOT / "docs/reliability.md").read_text()
+    table = readme.split("# Reliability: what a run promises", 1)[1].split("\n## ", 1)[0]
     named = re.findall(r"`(tests/[\w/]+\.py)(?:::(\w+))?`", table)
     assert len(named) > 20
     for path, test in named:

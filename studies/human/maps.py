@@ -107,97 +107,99 @@ def choose(table: pd.DataFrame, hset: str, cfg: dict) -> list[Choice]:
     the human block ``cfg``. The learned panel is None where ``human.methods`` has no learner
     row; with no protocol (a) number (the protocol not run) the first feature set and learner
     row of the config are shown, their accuracy None."""
-    from tripletbench.harness.experiment import algorithm_of
-
     acc = table_accuracies(table, hset)
     feats = human.feature_sets(hset, cfg["features"])
     methods = cfg.get("methods") or {}
-    learners = [m for m, mc in methods.items() if not is_ordinal(mc)]
-    ordinals = [m for m, mc in methods.items() if is_ordinal(mc)]
-    out = []
+    return [
+        _euclidean_choice(acc, feats),
+        _learned_choice(acc, feats, methods),
+        _ordinal_choice(acc, methods),
+    ]
+
+
+def _euclidean_choice(acc: pd.DataFrame, feats) -> Choice:
+    """The Euclidean panel: the best ``Eucl`` row of ``acc``, else the first feature set."""
     best = _best(acc, [human.EUCLIDEAN], feats)
     if best:
-        out.append(
-            Choice(
-                "euclidean",
-                human.EUCLIDEAN,
-                best[1],
-                None,
-                {},
-                best[2],
-                "the best Euclidean row of the table",
-            )
+        return Choice(
+            "euclidean",
+            human.EUCLIDEAN,
+            best[1],
+            None,
+            {},
+            best[2],
+            "the best Euclidean row of the table",
         )
-    else:
-        out.append(
-            Choice(
-                "euclidean",
-                human.EUCLIDEAN,
-                feats[0],
-                None,
-                {},
-                None,
-                "no protocol (a) number: the first feature set",
-            )
-        )
+    return Choice(
+        "euclidean",
+        human.EUCLIDEAN,
+        feats[0],
+        None,
+        {},
+        None,
+        "no protocol (a) number: the first feature set",
+    )
+
+
+def _learned_choice(acc: pd.DataFrame, feats, methods: dict) -> Choice | None:
+    """The learned panel: the best learner row of ``acc`` on any feature set, else the first
+    learner row of ``methods`` on the first feature set; None without a learner row."""
+    from tripletbench.harness.experiment import algorithm_of
+
+    learners = [m for m, mc in methods.items() if not is_ordinal(mc)]
     best = _best(acc, learners, feats)
     if best:
         m = best[0]
-        out.append(
-            Choice(
-                "learned",
-                m,
-                best[1],
-                algorithm_of(m, methods[m]),
-                dict(methods[m].get("fixed") or {}),
-                best[2],
-                "the best learner row of the table",
-            )
+        return Choice(
+            "learned",
+            m,
+            best[1],
+            algorithm_of(m, methods[m]),
+            dict(methods[m].get("fixed") or {}),
+            best[2],
+            "the best learner row of the table",
         )
-    elif learners:
+    if learners:
         m = learners[0]
-        out.append(
-            Choice(
-                "learned",
-                m,
-                feats[0],
-                algorithm_of(m, methods[m]),
-                dict(methods[m].get("fixed") or {}),
-                None,
-                "no protocol (a) number: the first learner row",
-            )
+        return Choice(
+            "learned",
+            m,
+            feats[0],
+            algorithm_of(m, methods[m]),
+            dict(methods[m].get("fixed") or {}),
+            None,
+            "no protocol (a) number: the first learner row",
         )
-    else:
-        out.append(None)
+    return None
+
+
+def _ordinal_choice(acc: pd.DataFrame, methods: dict) -> Choice:
+    """The ordinal panel: the first cblearn row of ``methods`` in 2-D (its table accuracy where
+    it has one), else :data:`DEFAULT_ORDINAL`."""
+    ordinals = [m for m, mc in methods.items() if is_ordinal(mc)]
     if ordinals:
         m = ordinals[0]
         params = {**dict(methods[m].get("fixed") or {}), "n_components": 2}
         mine = acc[acc.method == m]
-        out.append(
-            Choice(
-                "ordinal",
-                m,
-                "",
-                methods[m]["algorithm"],
-                params,
-                float(mine["mean"].max()) if len(mine) else None,
-                "the first cblearn row of human.methods, fitted in 2-D",
-            )
+        return Choice(
+            "ordinal",
+            m,
+            "",
+            methods[m]["algorithm"],
+            params,
+            float(mine["mean"].max()) if len(mine) else None,
+            "the first cblearn row of human.methods, fitted in 2-D",
         )
-    else:
-        name, algorithm, params = DEFAULT_ORDINAL
-        out.append(
-            Choice(
-                "ordinal",
-                name,
-                "",
-                algorithm,
-                dict(params),
-                None,
-                "human.methods has no cblearn row: SOE, cblearn's defaults, 2-D",
-            )
-        )
-    return out
+    name, algorithm, params = DEFAULT_ORDINAL
+    return Choice(
+        "ordinal",
+        name,
+        "",
+        algorithm,
+        dict(params),
+        None,
+        "human.methods has no cblearn row: SOE, cblearn's defaults, 2-D",
+    )
 
 
 def similarity_to_sq_distance(S: np.ndarray) -> np.ndarray:

@@ -61,6 +61,15 @@ def block_sizes(
     rate = gemm_flops_per_s()
     data = {d: synthetic(d, n_points, n_triplets, seed=d) for d in dense_dims}
     plan = [(d, K) for d in dense_dims for K in sorted({*map(int, sizes), auto_block_size(d)})]
+    times, parts = _sweep(dense_dims, data, plan, C, n_triplets, repeats, log)
+    return _block_table(plan, times, parts, rate, n_triplets, repeats)
+
+
+def _sweep(dense_dims, data, plan, C, n_triplets, repeats, log) -> tuple[dict, dict]:
+    """The timings of :func:`block_sizes`, per (d, K) of ``plan``: ``(times, parts)``, each a list
+    over the repeats of the stream's CPU seconds per step and of :func:`_block_parts`'s
+    (gather, products, gram), after one untimed fit per d that compiles the kernels."""
+    from tripletbench.algorithms.base import auto_block_size
 
     def make(d, K):
         return OASIS(C=C, n_epochs=1, block_size=K, preprocessor=data[d][0], random_state=0)
@@ -75,6 +84,14 @@ def block_sizes(
             times[(d, K)].append(make(d, K).fit(data[d][1]).stream_cpu_seconds_ / n_triplets)
             parts[(d, K)].append(_block_parts(*factors[d], K, seed=r, n_steps=n_triplets))
         log(f"block sizes: repeat {r + 1} of {repeats} done")
+    return times, parts
+
+
+def _block_table(plan, times, parts, rate, n_triplets, repeats) -> pd.DataFrame:
+    """:func:`block_sizes`'s table of the medians of ``times`` and ``parts`` (:func:`_sweep`),
+    one row per (d, K) of ``plan``, and the columns derived from them."""
+    from tripletbench.algorithms.base import auto_block_size
+
     rows = []
     for d, K in plan:
         gather, products, gram = np.median(parts[(d, K)], axis=0)

@@ -128,6 +128,103 @@ def _learners(X, C, lam, block_size):
     ]
 
 
+COLUMNS = [
+    "learner",
+    "input",
+    "d",
+    "nnz_per_row",
+    "n_steps",
+    "block_size",
+    "triplets_per_s",
+    "fit_triplets_per_s",
+    "stream_share_of_fit",
+    "reference",
+    "reference_triplets_per_s",
+    "ratio_to_reference",
+    "executed_fraction_of_gemm",
+    "np_outer_loop_triplets_per_s",
+    "speedup_vs_np_outer_loop",
+    "blas_loop_triplets_per_s",
+    "speedup_vs_blas_loop",
+    "gemm_gflops",
+    "blas_threads",
+    "peak_traced_mb",
+    "max_rel_diff",
+    "ours_cpu_s",
+    "fit_cpu_s",
+    "reference_cpu_s",
+]
+"""The columns of :func:`run`'s table, in order."""
+
+
+def _sparse_reference(name, X, t, model, C, lam, ours_s, repeats) -> dict:
+    """A sparse row's reference columns: the compiled C-style loop on the same triplets in the
+    same order as our fit (after one short call that compiles it)."""
+    n_triplets = len(t)
+    _reference_run(name, X, t, model.order_[:10], C, lam)  # compile
+    ref_s, W_ref = _cpu(lambda: _reference_run(name, X, t, model.order_, C, lam), repeats)
+    return {
+        "reference": "C-style loop (numba)",
+        "reference_triplets_per_s": n_triplets / ref_s,
+        "ratio_to_reference": ref_s / ours_s,
+        "max_rel_diff": _rel(model.W_, W_ref),
+        "reference_cpu_s": ref_s,
+    }
+
+
+def _dense_reference(X, t, d, model, plain, blas, K, rate, ours_s) -> dict:
+    """A dense row's reference columns: the GEMM rate, and the np.outer and per-step BLAS loops
+    on the same triplets in the same order as our fit."""
+    n_triplets = len(t)
+    useful = 4.0 * d * d  # two (d x d) matrix-vector products per step, as BLAS
+    executed = useful + 4.0 * K * d  # plus the block's two K x K Gram products
+    A, Z = _factors(X, t)
+    outer_s, _ = _cpu(lambda: plain(A, Z, model.order_), 1)
+    blas_s, W_blas = _cpu(lambda: blas(A, Z, model.order_), 1)
+    return {
+        "reference": "GEMM rate",
+        "reference_triplets_per_s": rate / useful,
+        "ratio_to_reference": (n_triplets / ours_s) / (rate / useful),
+        "executed_fraction_of_gemm": n_triplets * executed / ours_s / rate,
+        "np_outer_loop_triplets_per_s": n_triplets / outer_s,
+        "speedup_vs_np_outer_loop": outer_s / ours_s,
+        "blas_loop_triplets_per_s": n_triplets / blas_s,
+        "speedup_vs_blas_loop": blas_s / ours_s,
+        "max_rel_diff": _rel(model.W_, W_blas),
+        "reference_cpu_s": blas_s,
+    }
+
+
+def _measure(learner, X, t, d, nnz, K, rate, C, lam, repeats) -> dict:
+    """One row of :func:`run`'s table: our ``learner`` (name, factory, np.outer loop, per-step
+    BLAS loop, as :func:`_learners` gives them) on points ``X`` (``d`` features, ``nnz``
+    non-zeros per row or None: dense) and triplets ``t``."""
+    name, make, plain, blas = learner
+    n_triplets = len(t)
+    ours_s, fit_s, model, peak = _ours(make, t, repeats)
+    r = {
+        "learner": name,
+        "input": "sparse" if nnz else "dense",
+        "d": d,
+        "nnz_per_row": nnz or d,
+        "n_steps": n_triplets,
+        "block_size": K if not nnz else np.nan,
+        "triplets_per_s": n_triplets / ours_s,
+        "gemm_gflops": rate / 1e9,
+        "blas_threads": blas_threads(),
+        "peak_traced_mb": peak / 2**20,
+        "ours_cpu_s": ours_s,
+        "fit_cpu_s": fit_s,
+        "fit_triplets_per_s": n_triplets / fit_s,
+        "stream_share_of_fit": ours_s / fit_s,
+    }
+    if nnz:
+        r.update(_sparse_reference(name, X, t, model, C, lam, ours_s, repeats))
+    else:
+        r.update(_dense_reference(X, t, d, model, plain, blas, K, rate, ours_s))
+    return r
+
+
 @single_threaded
 def run(
     dense_dims=(16, 128, 297, 784),
@@ -140,7 +237,8 @@ def run(
     repeats=3,
     log=print,
 ) -> pd.DataFrame:
-    """The performance table (one row per learner and input); see the module docstring."""
+    """The performance table (one row per learner and input, columns :data:`COLUMNS`); see the
+    module docstring."""
     from tripletbench.algorithms.base import auto_block_size
 
     rate = gemm_flops_per_s()
@@ -149,91 +247,15 @@ def run(
     for d, nnz in [(d, None) for d in dense_dims] + [tuple(c) for c in sparse]:
         X, t = synthetic(d, n_points, n_triplets, seed=d + (nnz or 0), nnz=nnz)
         K = auto_block_size(d) if block_size == "auto" else block_size
-        for name, make, plain, blas in _learners(X, C, lam, block_size):
-            ours_s, fit_s, model, peak = _ours(make, t, repeats)
-            r = {
-                "learner": name,
-                "input": "sparse" if nnz else "dense",
-                "d": d,
-                "nnz_per_row": nnz or d,
-                "n_steps": n_triplets,
-                "block_size": K if not nnz else np.nan,
-                "triplets_per_s": n_triplets / ours_s,
-                "gemm_gflops": rate / 1e9,
-                "blas_threads": blas_threads(),
-                "peak_traced_mb": peak / 2**20,
-                "ours_cpu_s": ours_s,
-                "fit_cpu_s": fit_s,
-                "fit_triplets_per_s": n_triplets / fit_s,
-                "stream_share_of_fit": ours_s / fit_s,
-            }
-            if nnz:
-                _reference_run(name, X, t, model.order_[:10], C, lam)  # compile
-                ref_s, W_ref = _cpu(
-                    lambda: _reference_run(name, X, t, model.order_, C, lam), repeats
-                )
-                r.update(
-                    {
-                        "reference": "C-style loop (numba)",
-                        "reference_triplets_per_s": n_triplets / ref_s,
-                        "ratio_to_reference": ref_s / ours_s,
-                        "max_rel_diff": _rel(model.W_, W_ref),
-                        "reference_cpu_s": ref_s,
-                    }
-                )
-            else:
-                useful = 4.0 * d * d  # two (d x d) matrix-vector products per step, as BLAS
-                executed = useful + 4.0 * K * d  # plus the block's two K x K Gram products
-                A, Z = _factors(X, t)
-                outer_s, _ = _cpu(lambda: plain(A, Z, model.order_), 1)
-                blas_s, W_blas = _cpu(lambda: blas(A, Z, model.order_), 1)
-                r.update(
-                    {
-                        "reference": "GEMM rate",
-                        "reference_triplets_per_s": rate / useful,
-                        "ratio_to_reference": (n_triplets / ours_s) / (rate / useful),
-                        "executed_fraction_of_gemm": n_triplets * executed / ours_s / rate,
-                        "np_outer_loop_triplets_per_s": n_triplets / outer_s,
-                        "speedup_vs_np_outer_loop": outer_s / ours_s,
-                        "blas_loop_triplets_per_s": n_triplets / blas_s,
-                        "speedup_vs_blas_loop": blas_s / ours_s,
-                        "max_rel_diff": _rel(model.W_, W_blas),
-                        "reference_cpu_s": blas_s,
-                    }
-                )
+        for learner in _learners(X, C, lam, block_size):
+            r = _measure(learner, X, t, d, nnz, K, rate, C, lam, repeats)
             log(
-                f"{name} {r['input']} d={d} nnz={r['nnz_per_row']}: "
+                f"{r['learner']} {r['input']} d={d} nnz={r['nnz_per_row']}: "
                 f"{r['triplets_per_s']:.0f} triplets/s, {r['ratio_to_reference']:.2f} x "
                 f"{r['reference']}"
             )
             rows.append(r)
-    cols = [
-        "learner",
-        "input",
-        "d",
-        "nnz_per_row",
-        "n_steps",
-        "block_size",
-        "triplets_per_s",
-        "fit_triplets_per_s",
-        "stream_share_of_fit",
-        "reference",
-        "reference_triplets_per_s",
-        "ratio_to_reference",
-        "executed_fraction_of_gemm",
-        "np_outer_loop_triplets_per_s",
-        "speedup_vs_np_outer_loop",
-        "blas_loop_triplets_per_s",
-        "speedup_vs_blas_loop",
-        "gemm_gflops",
-        "blas_threads",
-        "peak_traced_mb",
-        "max_rel_diff",
-        "ours_cpu_s",
-        "fit_cpu_s",
-        "reference_cpu_s",
-    ]
-    return pd.DataFrame(rows).reindex(columns=cols)
+    return pd.DataFrame(rows).reindex(columns=COLUMNS)
 
 
 def extrapolate_web_scale(table: pd.DataFrame) -> dict:

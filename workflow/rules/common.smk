@@ -297,7 +297,7 @@ def measured_resource(kind, key_of, runs=lambda wc: 1):
 
 CELL_RESOURCE_KEYS = {}
 """Experiment -> the entry of resources.yaml its fit_evaluate cells use, where it is not
-fit_evaluate's own (a study's rule file adds it: Table 4's cells search a million items)."""
+fit_evaluate's own (added by a study's rule file; Table 4's cells search a million items)."""
 
 
 def cell_resource(kind):

@@ -228,6 +228,37 @@ rule human_cell:
 
 
 rule table_human:
+    """Triplet accuracy (ties counted half) on people's relative comparisons.
+
+    The sets: Food-100 (Wilber et al. 2014), the 60 cars (Kleindessner & von Luxburg 2017), material
+    appearance (Lagunas et al. 2019). Rows: the Euclidean distance on each item feature set
+    (`global`, `hog`, Food-100's `ingredients`), every triplet learner of the project learned from
+    the answers with the settings of its rows in the other tables, not tuned (OASIS and its
+    symmetric, PSD-at-the-end and Dissim variants, SDCA, SVM-relative, COMET, OAHU, the pair
+    learners LEGO and RDML on the two pairs of each triplet, metric-learn's SCML; OPML is one n/a
+    row: it builds its triplets from class labels, which these sets do not have), a row restricted
+    to some feature sets (`features`, `features_reason`: COMET, RDML and SCML on `global` only, LEGO
+    and OASIS-psd-end without `hog`, for their measured fit times or memory, or, for OASIS-psd-end
+    on `hog` and COMET on `ingredients`, the table's CPU budget) n/a elsewhere with its reason,
+    chance and cblearn's ordinal embeddings (SOE, Terada & von Luxburg 2014; STE and t-STE, van der
+    Maaten & Weinberger 2012; CKL, Tamuz et al. 2011; GNMDS, Agarwal et al. 2007; FORTE, Jain et al.
+    2016; 2-d, our choice) as rows that use no features (a position per item fitted from the
+    training answers, scored by squared Euclidean distance; n/a on (b)), chance and the material
+    human ceiling as reference rows (not ranked). About 2.8 CPU-hours at the default config
+    (measured on the mirror, 2026-11-27: the command in docs/mirrors.md).
+
+    Protocols: (a) k-fold over the answers grouped by question as the table, below it protocol (b)
+    held-out items (k-fold over the items: trained on answers among training items, scored on every
+    answer that involves a held-out item; a row without a feature map, such as an ordinal embedding,
+    says n/a) and material's publisher split (d) scored against every answer and against the
+    majority; every method on the same folds (each row records its seed and its protocol's folds
+    digest). A number others published under one of these protocols (`human.published`: Lagunas et
+    al.'s network against the test questions' majority, 0.8199, from the authors' repository) is its
+    own unranked row in a "published" column, never rerun.
+
+    Download route only (offline every set "needs download"; in `reproduce_all` on the download
+    route, e.g. `config/mirror.yaml` with a data mirror, or with `human.mirror`).
+    """
     input:
         runs=human_cells(),
     output:
@@ -254,6 +285,13 @@ rule table_human:
 
 
 rule figure_human_curve:
+    """Protocol (c): test triplet accuracy against the number of human triplets used for training.
+
+    One panel per set: nested subsets of each (a) fold's training answers (`human.curve_sizes`, the
+    first n of one seeded order), (a) itself as each line's last point, mean ± std over folds and
+    seeds; the Euclidean distance per feature set, chance and the material ceiling as horizontal
+    lines; the plotted values in the `.md`. Download route only, as `table_human`.
+    """
     input:
         runs=human_cells(),
     output:
@@ -278,6 +316,18 @@ rule figure_human_curve:
 
 
 rule figure_human_embedding:
+    """One set's items mapped to 2-D, each drawn as its own thumbnail, in three panels.
+
+    The set is `human.embedding_figure.set` (default material). Panels: a) the Euclidean distance on
+    the feature set of the table's best Euclidean row, b) the table's best learner row (protocol (a)
+    of `table_human`'s CSV, the rule's input) refitted on all the set's answers (at most
+    `human.max_train_triplets`), its similarity turned into a distance (S_ii + S_jj - 2 S_ij,
+    clipped at 0), c) an ordinal embedding fitted in 2-D on the same answers (the first `cblearn.`
+    row of `human.methods`, else SOE); a) and b) by scikit-learn's metric MDS, every map turned onto
+    a) by an orthogonal Procrustes rotation; each title gives the held-out protocol (a) accuracy and
+    the share of all answers the distance and its 2-D map satisfy. Illustrative (fitted on all
+    answers, not a held-out score); offline every panel says why it did not run.
+    """
     input:
         table=rules.table_human.output.csv,  # picks the rows: the figure follows the table
         fetched=human_embedding_inputs("fetched"),

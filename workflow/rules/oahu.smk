@@ -141,6 +141,16 @@ rule oahu_fig5_cell:
 
 
 rule table_oahu_3:
+    """OAHU paper (Gao et al., WWW 2019), Table 3: kNN error rate, macro F1, constraint use.
+
+    kNN error rate, macro F1 and constraint utilization of LEGO, RDML, OASIS, OPML, OAHU (kNN by the
+    paper's eqs. 23-25) with paired t-tests against OAHU, beside rows not in the paper (Euclidean,
+    SDCA, COMET, OAHU-combined: kNN under one combined distance, OAHU-init: the untrained network)
+    and a diagnosis of OAHU against its untrained network. Fashion-MNIST (embedded); EMNIST balanced
+    and CIFAR-10 gray need the download route; `--configfile config/default.yaml
+    config/oahu_full.yaml` runs the Fashion-MNIST column at the paper's full size (70,000 images,
+    10-fold CV of tau).
+    """
     input:
         runs=oahu_cells("table3"),
     output:
@@ -169,6 +179,11 @@ rule table_oahu_3:
 
 
 rule figure_oahu_4:
+    """OAHU paper, Figure 4: kNN error rate against the number of constraints.
+
+    Error bars over seeds, and OAHU's metric weights alpha along training (from Table 3's OAHU
+    cells).
+    """
     input:
         cells=expand(
             f"{RESULTS}/oahu/figure4/{OAHU['figure4']['dataset']}/seed{{seed}}/{{method}}_n{{n}}.csv",
@@ -204,6 +219,11 @@ rule figure_oahu_4:
 
 
 rule figure_oahu_5:
+    """OAHU paper, Figure 5: pair verification ROC with AUC per method.
+
+    10 folds of 300 + 300 pairs; LFW attributes on the download route, a class-labelled stand-in
+    (letter) offline.
+    """
     input:
         auc=expand(
             f"{RESULTS}/oahu/figure5/{FIG5_DATASET}/seed{{seed}}/{{method}}.auc.csv",
@@ -236,6 +256,10 @@ rule figure_oahu_5:
 
 
 rule figure_oahu_7:
+    """OAHU paper, Figure 7: Recall@K (K = 1..32) on Fashion-MNIST and letter.
+
+    The paper's CARS-196 / CIFAR-100 VGG-19 features need download.
+    """
     input:
         runs=oahu_fig7_cells(),
     output:
@@ -261,6 +285,15 @@ rule figure_oahu_7:
 
 
 rule oahu_sensitivity:
+    """Why OAHU's Table 3 kNN error is above its untrained network's (OAHU-init).
+
+    Not in `reproduce_all` (~5 min on one core). On Table 3's split, stream, sizes and seeds, one
+    factor at a time away from the paper's setting (eta 0.3, one pass, plain OGD of eqs. 21-22, kNN
+    reference = the development half): eta, passes, stream size (the paper's 5,000 + 5,000),
+    heavy-ball momentum (ours, `OAHU(momentum=...)`), and the kNN reference set (every non-test
+    sample); one row per (setting, seed) with OAHU's and the untrained network's error, the finding
+    computed into the caption (`oahu.sensitivity` in the config).
+    """
     input:
         prepared_rows(OAHU["sensitivity"]["dataset"]),
     output:

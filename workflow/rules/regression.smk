@@ -14,6 +14,12 @@ REGRESSION_SKIP = {k: v for s in STUDIES.values() for k, v in s.regression_skip(
 # inputs: exactly the result tables that the stored values name (a change reruns only what the
 # checked numbers depend on)
 rule regression_check:
+    """The CI regression check: the numbers of every table and figure the CI config builds.
+
+    Compares them with `config/ci_expected.csv` (use with `config/ci.yaml`): every stored number
+    beside the new one and its tolerance, a moved one refused with the command that accepts a
+    deliberate change (docs/config.md, "The config files in detail").
+    """
     input:
         tables=[
             f"{RESULTS}/{t}"

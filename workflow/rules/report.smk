@@ -25,6 +25,14 @@ localrules:
 
 
 rule report_pages:
+    """The Snakemake report's pages: one page per table, every caption, and "Paper vs ours".
+
+    Each table as a page (its caption, the table as the paper lays it out, every row and column of
+    its CSV), each figure's caption with its plotted values (from the Markdown the table and figure
+    rules write), and a "Paper vs ours" page that sets every number of `config/paper_results.csv`
+    beside the rows of ours that carry it (`harness/report.py`). `snakemake --report report.html`
+    after `reproduce_all` shows them, one category per paper (docs/cluster.md).
+    """
     input:
         tables=[f for pair in REPORT_TABLES.values() for f in pair],
         figures=list(REPORT_FIGURES.values()),
@@ -51,6 +59,15 @@ rule report_pages:
 
 
 rule reproduce_all:
+    """The default target: every table and figure the config's blocks switch on, and the report.
+
+    The report's pages (`report_pages`) and every output each study's rule file adds to
+    `REPRODUCE_ALL`: the outputs of its tables and figures; a config runs exactly the blocks it
+    gives. Not in it: `oahu_sensitivity`, `svm_scaling` and `regression_check`; `table_svm_readings`
+    and `figure_svm_c_sweep` only where the config has `svm.readings` / `svm.c_sweep`; the
+    human-judgment targets only where their sets can be fetched (the download route) or the config
+    names `human.mirror`.
+    """
     input:
         REPRODUCE_ALL,
         rules.report_pages.output,

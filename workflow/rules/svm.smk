@@ -216,6 +216,22 @@ rule svm_sweep_run:
 
 
 rule table_svm_1:
+    """Schultz & Joachims (NIPS 2003), Table 1: test triplets satisfied.
+
+    SVM-relative (eq. 8, A = I), the kernel case (A = Phi, RBF) as its own row, and the static
+    Binary / TFIDF Euclidean distances (the preprocessing variant best on the test set, named);
+    triplets drawn as section 5 says (random triples kept when the notion's rule holds: University
+    on seven universities, Topic, Topic+FacultyStudent = Topic rule plus faculty -> student ->
+    course/project), 85,907 test triplets, SVM-relative learned from 150,000 training triplets
+    (default) or the paper's 200,000 (`config/svm_full.yaml` offline, `config/paper.yaml`) on the
+    words of the whole page as served, lower-cased, each vector at unit length (`svm.text_features`,
+    chosen by `table_svm_readings`), solved by dual coordinate descent (`solver: dcd`, CLARABEL as
+    the reference in `svm_scaling`); settings provenance columns from `svm.notes`.
+
+    Stand-ins: WebKB needs the download route; offline the Reuters-21578 corn/grain documents
+    (Debian weka) stand in (`reuters_topic` mimics Topic, `reuters_topic_corngrain`
+    Topic+FacultyStudent), plus class triplets on the LIBSVM sets.
+    """
     input:
         runs=svm_runs(),
         # the page-reading sweep behind svm.text_features, shown in the notes when configured
@@ -248,6 +264,15 @@ rule table_svm_1:
 
 
 rule table_svm_readings:
+    """Table 1's cells on WebKB under every page reading (the sweep behind `svm.text_features`).
+
+    Table 1's learned, Binary and TFIDF cells on WebKB under every page reading (the visible text,
+    plus the MIME header, plus the tags' attributes, or the whole page as served) x lower-casing x
+    vector scale (binary as is, or unit length) of `svm.readings`, ranked by the mean distance to
+    the paper's six learned and Binary cells: the measurement that chose the default
+    `svm.text_features` (our rule; the paper states none of the three). In `reproduce_all` where the
+    config has `svm.readings` (`config/mirror.yaml`, `config/paper.yaml`); offline "not run".
+    """
     input:
         runs=svm_sweep_cells("readings"),
     output:
@@ -275,6 +300,12 @@ rule table_svm_readings:
 
 
 rule figure_svm_c_sweep:
+    """Figure 2's learning curve for several C per vector scale (`svm.c_sweep`).
+
+    A panel per scale: where the fall of the curve at C = 1 on unscaled vectors comes from (eq. 8's
+    slack term grows with the number of triplets at a fixed C); its numbers in
+    `results/tables/svm_c_sweep.csv`. In `reproduce_all` where the config has `svm.c_sweep`.
+    """
     input:
         runs=svm_sweep_cells("c_sweep"),
     output:
@@ -304,6 +335,11 @@ rule figure_svm_c_sweep:
 
 
 rule figure_svm_2:
+    """Schultz & Joachims, Figure 2: test triplets satisfied against the size of the training set.
+
+    Linear axis, nested sets, error bars over seeds, for Topic+FacultyStudent (offline: its
+    stand-in, `reuters_topic_corngrain`).
+    """
     input:
         runs=svm_runs(),
     output:
@@ -328,6 +364,12 @@ rule figure_svm_2:
 
 
 rule figure_svm_mds:
+    """Schultz & Joachims' MDS panels: classical (Torgerson) MDS of all test documents.
+
+    Panels: a) the unweighted binary distance, b) the learned Topic distance, c) the learned
+    Topic+FacultyStudent distance (offline: the stand-ins); the numbers of each panel (eigenvalues,
+    2-D share, class centroids) in `tables/svm_mds.csv`.
+    """
     input:
         topic=f"{RESULTS}/svm/runs/{SVM['mds']['notion']}/seed{SVM['mds']['seed']}.npz",
         topic_c=f"{RESULTS}/svm/runs/{SVM['mds']['notion_c']}/seed{SVM['mds']['seed']}.npz",
@@ -352,6 +394,12 @@ rule figure_svm_mds:
 
 
 rule svm_scaling:
+    """Solve time and peak memory of eq. 8: CLARABEL and our dual solver side by side.
+
+    CLARABEL and our dual solver (`solver="dcd"`) against the number of triplets at the text
+    dimension (`svm.scaling`). Not in `reproduce_all` (about 2 min, serial): it measures the solver,
+    not a paper result.
+    """
     input:
         [],
     output:

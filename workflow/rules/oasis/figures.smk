@@ -28,6 +28,12 @@ SCALING_SETTINGS = block_settings(
 
 
 use rule figure_sdca_1 as figure_oasis_3 with:
+    """OASIS paper, Fig. 3: test mAP along training, OASIS vs its symmetric and PSD variants.
+
+    The variants are `figures.oasis_variants`; the curves are those of the `figures` block (rule
+    `curves`, `figures.dataset`: offline a dataset stands in for the paper's Caltech-256), test
+    queries (`figures.n_queries`) ranked against training samples (`figures.n_database`).
+    """
     input:
         curve_files("oasis_3"),
     output:
@@ -68,6 +74,13 @@ rule scaling_times:
 
 
 use rule figure_sdca_1 as figure_scaling with:
+    """OASIS paper, Fig. 1(b): fit time against the number of triplets and of training samples.
+
+    OASIS and SDCA against LMNN, as the OASIS paper's Fig. 1(b) (default: letter, 2 seeds, 250 to
+    1,000 samples; Snakemake starts no other job beside it; the one-minute load average is recorded
+    with every timing and stated in the caption; median and min-max band over seeds). Timings: rule
+    `scaling_times`.
+    """
     input:
         curve_files("scaling"),
     output:

@@ -103,6 +103,12 @@ rule images_features:
 
 
 rule figure_oasis_2:
+    """OASIS paper, Fig. 2: precision at top k (k = 1..50) per method and class subset.
+
+    Class subsets of 10, 20 and 50 Caltech-256 classes (download route; the stand-in offline:
+    Fashion-MNIST as raw pixels and as a bag of visual words), standard errors over seeds, chance
+    line; the plotted values in `tables/oasis_figure2.csv`.
+    """
     input:
         runs=f"{RESULTS}/images/all_runs.csv",
     output:
@@ -126,6 +132,12 @@ rule figure_oasis_2:
 
 
 rule table_oasis_2:
+    """OASIS paper's runtime table: CPU time to train each method on each image set.
+
+    CPU time per method and image set (the runs' own timer and Snakemake `benchmark:` files),
+    feature extraction time per image; on the image sets of the `images` block (offline the
+    Fashion-MNIST stand-ins).
+    """
     input:
         runs=f"{RESULTS}/images/all_runs.csv",  # fit_cpu_s and each job's own job_cpu_s
         features=f"{RESULTS}/tables/images_features.csv",

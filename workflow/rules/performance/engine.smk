@@ -8,6 +8,16 @@ from tripletbench.studies.performance.measure import other_methods, performance_
 
 
 rule performance:
+    """Triplets per CPU second of OASIS and SDCA, and OAHU's online step, measured in one run.
+
+    Dense input against the one-core matrix-multiply rate, sparse (CSR) input against a compiled
+    loop over the non-zeros, the OASIS paper's 2.7M-image run extrapolated from the measured sparse
+    rate, and OAHU's online step on its NumPy backend against the torch reference and the bare NumPy
+    forward/backward pass (`results/tables/performance_oahu.csv`; CPU time per step and their
+    ratios, one process), and the dense engine's time per step for each block size K beside the
+    automatic K = 64 (`results/tables/performance_block_sizes.csv`, `performance.block_sizes`). It
+    reserves the whole machine so that no other job disturbs the timings.
+    """
     output:
         csv=f"{RESULTS}/tables/performance.csv",
         others=f"{RESULTS}/tables/performance_other_learners.csv",

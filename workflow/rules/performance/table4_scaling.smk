@@ -3,6 +3,12 @@
 
 
 rule table4_scaling:
+    """Table 4's code path at the paper's sizes on synthetic 297-d features: a scale measurement.
+
+    500K triplets, 25,000 labelled items, 1M background items in the database, exact mAP: time and
+    peak memory per stage; a scale measurement, not results (in `reproduce_all` of
+    `config/paper.yaml`; `snakemake table4_scaling` with any config that has `sdca_table4`).
+    """
     output:
         csv=f"{RESULTS}/tables/table4_scaling.csv",
         md=f"{RESULTS}/tables/table4_scaling.md",

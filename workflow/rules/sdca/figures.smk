@@ -60,6 +60,13 @@ rule curves:
 
 
 rule figure_sdca_1:  # squared hinge (eq. 3) and hinge, both in the Markdown
+    """SDCA paper, Figure 1: average cumulative squared hinge loss (eq. 3), OASIS vs SDCA.
+
+    The average cumulative squared hinge (eq. 3) and, in `figure_sdca_1_hinge`, the hinge loss, both
+    in the Markdown; OASIS vs SDCA, 100K iterations on unit-length feature vectors. The curves (rule
+    `curves`) are trained on `figures.dataset`: offline a dataset (default Fashion-MNIST) stands in
+    for the paper's Caltech-256 (`config/paper.yaml`: `caltech256_50`, download route).
+    """
     input:
         curve_files("sdca_1"),
     output:
@@ -86,6 +93,12 @@ rule figure_sdca_1:  # squared hinge (eq. 3) and hinge, both in the Markdown
 
 
 use rule figure_sdca_1 as figure_sdca_2 with:
+    """SDCA paper, Figure 2: online mistake rate, OASIS vs SDCA.
+
+    The same training curves as Figure 1 (rule `curves`): OASIS vs SDCA, 100K iterations on
+    unit-length feature vectors of `figures.dataset` (offline a dataset, default Fashion-MNIST,
+    stands in for the paper's Caltech-256).
+    """
     output:
         png=report_figure(f"{FIGURES}/figure_sdca_2.png", "figure_sdca_2"),
         pdf=f"{FIGURES}/figure_sdca_2.pdf",

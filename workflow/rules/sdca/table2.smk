@@ -13,6 +13,26 @@ def table2_compare_with(wildcards):
 
 
 rule table_sdca_2:
+    """SDCA paper (Wu et al., AAAI 2014), Table 2: mAP on the LIBSVM sets.
+
+    Rows on the paper's protocol (every parameter chosen by validation: `OASIS` with a C grid, LEGO
+    and SDCA with their grids), `ITML-online` reconstructed from a cited paper we do not have (its
+    rate bound named in the caption), our variants (batch `ITML`, `OASIS-authors-C`: C of the OASIS
+    authors' code, not tuned) and extra rows (OASIS variants, COMET and Sparse COMET, RDML, OPML,
+    SDCA's random output); each row's protocol (paper / ours / reconstructed / unspecified /
+    not-in-paper) and settings in the CSV and caption; each cell's rank on its dataset, average
+    ranks, Friedman and Nemenyi tests and a critical-difference diagram (`sdca_table2_cd`, its
+    numbers: `tables/sdca_table2_ranks.csv`). The caption says whether the paper's ranking of its
+    own methods is reproduced and by how much (it is not: in the measured default run, SDCA ranks
+    3rd-4th of the paper's seven methods on the four embedded sets where the paper ranks it first,
+    with ITML, LEGO and RCA above the paper's numbers) and what was measured about the gaps (RCA's
+    chunklets and scale, LEGO's variants, svmguide4's columns: `SDCA_TABLE2_GAPS` in
+    `studies/sdca/captions.py`).
+
+    Stand-ins: on the embedded route, Debian's copies of the LIBSVM sets; svmguide4, which has no
+    embedded copy, shows "needs download". `config/mirror.yaml` builds it from the LIBSVM files of a
+    data mirror, each cell beside the embedded route's (`sdca_table2.compare_with`).
+    """
     input:
         runs=experiment_cells(config, "sdca_table2", RESULTS, ROUTE),
         other_route=table2_compare_with,

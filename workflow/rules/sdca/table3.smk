@@ -9,6 +9,14 @@ localrules:
 
 
 rule table_sdca_3:
+    """SDCA paper, Table 3: mAP on Caltech-256 (or its stand-ins) with 100K triplets.
+
+    Rows Eucl, RCA, ITML, LEGO, OASIS, SDCA with 100K triplets on Caltech-256 (50 classes, 1000-word
+    bag of visual words; download route); offline, Fashion-MNIST as raw pixels and through the same
+    bag-of-words pipeline stands in. Also a critical-difference diagram (`sdca_table3_cd`, its
+    numbers: `tables/sdca_table3_ranks.csv`) and `results/tables/images_features.csv` (non-zeros,
+    extraction time per image). Cells: the `images` block of the OASIS study.
+    """
     input:
         runs=image_cells(config, RESULTS, ROUTE),
         features=image_features_files(config, RESULTS, ROUTE),

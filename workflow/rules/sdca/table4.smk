@@ -192,6 +192,14 @@ rule table4_split:
 
 
 rule table_sdca_4:
+    """SDCA paper, Table 4: mAP on "ImageCLEF+Flickr" (download route only).
+
+    Rows Eucl, RCA, ITML, LEGO, OASIS, SDCA. Our route: MIRFLICKR-25000 images with exactly one
+    concept as ground truth, MIRFLICKR-1M as background (download route, unpinned: `--config
+    allow_unpinned_downloads=true` on the command line, from LIACS or a data mirror), the 297-d
+    global descriptor, 500K triplets, 60/40 split, 10% of the test set as queries over the rest plus
+    the background; offline "needs download" beside the paper's numbers.
+    """
     input:
         runs=table4_cells(),
     output:
