@@ -342,5 +342,3 @@ def settings_check(rule_name):
         return []
 
     return check
-
-

@@ -1,36 +1,14 @@
 # OAHU (tripletbench.studies.oahu): table_oahu_3, figure_oahu_4, figure_oahu_5, figure_oahu_7.
 # Gao et al., "Towards Self-Adaptive Metric Learning On the Fly", WWW 2019. Library code:
 # algorithms/oahu.py, studies/oahu/experiment.py, evaluation/{classification,verification}.py.
+
+
+include: "oahu/functions.smk"
+
+
 from tripletbench.datasets import get_dataset
 
 OAHU = config["oahu"]
-
-
-
-
-def oahu_available(names):
-    """The datasets of ``names`` that the configured route can provide."""
-    return [d for d in names if get_dataset(d).has_route(ROUTE, MIRROR)]
-
-
-def oahu_cells(experiment, datasets=None):
-    exp = OAHU[experiment]
-    return expand(
-        f"{RESULTS}/oahu/{experiment}/{{dataset}}/seed{{seed}}/{{method}}.csv",
-        dataset=oahu_available(datasets if datasets is not None else exp["datasets"]),
-        seed=exp["seeds"],
-        method=list(exp["methods"]),
-    )
-
-
-def oahu_fig7_cells():
-    """Recall@K cells: Table 3's cells where the dataset is one of its columns (same split and
-    model), figure7's own cells otherwise."""
-    t3 = set(oahu_available(OAHU["table3"]["datasets"]))
-    own = [d for d in OAHU["figure7"]["datasets"] if d not in t3]
-    return oahu_cells("table3", [d for d in OAHU["figure7"]["datasets"] if d in t3]) + (
-        oahu_cells("figure7", own) if own else []
-    )
 
 
 localrules:
@@ -249,7 +227,9 @@ rule figure_oahu_5:
         runtime=RUNTIME_MIN["figure"],
     params:
         dataset=FIG5_DATASET,
-        settings=block_settings(config, "oahu.figure5", None, "workflow/scripts/oahu/oahu_figures.py"),
+        settings=block_settings(
+            config, "oahu.figure5", None, "workflow/scripts/oahu/oahu_figures.py"
+        ),
         order=key_order(OAHU["figure5"]),  # the legend follows the config's order
     script:
         "../scripts/oahu/oahu_figures.py"

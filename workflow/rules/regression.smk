@@ -8,7 +8,9 @@ localrules:
 
 REGRESSION_EXPECTED = ROOT / "config/ci_expected.csv"
 # stored tables this run cannot build, with the reason (each study's regression_skip)
-REGRESSION_SKIP = {k: v for s in STUDIES.values() for k, v in s.regression_skip(config, BLOCKS_ON).items()}
+REGRESSION_SKIP = {
+    k: v for s in STUDIES.values() for k, v in s.regression_skip(config, BLOCKS_ON).items()
+}
 
 
 # inputs: exactly the result tables that the stored values name (a change reruns only what the

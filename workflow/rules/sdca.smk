@@ -4,7 +4,11 @@
 #                     the performance study's run of its code path)
 #   sdca/figures.smk  Figures 1-2, the training curves (block figures)
 #   sdca/table3.smk   Table 3 on Caltech-256, from the OASIS study's images cells (block images)
-# A block the config leaves out plans nothing here.
+# A block the config leaves out plans nothing here; the parts' functions are in
+# sdca/functions.smk.
+
+
+include: "sdca/functions.smk"
 
 
 if "sdca_table2" in BLOCKS_ON:

@@ -15,16 +15,6 @@ IMAGE_SETS = r"fashion_mnist_pixels|fashion_mnist_bovw|caltech256_\d+"
 CALTECH_LIST = f"{CACHE}/download/caltech256/images.csv"
 
 
-def images_source(wildcards):
-    """Fashion-MNIST's prepared arrays (and their row file) or the Caltech-256 image list."""
-    from tripletbench.datasets.caltech256 import image_set
-
-    if image_set(wildcards.dataset).source == "fashion_mnist":
-        return prepared_rows("fashion_mnist")
-    return CALTECH_LIST
-
-
-
 FIT_DATA["images"] = lambda wc: f"{RESULTS}/images/features/{wc.dataset}/seed{wc.seed}.npz"
 # the per-seed image features (rule images_features) are the cells' data (fit.smk)
 
@@ -125,7 +115,9 @@ rule figure_oasis_2:
         runtime=RUNTIME_MIN["figure"],
     params:
         # the images block (captions and columns follow it), the route, the script's code
-        settings=block_settings(config, "images", None, "workflow/scripts/oasis/images_figure_oasis_2.py"),
+        settings=block_settings(
+            config, "images", None, "workflow/scripts/oasis/images_figure_oasis_2.py"
+        ),
         order=key_order(config["images"]),  # the panels and legend follow the config's order
     script:
         "../../scripts/oasis/images_figure_oasis_2.py"
@@ -154,7 +146,9 @@ rule table_oasis_2:
         runtime=RUNTIME_MIN["table"],
     params:
         # the images block (captions and columns follow it), the route, the script's code
-        settings=block_settings(config, "images", None, "workflow/scripts/oasis/images_table_oasis_2.py"),
+        settings=block_settings(
+            config, "images", None, "workflow/scripts/oasis/images_table_oasis_2.py"
+        ),
         order=key_order(config["images"]),  # rows follow the config's order (settings sort keys)
     script:
         "../../scripts/oasis/images_table_oasis_2.py"

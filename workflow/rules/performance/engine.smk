@@ -4,7 +4,10 @@
 # disturbs the timings; the measurement itself is single-threaded (OMP_NUM_THREADS=1, as every job).
 
 
-from tripletbench.studies.performance.measure import other_methods, performance_learners  # noqa: E402
+from tripletbench.studies.performance.measure import (
+    other_methods,
+    performance_learners,
+)  # noqa: E402
 
 
 rule performance:

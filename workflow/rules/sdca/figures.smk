@@ -24,16 +24,6 @@ CURVES_SETTINGS = block_settings(
     ],
     "workflow/scripts/sdca/curves.py",
 )
-def fig_data(wildcards):
-    """The feature file of a convergence-curve seed: the prepared dataset, or for an image set
-    (``caltech256_<k>``, ``fashion_mnist_pixels|bovw``: the SDCA paper's Figures 1-2 used
-    Caltech-256 with 50 classes) that seed's image features (rule images_features)."""
-    from tripletbench.datasets.caltech256 import is_image_set_name
-
-    name = config["figures"]["dataset"]
-    if is_image_set_name(name):
-        return f"{RESULTS}/images/features/{name}/seed{wildcards.seed}.npz"
-    return f"{CACHE}/prepared/{name}_{ROUTE}.npz"
 
 
 rule curves:

@@ -5,13 +5,6 @@ localrules:
     table_sdca_2,
 
 
-def table2_compare_with(wildcards):
-    """sdca_table2.compare_with, another route's Table 2 CSV, once it exists (made by another
-    run; the table says so while it is missing, and is remade when it appears or changes)."""
-    path = config["sdca_table2"].get("compare_with")
-    return [path] if path and Path(path).is_file() else []
-
-
 rule table_sdca_2:
     """SDCA paper (Wu et al., AAAI 2014), Table 2: mAP on the LIBSVM sets.
 

@@ -1,7 +1,11 @@
 # SDCA paper Table 3: mAP on Caltech-256 (or its stand-ins), from the cells of the OASIS study's
 # images block (oasis/images.smk: image features, then the generic fit_evaluate).
 
-from tripletbench.studies.oasis.images import image_cells, image_features_files, images_on  # noqa: E402
+from tripletbench.studies.oasis.images import (
+    image_cells,
+    image_features_files,
+    images_on,
+)  # noqa: E402
 
 
 localrules:

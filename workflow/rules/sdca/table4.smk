@@ -14,37 +14,6 @@ T4_DIR = f"{RESULTS}/sdca_table4"
 T4_CACHE = f"{CACHE}/download/imageclef_flickr"
 
 
-
-
-def table4_cells():
-    """The Table 4 cells that the route can run (none offline: "needs download")."""
-    if not config["sdca_table4"].get("methods"):
-        return []
-    return experiment_cells(config, "sdca_table4", RESULTS, ROUTE)
-
-
-def table4_block():
-    """The sdca_table4 block that table4_scaling runs (its protocol and rows); raises
-    ConfigError when it has no methods."""
-    from tripletbench.harness.config import ConfigError
-
-    block = config["sdca_table4"]
-    if not block.get("methods"):
-        raise ConfigError(
-            "config table4_scaling: runs the rows of sdca_table4.methods, and the config gives "
-            "none (add the sdca_table4 block, e.g. from config/default.yaml)"
-        )
-    return block
-
-
-def table4_learners():
-    """The learners table4_scaling builds (their code is in its settings)."""
-    from tripletbench.harness.experiment import algorithm_of
-
-    block = config["sdca_table4"]
-    rows = config["table4_scaling"].get("methods") or list(block.get("methods") or {})
-    return sorted({algorithm_of(m, block["methods"][m]) for m in rows if m in block["methods"]})
-
 FIT_DATA["sdca_table4"] = lambda wc: f"{T4_DIR}/collection/{wc.dataset}.npz"  # one for all seeds
 CELL_RESOURCE_KEYS["sdca_table4"] = "table4_cell"  # a million-item database (resources.yaml)
 
@@ -113,7 +82,10 @@ rule table4_ground_truth:
         runtime=RUNTIME_MIN["table4_features"],
     params:
         settings=block_settings(
-            config, "sdca_table4", ["concepts", "max_side"], "workflow/scripts/sdca/table4_features.py"
+            config,
+            "sdca_table4",
+            ["concepts", "max_side"],
+            "workflow/scripts/sdca/table4_features.py",
         ),
     script:
         "../../scripts/sdca/table4_features.py"
