@@ -1,6 +1,6 @@
 """Shared base classes of the learners: input handling, scoring API, and the online loop.
 
-API (compatible with metric-learn 0.7.0: README, "API against metric-learn 0.7"; metric-learn's
+API (compatible with metric-learn 0.7.0: docs/library.md, "API against metric-learn 0.7"; metric-learn's
 ``base_metric.py`` is the reference for the names and their meanings):
 
 * constructor: hyperparameters only (paper symbols in the docstrings), ``preprocessor``,

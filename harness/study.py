@@ -94,6 +94,18 @@ class Study:
     regression_skip: Callable[[dict, list], dict] = _no_skip
 
 
+def lazy(module: str, name: str) -> Callable:
+    """A callable that imports ``module`` (a study's own, e.g. ``__name__ + ".config"``) when first
+    called and calls its ``name``: a study's declaration stays light (no protocol code imported
+    when the studies register) and names its callables in one line each."""
+
+    def call(*args, **kwargs):
+        return getattr(importlib.import_module(module), name)(*args, **kwargs)
+
+    call.__qualname__ = call.__name__ = f"{module}.{name}"
+    return call
+
+
 _REGISTRY: dict[str, Study] = {}
 NAMESPACE = "tripletbench.studies"
 """The namespace package whose sub-packages are the studies (found there, never imported by

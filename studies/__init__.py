@@ -5,7 +5,7 @@ Every sub-package that declares ``STUDY`` (a :class:`tripletbench.harness.study.
 here and registered with the core, which reads the declarations and never imports a study. A
 study's rule file is ``workflow/rules/<name>.smk`` and its scripts are in
 ``workflow/scripts/<name>/``. Adding a study adds its package and its rule file and touches
-nothing in the core (README, "Adding a study").
+nothing in the core (docs/extending.md, "Adding a study").
 
 Registration order: :data:`ORDER` first (the report lists their items in this order), then any
 other study by name.

@@ -3,48 +3,20 @@ Luxburg 2017) and material appearance (Lagunas et al. 2019): triplet accuracy of
 and of cblearn's ordinal embeddings on the answers, its learning curve and 2-D maps (the
 ``human`` block).
 
-Modules: ``config`` (checks), ``captions``, ``experiment`` (the sets, folds, cells and table
-rows), ``maps`` (the embedding figure). Rules: ``workflow/rules/human.smk``.
+Modules: ``config`` (checks), ``captions``, ``experiment`` (the overview, re-exporting ``sets``
+(which sets a run can build), ``folds`` (the protocols' splits), ``ordinal`` (cblearn's
+embeddings), ``cells`` (one cell's rows) and ``rows`` (the table's rows and statuses)), ``maps``
+(the embedding figure). Rules: ``workflow/rules/human.smk``.
 """
 
 from pathlib import Path
 
-from tripletbench.harness.study import Study
+from tripletbench.harness.study import Study, lazy
 
 CATEGORY = (
     "People's relative comparisons (Wilber et al. 2014; Kleindessner & von Luxburg 2017; "
     "Lagunas et al. 2019)"
 )
-
-
-def _check(config: dict, libraries: bool = True) -> None:
-    from .config import check
-
-    check(config, libraries)
-
-
-def _method_blocks(config: dict):
-    from .config import method_blocks
-
-    return method_blocks(config)
-
-
-def _regression_skip(config: dict, blocks_on) -> dict:
-    """The human table's stored files where this run cannot build them: the config has no human
-    block, or human.mirror names a folder that is absent (a clone without ../shared/mirror)."""
-    tables = ["tables/human_table.csv", "human/all_runs.csv"]  # table_human's outputs
-    if "human" not in blocks_on:
-        return {t: "the config has no human block" for t in tables}
-    from .experiment import missing_reason
-
-    why = missing_reason(config)
-    return {t: why for t in tables} if why.startswith("not run") else {}
-
-
-def _learner_row(place: str, row: dict) -> bool:
-    from .config import learner_row
-
-    return learner_row(place, row)
 
 
 STUDY = Study(
@@ -57,8 +29,8 @@ STUDY = Study(
         "figure_human_curve": ("accuracy against human triplets used", "figure"),
         "figure_human_embedding": ("2-D maps of one set's items", "figure"),
     },
-    method_blocks=_method_blocks,
-    learner_row=_learner_row,
-    check=_check,
-    regression_skip=_regression_skip,
+    method_blocks=lazy(f"{__name__}.config", "method_blocks"),
+    learner_row=lazy(f"{__name__}.config", "learner_row"),
+    check=lazy(f"{__name__}.config", "check"),
+    regression_skip=lazy(f"{__name__}.config", "regression_skip"),
 )

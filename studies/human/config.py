@@ -194,3 +194,15 @@ def learner_row(place: str, row: dict) -> bool:
     """Whether a row is checked as a learner: a cblearn ordinal embedding is not (a feature-free
     row, :func:`check_ordinal_embedding` checks it)."""
     return not _is_ordinal(row)
+
+
+def regression_skip(config: dict, blocks_on) -> dict:
+    """The human table's stored files where this run cannot build them: the config has no human
+    block, or human.mirror names a folder that is absent (a clone without ../shared/mirror)."""
+    tables = ["tables/human_table.csv", "human/all_runs.csv"]  # table_human's outputs
+    if "human" not in blocks_on:
+        return {t: "the config has no human block" for t in tables}
+    from .experiment import missing_reason
+
+    why = missing_reason(config)
+    return {t: why for t in tables} if why.startswith("not run") else {}

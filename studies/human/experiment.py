@@ -86,7 +86,7 @@ would be 1 and is not shown.
 
 from __future__ import annotations
 
-from .cells import _accuracy, _scored, cell_rows, item_scores
+from .cells import _accuracy, _scored, cell_rows, item_scores  # noqa: F401 -- re-exported
 from .folds import PROTOCOL_LETTERS, PROTOCOLS, answers, splits, training_triplets
 from .ordinal import (
     EMBEDDING_PAPERS,
@@ -99,7 +99,7 @@ from .ordinal import (
 )
 from .rows import (
     EUCLIDEAN,
-    PUBLISHED_STATUS,
+    PUBLISHED_STATUS,  # noqa: F401 -- re-exported
     all_columns,
     check_published,
     fitted_rows,

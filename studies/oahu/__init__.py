@@ -9,21 +9,9 @@ Rules: ``workflow/rules/oahu.smk``.
 
 from pathlib import Path
 
-from tripletbench.harness.study import Study
+from tripletbench.harness.study import Study, lazy
 
 CATEGORY = "Gao et al. 2019 (OAHU)"
-
-
-def _check(config: dict, libraries: bool = True) -> None:
-    from .config import check
-
-    check(config, libraries)
-
-
-def _method_blocks(config: dict):
-    from .config import method_blocks
-
-    return method_blocks(config)
 
 
 STUDY = Study(
@@ -43,6 +31,6 @@ STUDY = Study(
         "oahu.figure5": ("stand_in", "use_lfw"),  # they choose the cell's {dataset} wildcard
         "oahu.figure7": ("ks",),  # the figure's x axis; the cells compute recall_ks
     },
-    method_blocks=_method_blocks,
-    check=_check,
+    method_blocks=lazy(f"{__name__}.config", "method_blocks"),
+    check=lazy(f"{__name__}.config", "check"),
 )

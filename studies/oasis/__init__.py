@@ -5,33 +5,15 @@ training) and Fig. 1(b) (fit time against problem size), both from the SDCA stud
 block.
 
 Modules: ``config`` (checks), ``paper`` (the settings the paper states), ``captions``, ``rows``,
-``images`` (the image sets' cells and features), ``scaling`` (Fig. 1(b)'s timings). Rules:
+``images`` (the image sets' cells and features), ``scaling`` (Fig. 1(b)'s timings and figure). Rules:
 ``workflow/rules/oasis.smk``.
 """
 
 from pathlib import Path
 
-from tripletbench.harness.study import Study
+from tripletbench.harness.study import Study, lazy
 
 CATEGORY = "Chechik et al. 2010 (OASIS)"
-
-
-def _check(config: dict, libraries: bool = True) -> None:
-    from .config import check
-
-    check(config, libraries)
-
-
-def _method_blocks(config: dict):
-    from .config import method_blocks
-
-    return method_blocks(config)
-
-
-def _dataset(block: str, name: str):
-    from .config import dataset
-
-    return dataset(block, name)
 
 
 STUDY = Study(
@@ -48,7 +30,7 @@ STUDY = Study(
     cell_exclude={"images": ("sdca_table3_datasets",)},  # the columns of SDCA's Table 3 only
     reads=("figures",),  # Fig. 3 and Fig. 1(b) are plotted from the SDCA study's figures block
     fit_blocks=("images",),
-    method_blocks=_method_blocks,
-    check=_check,
-    dataset=_dataset,
+    method_blocks=lazy(f"{__name__}.config", "method_blocks"),
+    check=lazy(f"{__name__}.config", "check"),
+    dataset=lazy(f"{__name__}.config", "dataset"),
 )

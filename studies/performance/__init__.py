@@ -2,21 +2,16 @@
 OAHU's step; the ``performance`` block) and Table 4's code path at the paper's sizes on synthetic
 features (the ``table4_scaling`` block, with the SDCA study's ``sdca_table4`` rows).
 
-Modules: ``config`` (checks), ``measure`` (the performance table), ``timing`` (one-thread timing
-helpers), ``table4_scaling``. Rules: ``workflow/rules/performance.smk``.
+Modules: ``config`` (checks), ``paper`` (Table 4's stated sizes), ``measure`` (the performance
+table), ``reference`` (the peers it is measured against), ``blocks`` (the block-size sweep),
+``table4_scaling``; the one-thread timing helpers are the core's (``tripletbench.harness.timing``). Rules: ``workflow/rules/performance.smk``.
 """
 
 from pathlib import Path
 
-from tripletbench.harness.study import Study
+from tripletbench.harness.study import Study, lazy
 
 CATEGORY = "Not in a paper"
-
-
-def _check(config: dict, libraries: bool = True) -> None:
-    from .config import check
-
-    check(config, libraries)
 
 
 STUDY = Study(
@@ -29,5 +24,5 @@ STUDY = Study(
         "table4_scaling": ("Table 4's code path at the configured sizes", "table"),
     },
     reads=("sdca_table4",),  # table4_scaling runs the rows of the SDCA study's Table 4
-    check=_check,
+    check=lazy(f"{__name__}.config", "check"),
 )

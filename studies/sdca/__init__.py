@@ -10,27 +10,9 @@ block, also read by the OASIS study's Fig. 3). Rules: ``workflow/rules/sdca.smk`
 
 from pathlib import Path
 
-from tripletbench.harness.study import Study
+from tripletbench.harness.study import Study, lazy
 
 CATEGORY = "Wu et al. 2014 (SDCA)"
-
-
-def _check(config: dict, libraries: bool = True) -> None:
-    from .config import check
-
-    check(config, libraries)
-
-
-def _method_blocks(config: dict):
-    from .config import method_blocks
-
-    return method_blocks(config)
-
-
-def _dataset(block: str, name: str):
-    from .config import dataset
-
-    return dataset(block, name)
 
 
 STUDY = Study(
@@ -57,7 +39,7 @@ STUDY = Study(
     # Table 3 reads the OASIS study's Caltech-256 cells; Table 4's rules serve table4_scaling
     reads=("images", "table4_scaling"),
     fit_blocks=("sdca_table2", "sdca_table4"),
-    method_blocks=_method_blocks,
-    check=_check,
-    dataset=_dataset,
+    method_blocks=lazy(f"{__name__}.config", "method_blocks"),
+    check=lazy(f"{__name__}.config", "check"),
+    dataset=lazy(f"{__name__}.config", "dataset"),
 )

@@ -125,5 +125,3 @@ def oasis_variants(
         log(f"  {name}: final mAP {[v for v in model.trace_['mAP'] if not np.isnan(v)][-1]:.4f}")
         rows += _trace_rows("oasis_3", seed, name, model.trace_)
     return rows
-
-

@@ -3,20 +3,16 @@
 our sweeps over page readings and C (the ``svm`` block).
 
 Modules: ``config`` (checks), ``paper`` (the settings the paper states), ``captions``, ``rows``,
-``experiment`` (the notions, features and cells), ``sweeps``. Rules: ``workflow/rules/svm.smk``.
+``experiment`` (the cells, the kernel width, MDS), ``notions`` (the notions, the document split,
+the triplet rules), ``features`` (the text features), ``scaling`` (the solver's time against its
+size), ``sweeps``. Rules: ``workflow/rules/svm.smk``.
 """
 
 from pathlib import Path
 
-from tripletbench.harness.study import Study
+from tripletbench.harness.study import Study, lazy
 
 CATEGORY = "Schultz & Joachims 2003"
-
-
-def _check(config: dict, libraries: bool = True) -> None:
-    from .config import check
-
-    check(config, libraries)
 
 
 STUDY = Study(
@@ -34,5 +30,5 @@ STUDY = Study(
     paper_tables={
         ("schultz_joachims_2003", "table1"): ("svm_table1", "triplet_accuracy"),
     },
-    check=_check,
+    check=lazy(f"{__name__}.config", "check"),
 )
