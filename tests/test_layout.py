@@ -151,3 +151,47 @@ def test_python_m_on_an_old_module_names_the_new_one():
     )
     assert out.returncode != 0
     assert "python -m tripletbench.studies.oahu.speed" in out.stderr
+
+
+def test_a_new_study_is_seen_by_the_core_without_an_edit_there(tmp_path):
+    """A study declared and registered (as tripletbench.studies does for every package that
+    declares STUDY) is seen by the core's config checks, schema and report: its block switches
+    the config on, its schema is merged, its checks and learner rows run, its items are in the
+    report; nothing in harness/ names it."""
+    from tripletbench.harness import config as core
+    from tripletbench.harness import report
+    from tripletbench.harness.study import _REGISTRY, Study, register
+
+    (tmp_path / "schema.yaml").write_text(
+        "properties:\n  toy_block:\n    type: object\n    properties:\n"
+        "      n: {type: integer, default: 3}\n"
+    )
+    seen = []
+
+    def check(config, libraries=True):
+        seen.append(config["toy_block"])
+        if config["toy_block"].get("n", 3) > 10:
+            raise core.ConfigError("config toy_block.n: at most 10")
+
+    def rows(config):
+        yield "toy_block", {"Eucl": {"fixed": {}}, "OASIS": {"fixed": {"C": -1.0}}}, []
+
+    toy = Study(
+        name="toy",
+        category="Toy et al. 2026 (TOY)",
+        blocks=("toy_block",),
+        items={"toy_table1": ("Table 1: toy", "table")},
+        schema=str(tmp_path / "schema.yaml"),
+        check=check,
+        method_blocks=rows,
+    )
+    register(toy)
+    try:
+        assert "toy_block" in core.experiment_blocks({"toy_block": {}})
+        assert "toy_block" in core.schema()["properties"]
+        assert report.ITEMS["toy_table1"].category == "Toy et al. 2026 (TOY)"
+        with pytest.raises(core.ConfigError, match=r"toy_block\.methods\.OASIS\.fixed\.C"):
+            core.check_config({"toy_block": {"n": 4}})  # its rows checked as learners
+    finally:
+        _REGISTRY.pop("toy")
+    assert "toy_block" not in core.schema()["properties"]
