@@ -5,26 +5,42 @@ import re
 import shutil
 import subprocess
 import sys
+import tomllib
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parents[1]
-PACKAGES = ("algorithms", "datasets", "evaluation", "harness")
+
+
+def _package_dirs(repo: Path) -> dict[str, str]:
+    """Sub-package name -> folder of ``repo`` holding it (``algorithms`` -> ``algorithms``), from
+    pyproject.toml's package-dir: the one list of what is installed under ``tripletbench.``."""
+    table = tomllib.loads((repo / "pyproject.toml").read_text())["tool"]["setuptools"]
+    return {
+        name.removeprefix("tripletbench."): folder
+        for name, folder in table["package-dir"].items()
+        if name.startswith("tripletbench.")
+    }
 
 
 def checkout_env(repo: Path) -> dict:
     """The environment under which Python imports ``tripletbench`` from the checkout ``repo`` (a
     copy made by a test) rather than from the installed one: a folder beside it holding
-    ``tripletbench/`` with links to the copy's ``src/tripletbench/__init__.py`` and its four
-    package folders, first on ``PYTHONPATH`` (tests only; a user's checkout is installed, setup.sh)."""
+    ``tripletbench/`` with links to every entry of the copy's ``src/tripletbench/`` and to each
+    package folder pyproject.toml maps under ``tripletbench.`` (a module or package left out
+    would be found by the editable install's finder in the original checkout, so a change to the
+    copy would go unseen), first on ``PYTHONPATH`` (tests only; a user's checkout is installed,
+    setup.sh)."""
     repo = Path(repo).resolve()
     if repo == ROOT:
         return dict(os.environ)
     pkg = repo.parent / f"{repo.name}-import" / "tripletbench"
     if not pkg.exists():
         pkg.mkdir(parents=True)
-        (pkg / "__init__.py").symlink_to(repo / "src/tripletbench/__init__.py")
-        for name in PACKAGES:
-            (pkg / name).symlink_to(repo / name, target_is_directory=True)
+        for entry in (repo / "src/tripletbench").iterdir():
+            if entry.name != "__pycache__":
+                (pkg / entry.name).symlink_to(entry, target_is_directory=entry.is_dir())
+        for name, folder in _package_dirs(repo).items():
+            (pkg / name).symlink_to(repo / folder, target_is_directory=True)
     path = [str(pkg.parent), *filter(None, [os.environ.get("PYTHONPATH")])]
     return {**os.environ, "PYTHONPATH": os.pathsep.join(path)}
 

@@ -10,7 +10,7 @@ from pathlib import Path
 import numpy as np
 import pytest
 import yaml
-from pipeline import checkout_env
+from pipeline import _package_dirs, checkout_env
 
 ROOT = Path(__file__).resolve().parents[1]
 MINIMAL = ROOT / "config/examples/minimal.yaml"
@@ -122,6 +122,36 @@ def copy_checkout(dest: Path) -> Path:
     shutil.copytree(ROOT, dest, ignore=skip)
     checkout_env(dest)  # the copy's own code, imported as tripletbench.* by its jobs
     return dest
+
+
+def test_a_copy_of_the_checkout_imports_every_module_from_the_copy(tmp_path):
+    """Rule: a test that edits a copy of the checkout runs the copy's code. Every module of every
+    package installed under tripletbench (pyproject's package-dir, src/tripletbench) resolves
+    inside the copy under checkout_env, none through the editable install back to this checkout
+    (tripletbench.studies and tripletbench.files once did, so a fault put into the copy's
+    studies/svm/experiment.py went unseen by the regression-fault test)."""
+    import subprocess
+    import sys
+
+    dest = copy_checkout(tmp_path / "checkout")
+    names = ["tripletbench"]
+    for name, folder in _package_dirs(dest).items():
+        for f in sorted((dest / folder).rglob("*.py")):
+            rel = f.relative_to(dest / folder).with_suffix("")
+            parts = [p for p in rel.parts if p != "__init__"]
+            names.append(".".join(["tripletbench", name, *parts]))
+    names += [f"tripletbench.{f.stem}" for f in (dest / "src/tripletbench").glob("[!_]*.py")]
+    code = (
+        "import importlib.util, sys\n"
+        "for n in sys.argv[1:]:\n"
+        "    print(n, importlib.util.find_spec(n).origin)\n"
+    )
+    res = subprocess.run([sys.executable, "-c", code, *names], cwd=tmp_path,
+                         env=checkout_env(dest), capture_output=True, text=True, check=True)  # fmt: skip
+    origins = dict(line.split(" ", 1) for line in res.stdout.splitlines())
+    assert len(origins) == len(names) > 100, (len(origins), len(names))
+    outside = {n: o for n, o in origins.items() if not o.startswith(str(tmp_path))}
+    assert not outside, outside
 
 
 NEW_LEARNER = '''"""A learner added by a test: the Euclidean baseline under another name."""
