@@ -25,6 +25,8 @@ def check_common_params(learner) -> None:
 
     * a hyperparameter whose default is a number must be a number (not a string, a bool or
       None): ``TypeError`` naming it;
+    * every hyperparameter given as a number must be finite (NaN or inf: ``ValueError``; e.g.
+      ``SDCA(lam=inf)`` would fit W = 0 and score every triplet as a tie);
     * ``block_size``: an int >= 1 (the blocked engine would never advance with 0) or "auto";
     * ``n_epochs``: a finite number >= 0 (> 0 for the bilinear learners, whose step count
       ``round(n_epochs * n)`` would silently become one step);
@@ -45,6 +47,11 @@ def check_common_params(learner) -> None:
             raise TypeError(
                 f"{name} hyperparameter {key} must be a number, got {value!r} "
                 f"({type(value).__name__})"
+            )
+        if is_number(value) and not np.isfinite(value):
+            raise ValueError(
+                f"{name} hyperparameter {key} must be finite, got {value!r}: NaN or inf makes "
+                "the fit meaningless"
             )
     if "block_size" in params:
         b = params["block_size"]

@@ -87,13 +87,22 @@ def _as_points(constraints, preprocessor, arity: int, what: str, to_fit: bool = 
             raise DataError(f"{what} indices out of range [0, {X.shape[0]})")
         if len(c) == 0:
             raise DataError(f"zero usable {what}")
+        if X.shape[1] == 0:
+            raise DataError(f"{what}: the points have zero features")
         if not np.all(np.isfinite(X.data)):
             raise DataError(f"{what}: the points contain NaN or inf")
+        if arity == 3 and np.all(c[:, 1] == c[:, 2]):
+            raise DataError(
+                f"{what}: in every triplet the positive is the negative (the same point), so "
+                "none orders anything; check the columns are (anchor, positive, negative)"
+            )
         return X, c
     c = np.asarray(constraints)
     if c.ndim == 3:
         if c.shape[1] != arity:
             raise DataError(f"{what} must have shape (n, {arity}, d), got {c.shape}")
+        if c.shape[2] == 0:
+            raise DataError(f"{what}: the points have zero features, shape {c.shape}")
         X = c.reshape(-1, c.shape[2]).astype(np.float64)
         idx = np.arange(len(X)).reshape(-1, arity)
     elif c.ndim == 2 and c.shape[1] == arity and callable(preprocessor):
@@ -120,12 +129,19 @@ def _as_points(constraints, preprocessor, arity: int, what: str, to_fit: bool = 
         )
     if len(idx) == 0:
         raise DataError(f"zero usable {what}")
+    if X.shape[1] == 0:
+        raise DataError(f"{what}: the points have zero features")
     if not np.all(np.isfinite(X)):
         raise DataError(f"{what}: the points contain NaN or inf")
     if to_fit and _all_same_point(X, idx):
         raise DataError(
             f"{what}: every point they involve is the same vector (e.g. all-zero rows); "
             "they carry no distance information"
+        )
+    if arity == 3 and _every_positive_is_negative(X, idx):
+        raise DataError(
+            f"{what}: in every triplet the positive is the negative (the same point), so none "
+            "orders anything; check the columns are (anchor, positive, negative)"
         )
     return X, idx
 
@@ -188,6 +204,20 @@ def _by_rows(fn, n: int, chunk: int | None = None) -> np.ndarray:
     return np.concatenate(
         [np.asarray(fn(slice(lo, lo + chunk)), dtype=np.float64) for lo in range(0, n, chunk)]
     )
+
+
+def _every_positive_is_negative(X, idx, chunk: int = 4096) -> bool:
+    """True if in every triplet row (a, p, n) of ``idx`` the positive and the negative are the
+    same point (the same index, or equal rows of dense X); checked in chunks."""
+    same = idx[:, 1] == idx[:, 2]
+    if same.all():
+        return True
+    rows = np.flatnonzero(~same)
+    for lo in range(0, len(rows), chunk):
+        r = rows[lo : lo + chunk]
+        if np.any(X[idx[r, 1]] != X[idx[r, 2]]):
+            return False
+    return True
 
 
 def _all_same_point(X, idx, chunk: int = 4096) -> bool:

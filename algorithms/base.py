@@ -85,6 +85,7 @@ class BaseLearner(BaseEstimator):
     feature_scale_range = DEFAULT_FEATURE_SCALE_RANGE  # see check_feature_scale
     _fitted_attributes = None  # what fit sets (checked before scoring); None: any name ending in _
     _zero_epochs_ok = True  # n_epochs = 0 leaves the model at its initialisation (OAHU-init)
+    _sparse_ok = False  # takes a sparse point matrix (its arithmetic has a sparse path)
 
     def __init_subclass__(cls, **kwargs):
         """A learner's own ``_check_params`` runs :meth:`_check_common_params` first, so that
@@ -103,10 +104,43 @@ class BaseLearner(BaseEstimator):
             cls._check_params = _check_params
 
     def _points(self, constraints, arity, what, to_fit=True):
+        """(X, idx) of ``constraints`` (:func:`_as_points`), checked the same way at fit and at
+        scoring: finite values, at least one feature, a feature scale inside
+        ``feature_scale_range``, sparse points only for a learner whose arithmetic takes them
+        (``_sparse_ok``), not every triplet with its positive equal to its negative; when
+        scoring, also the number of features the model was fitted on. ``DataError`` naming the
+        learner and the problem."""
         X, idx = _as_points(constraints, getattr(self, "preprocessor", None), arity, what, to_fit)
-        if to_fit:
-            self._check_feature_scale(X, what)
+        if sp.issparse(X) and not self._sparse_ok:
+            raise DataError(
+                f"{type(self).__name__} {what}: the points are a sparse matrix, which {type(self).__name__} does not "
+                "take (its updates are dense); pass dense features (X.toarray())"
+            )
+        self._check_feature_scale(X, what)
+        if not to_fit:
+            self._check_n_features(X.shape[1], what)
         return X, idx
+
+    def _fitted_n_features(self) -> int | None:
+        """The number of features the fitted model takes: ``n_features_in_`` where fit set it,
+        else the column count of the fitted matrix (``_fitted_attributes``); None when the model
+        takes any (the Euclidean baseline)."""
+        d = getattr(self, "n_features_in_", None)
+        if d is None and isinstance(self._fitted_attributes, str):
+            matrix = getattr(self, self._fitted_attributes, None)
+            if matrix is not None and np.ndim(matrix) == 2:
+                d = matrix.shape[1]
+        return d
+
+    def _check_n_features(self, d: int, what: str = "features"):
+        """Raise :class:`DataError` when points of ``d`` features are scored by a model fitted
+        on another number (numpy would raise a bare "matmul: dimension mismatch")."""
+        expected = self._fitted_n_features()
+        if expected is not None and d != expected:
+            raise DataError(
+                f"{type(self).__name__} {what}: the points have {d} features, but the model was "
+                f"fitted on {expected}"
+            )
 
     def _check_feature_scale(self, X, what: str = "features"):
         """Refuse points whose largest absolute feature value lies outside
@@ -339,6 +373,7 @@ class BilinearMixin:
 
     _fitted_attributes = "W_"
     _zero_epochs_ok = False
+    _sparse_ok = True  # the online engine's sparse_steps, the sparse similarity_matrix
 
     def get_bilinear_matrix(self) -> np.ndarray:
         """W (d, d) float64 (the fitted array itself). Raises ``NotFittedError`` before fit."""
@@ -474,7 +509,8 @@ class MahalanobisMixin:
     def transform(self, X) -> np.ndarray:
         """X L^T for X (n, d) (array-like, finite): Euclidean distances there are d_M; float64
         (n, d). Raises ``NotFittedError`` before fit and ``ValueError`` for another d (message as
-        scikit-learn's), NaN/inf or a non-2-D X."""
+        scikit-learn's), NaN/inf or a non-2-D X, ``DataError`` for a feature scale outside
+        ``feature_scale_range`` (as fit)."""
         L = self.components_
         X = check_array(X, dtype=np.float64)
         if X.shape[1] != L.shape[1]:
@@ -482,6 +518,7 @@ class MahalanobisMixin:
                 f"X has {X.shape[1]} features, but {type(self).__name__} is expecting "
                 f"{L.shape[1]} features as input."
             )
+        self._check_feature_scale(X, "transform input")
         return X @ L.T
 
     def _pair_score_points(self, A, B):

@@ -435,10 +435,11 @@ class OAHU(OnlineMixin, OAHUDeployment, BaseLearner):
     def transform(self, X) -> np.ndarray:
         """The L+1 unit-norm embeddings of X (n, d): float64 array (L+1, n, embedding_dim).
         Raises ``NotFittedError`` before fit (every distance, score and deployment method goes
-        through here) and scikit-learn's ``ValueError`` for NaN/inf, a non-2-D X or another number
-        of features than at fit."""
+        through here), scikit-learn's ``ValueError`` for NaN/inf, a non-2-D X or another number
+        of features than at fit, and ``DataError`` for a feature scale fit refuses."""
         self._check_fitted()
         X = validate_data(self, X, dtype=np.float64, reset=False)
+        self._check_feature_scale(X, "transform input")  # as at fit
         if self.backend != "torch":
             hidden, theta = self.params_["hidden"], self.params_["theta"]
             out = [

@@ -141,6 +141,8 @@ class SVMRelative(BaseLearner):
     ``ValueError`` on bad hyperparameters, :class:`SolverError` if the solver fails.
     """
 
+    _sparse_ok = True  # Delta_ik - Delta_ij built sparse, sparse transform
+
     name = "SVM-relative"  # its name in configs and tables (algorithms: found by this)
 
     def __init__(
