@@ -33,6 +33,25 @@ def check_features(X: np.ndarray, name: str = "data") -> np.ndarray:
     return X
 
 
+def check_n_features(learner, d: int, what: str = "features") -> None:
+    """Raise :class:`DataError` when points of ``d`` features are scored by a ``learner`` fitted
+    on another number (numpy would raise a bare "matmul: dimension mismatch"). The fitted number
+    is ``n_features_in_`` where fit set it, else the column count of the fitted matrix the
+    learner's ``_fitted_attributes`` names; a learner with neither (the Euclidean baseline)
+    takes any d."""
+    expected = getattr(learner, "n_features_in_", None)
+    names = getattr(learner, "_fitted_attributes", None)
+    if expected is None and isinstance(names, str):
+        matrix = getattr(learner, names, None)
+        if matrix is not None and np.ndim(matrix) == 2:
+            expected = matrix.shape[1]
+    if expected is not None and d != expected:
+        raise DataError(
+            f"{type(learner).__name__} {what}: the points have {d} features, but the model was "
+            f"fitted on {expected}"
+        )
+
+
 def check_labelled(
     X, y, name: str = "data", min_classes: int = 1, min_per_class: int = 1
 ) -> tuple[np.ndarray, np.ndarray]:

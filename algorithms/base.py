@@ -49,7 +49,7 @@ from sklearn.base import BaseEstimator
 from sklearn.metrics import roc_auc_score
 from sklearn.utils.validation import check_array, check_is_fitted, validate_data
 
-from ._checks import DataError, check_labelled  # noqa: F401  (DataError: re-exported)
+from ._checks import DataError, check_labelled, check_n_features  # noqa: F401  (DataError: re-exported)
 
 # The input side (_tuples), the shared hyperparameter checks (_params), the scores (_scores) and
 # the online loops (_stream) live in private modules; their names are re-exported here, where the
@@ -118,29 +118,8 @@ class BaseLearner(BaseEstimator):
             )
         self._check_feature_scale(X, what)
         if not to_fit:
-            self._check_n_features(X.shape[1], what)
+            check_n_features(self, X.shape[1], what)
         return X, idx
-
-    def _fitted_n_features(self) -> int | None:
-        """The number of features the fitted model takes: ``n_features_in_`` where fit set it,
-        else the column count of the fitted matrix (``_fitted_attributes``); None when the model
-        takes any (the Euclidean baseline)."""
-        d = getattr(self, "n_features_in_", None)
-        if d is None and isinstance(self._fitted_attributes, str):
-            matrix = getattr(self, self._fitted_attributes, None)
-            if matrix is not None and np.ndim(matrix) == 2:
-                d = matrix.shape[1]
-        return d
-
-    def _check_n_features(self, d: int, what: str = "features"):
-        """Raise :class:`DataError` when points of ``d`` features are scored by a model fitted
-        on another number (numpy would raise a bare "matmul: dimension mismatch")."""
-        expected = self._fitted_n_features()
-        if expected is not None and d != expected:
-            raise DataError(
-                f"{type(self).__name__} {what}: the points have {d} features, but the model was "
-                f"fitted on {expected}"
-            )
 
     def _check_feature_scale(self, X, what: str = "features"):
         """Refuse points whose largest absolute feature value lies outside

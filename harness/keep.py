@@ -77,21 +77,21 @@ def lacks_seeds(path, seeds) -> bool:
 def force_if_outdated(workflow, path, expected: str, seeds=None) -> bool:
     """Force the job of output ``path`` in the DAG being built when the file records other
     settings than ``expected`` (Snakemake's params trigger on), or, with ``seeds`` given, other
-    seeds (its input trigger on); not in a job's own process. Returns True when it forced it."""
+    seeds (its input trigger on); not in a job's own process. Returns True when it forced it.
+    Snakemake's DAG is reached through :mod:`.snakemake_internals` (a clear error if another
+    Snakemake version lacks what it uses)."""
     from snakemake.settings.types import RerunTrigger
 
-    dag = getattr(workflow, "_dag", None)
-    if dag is None or not workflow.is_main_process:
+    from .snakemake_internals import building_dag, force, rerun_triggers
+
+    if building_dag(workflow) is None:
         return False
-    triggers = workflow.dag_settings.rerun_triggers
+    triggers = rerun_triggers(workflow)
     # without those triggers (--rerun-triggers mtime) the tables refuse stale rows instead
     stale = RerunTrigger.PARAMS in triggers and is_outdated(path, expected)
     if seeds is not None and RerunTrigger.INPUT in triggers:
         stale = stale or lacks_seeds(path, seeds)
-    if not stale:
-        return False
-    dag.forcefiles.add(str(path))
-    return True
+    return bool(stale) and force(workflow, path)
 
 
 def _store(results) -> Path:
@@ -207,12 +207,11 @@ def without_rate_limiter_timers(workflow) -> bool:
     snakemake's GitHub thread 2967). On one machine the limit serves no purpose (``--cores`` bounds the
     jobs), so a local run drops it (the toy: 4 threads); a cluster run (``local_exec`` false:
     e.g. workflow/profiles/slurm) keeps it, where it spaces ``sbatch`` calls. Uses a private
-    attribute (``JobScheduler.job_rate_limiter``): ``tests/test_keep.py`` checks that Snakemake
-    still has it."""
+    attribute (``JobScheduler.job_rate_limiter``, through :mod:`.snakemake_internals`, which
+    raises a clear error if Snakemake no longer has it)."""
+    from .snakemake_internals import drop_rate_limiter
+
     scheduler = getattr(workflow, "scheduler", None)
     if not getattr(workflow, "local_exec", False) or scheduler is None:
         return False
-    if not hasattr(scheduler, "job_rate_limiter"):
-        return False
-    scheduler.job_rate_limiter = None
-    return True
+    return drop_rate_limiter(scheduler)

@@ -30,6 +30,15 @@ if Path(_harness.__file__).resolve().parents[1] != ROOT:
         "its own) or run the workflow from that checkout"
     )
 
+# The few Snakemake internals the workflow uses, behind one adapter, checked before anything else
+# (harness/snakemake_internals.py: a missing one stops the run naming it and the versions tested).
+from tripletbench.harness import snakemake_internals  # noqa: E402
+
+try:
+    snakemake_internals.check_workflow(workflow)
+except snakemake_internals.SnakemakeInternalsError as _err:
+    raise WorkflowError(str(_err)) from None
+
 # The studies (one package each, tripletbench.studies) register with the core first: the config
 # checks, settings and report read their declarations.
 from tripletbench.studies import STUDIES  # noqa: E402
@@ -89,7 +98,11 @@ check_config(config, libraries=workflow.is_main_process)
 # which has already decided.
 config["data"]["allow_unpinned_downloads"] = unpinned_downloads_opt_in(
     config,
-    command_line_config(sys.argv) if workflow.is_main_process else workflow.config_settings.config,
+    (
+        command_line_config(sys.argv)
+        if workflow.is_main_process
+        else snakemake_internals.recorded_config(workflow)
+    ),
 )
 
 CACHE = config["data"]["cache_dir"]
@@ -200,11 +213,9 @@ def record_run_end(status):
     if started is None:
         return
     stamp = time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime(started))
-    targets = " ".join(
-        workflow.dag.targetrules and sorted(r.name for r in workflow.dag.targetrules) or []
-    )
+    targets = " ".join(snakemake_internals.target_rules(workflow))
     # --cores of a local run; empty under a cluster executor given no --cores
-    cores = workflow.global_resources["_cores"].value
+    cores = snakemake_internals.cores(workflow)
     row = f"{stamp},{time.time() - started:.1f},{status},{targets},{'' if cores is None else cores}"
     try:
         append_csv_row(

@@ -31,7 +31,7 @@ onstart:
     record_run_start()
     from tripletbench.harness.keep import keep_previous, without_rate_limiter_timers
 
-    keep_previous(RESULTS, workflow.dag.needrun_jobs())
+    keep_previous(RESULTS, snakemake_internals.needrun_jobs(workflow))
     # a local run's scheduler without the rate limiter's timer threads (harness/keep.py)
     without_rate_limiter_timers(workflow)
 
