@@ -20,6 +20,7 @@ from .config_files import (  # noqa: F401 -- the config's checks, one import for
     check_config_size,
     check_duplicate_keys,
     check_no_templating,
+    check_profiles,
     command_line_config,
     unpinned_downloads_opt_in,
 )

@@ -170,3 +170,83 @@ def check_duplicate_keys(configfiles) -> None:
             raise ConfigError(f"config file {f}, {err}") from None
         except yaml.YAMLError:
             continue  # Snakemake has read it (JSON, or YAML it accepts); its own error stands
+
+
+def _option_values(argv, names) -> list[str]:
+    """The values given to the options ``names`` (``--opt V`` or ``--opt=V``) on ``argv``."""
+    out, argv = [], list(argv)
+    for i, tok in enumerate(argv):
+        for name in names:
+            if tok == name and i + 1 < len(argv):
+                out.append(argv[i + 1])
+            elif tok.startswith(name + "="):
+                out.append(tok[len(name) + 1 :])
+    return out
+
+
+def profile_files(argv, environ, snakefile_dir) -> list[Path]:
+    """The profile files a Snakemake command line ``argv`` uses, as Snakemake 9 finds them:
+    ``--profile`` (else ``$SNAKEMAKE_PROFILE``) and ``--workflow-profile`` (else the workflow's
+    ``profiles/default``, unless ``--workflow-profile none``), each resolved by Snakemake's own
+    lookup (a folder's ``config.yaml`` or ``config.v8+.yaml``, a file, or a name under the
+    user's and the site's config folders; :mod:`.snakemake_internals`)."""
+    from .snakemake_internals import profile_file
+
+    names = _option_values(argv, ("--profile",)) or (
+        [environ["SNAKEMAKE_PROFILE"]] if environ.get("SNAKEMAKE_PROFILE") else []
+    )
+    workflow_profiles = _option_values(argv, ("--workflow-profile",))
+    if not workflow_profiles:
+        defaults = [Path("profiles/default"), Path(snakefile_dir) / "profiles" / "default"]
+        workflow_profiles = [str(d) for d in defaults if d.exists()][:1]
+    found = [profile_file(p) for p in names + [p for p in workflow_profiles if p != "none"]]
+    return [f for f in found if f is not None]
+
+
+def check_config_items(items, where: str) -> None:
+    """Raise :class:`ConfigError` naming ``where`` for a key given twice among ``KEY=VALUE``
+    items (a typed ``--config``, or a profile's ``config:`` list): Snakemake keeps the last
+    one without a word."""
+    seen: dict[str, str] = {}
+    for item in items:
+        key = str(item).partition("=")[0].strip()
+        if key in seen:
+            raise ConfigError(
+                f"{where}: {key} is given twice ({seen[key]!r} and {str(item)!r}); Snakemake "
+                "would keep the last one silently. Give it once"
+            )
+        seen[key] = str(item)
+
+
+def check_profiles(argv, environ, snakefile_dir) -> None:
+    """The checks a config file gets, for every profile file the run uses and its ``config:``
+    list, and for the typed ``--config`` items: no key given twice (``configfile:`` twice in a
+    profile dropped one config file without a word). Raises :class:`ConfigError` naming the file
+    and the key."""
+    import yaml
+
+    typed = []
+    for i, tok in enumerate(argv):
+        if tok.startswith("--config="):
+            typed.append(tok[len("--config=") :])
+        elif tok in ("--config", "-C"):
+            j = i + 1
+            while j < len(argv) and not argv[j].startswith("-"):
+                typed.append(argv[j])
+                j += 1
+    check_config_items(typed, "--config on the command line")
+    for f in profile_files(argv, environ, snakefile_dir):
+        try:
+            check_duplicate_keys([f])
+        except ConfigError as err:
+            raise ConfigError(str(err).replace("config file", "Snakemake profile", 1)) from None
+        try:
+            raw = yaml.safe_load(Path(f).read_text(encoding="utf-8")) or {}
+        except (OSError, yaml.YAMLError):
+            continue  # Snakemake has read it; its own error stands
+        items = raw.get("config") if isinstance(raw, dict) else None
+        if isinstance(items, dict):
+            continue  # a mapping cannot repeat a key past the check above
+        if isinstance(items, str):
+            items = items.split()
+        check_config_items(items or [], f"Snakemake profile {f}, config")

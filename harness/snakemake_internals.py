@@ -17,6 +17,7 @@ disappears from the installed Snakemake.
 
 from __future__ import annotations
 
+from pathlib import Path
 from typing import Any
 
 TESTED = ">=9.27.1,<10"
@@ -34,6 +35,7 @@ INTERNALS = {
     "DAG.needrun_jobs()": "the jobs about to run (onstart: keep.keep_previous)",
     "DAG.targetrules": "the run's target rules, for its wall-time record",
     "JobScheduler.job_rate_limiter": "dropped in a local run (keep.without_rate_limiter_timers)",
+    "snakemake.cli.get_profile_dir": "the profile files of a run, for the duplicate-key check",
 }
 
 
@@ -86,6 +88,10 @@ def check_workflow(workflow) -> None:
 
     if not callable(getattr(DAG, "needrun_jobs", None)):
         raise missing("DAG.needrun_jobs()")
+    from snakemake import cli
+
+    if not callable(getattr(cli, "get_profile_dir", None)):
+        raise missing("snakemake.cli.get_profile_dir")
 
 
 def is_main_process(workflow) -> bool:
@@ -152,3 +158,15 @@ def drop_rate_limiter(scheduler) -> bool:
     _get(scheduler, "job_rate_limiter", "JobScheduler.job_rate_limiter")
     scheduler.job_rate_limiter = None
     return True
+
+
+def profile_file(name: str):
+    """The config file of profile ``name`` (a folder, a file, or a name under the user's or the
+    site's config folders) as Snakemake's own lookup (``snakemake.cli.get_profile_dir``) finds
+    it; None when there is none."""
+    try:
+        from snakemake.cli import get_profile_dir
+    except ImportError:
+        raise missing("snakemake.cli.get_profile_dir") from None
+    found = get_profile_dir(name)
+    return None if found is None else Path(found[1])

@@ -52,13 +52,17 @@ from tripletbench.harness.config import (  # noqa: E402
     check_config_size,
     check_duplicate_keys,
     check_no_templating,
+    check_profiles,
 )
 
 # Before anything walks the config: its size (a YAML alias expansion), no YTE templating and no
-# key given twice in one mapping of a config file (YAML keeps the last one silently).
+# key given twice in one mapping of a config file (YAML keeps the last one silently), nor in a
+# profile the run uses, its config: list, or the typed --config.
 check_config_size(config)
 check_no_templating(workflow.configfiles)
 check_duplicate_keys(workflow.configfiles)
+if workflow.is_main_process:
+    check_profiles(sys.argv, os.environ, Path(workflow.main_snakefile).parent)
 from tripletbench.harness.config import experiment_blocks, schema_file  # noqa: E402
 
 # The experiment blocks the config gives, read before the schema fills in defaults: main.smk
