@@ -12,7 +12,6 @@ import sys
 from pathlib import Path
 
 import pytest
-
 from tripletbench.harness.config import ConfigError
 from tripletbench.harness.config_files import check_profiles, profile_files
 
