@@ -24,10 +24,17 @@ include: "regression.smk"
 include: "report.smk"
 
 
-# Old outputs survive a failed or killed rerun (harness/keep.py): kept under {results}/.previous
-# when the run starts, put back where missing on error (or at the next run's start), dropped on
-# success.
+# One run per results folder (harness/run_lock.py): the lock is taken before anything under the
+# folder is touched, and dropped when the run ends. Old outputs survive a failed or killed rerun
+# (harness/keep.py): kept under {results}/.previous when the run starts, put back where missing
+# on error (or at the next run's start), dropped on success.
 onstart:
+    from tripletbench.harness.run_lock import RunLocked, acquire
+
+    try:
+        acquire(RESULTS)
+    except RunLocked as err:
+        raise WorkflowError(str(err)) from None
     record_run_start()
     from tripletbench.harness.keep import keep_previous, without_rate_limiter_timers
 
@@ -37,14 +44,22 @@ onstart:
 
 
 onsuccess:
-    record_run_end("success")
-    from tripletbench.harness.keep import drop_previous
+    from tripletbench.harness.run_lock import holds, release
 
-    drop_previous(RESULTS)
+    if holds(RESULTS):
+        record_run_end("success")
+        from tripletbench.harness.keep import drop_previous
+
+        drop_previous(RESULTS)
+        release(RESULTS)
 
 
 onerror:
-    record_run_end("error")
-    from tripletbench.harness.keep import put_back
+    from tripletbench.harness.run_lock import holds, release
 
-    put_back(RESULTS)
+    if holds(RESULTS):
+        record_run_end("error")
+        from tripletbench.harness.keep import put_back
+
+        put_back(RESULTS)
+        release(RESULTS)

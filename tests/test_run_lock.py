@@ -1,0 +1,103 @@
+"""Rule: one run per results folder. A second Snakemake run on a results folder another run is
+using stops before it touches anything (its onstart once put back the first run's in-flight cell
+file and emptied ``.previous``, losing 7 of the first run's outputs); the lock goes when its run
+ends, and a lock left by a killed run is found stale and replaced."""
+
+from __future__ import annotations
+
+import json
+import os
+import signal
+import socket
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+from tripletbench.harness import run_lock
+from tripletbench.harness.run_lock import LOCK, RunLocked, acquire, holds, release
+
+ROOT = Path(__file__).resolve().parents[1]
+
+
+def _holder(results, seconds=120):
+    """A separate live process that holds the lock of ``results``."""
+    code = (
+        "import sys, time; from tripletbench.harness.run_lock import acquire; "
+        f"acquire({str(results)!r}, ['snakemake', 'table_sdca_2']); print('held', flush=True); "
+        f"time.sleep({seconds})"
+    )
+    proc = subprocess.Popen([sys.executable, "-c", code], stdout=subprocess.PIPE, text=True)
+    assert proc.stdout.readline().strip() == "held"
+    return proc
+
+
+def test_a_live_run_holds_the_folder_and_a_killed_ones_lock_is_stale(tmp_path, capsys):
+    proc = _holder(tmp_path)
+    try:
+        with pytest.raises(RunLocked, match=rf"in use by another run \(pid {proc.pid} on "):
+            acquire(tmp_path)
+    finally:
+        proc.send_signal(signal.SIGKILL)
+        proc.wait()
+    path = acquire(tmp_path)  # the killed run's lock is stale: removed, then taken
+    assert "stale lock" in capsys.readouterr().err
+    assert holds(tmp_path) and json.loads(path.read_text())["pid"] == os.getpid()
+    release(tmp_path)
+    assert not (tmp_path / LOCK).exists()
+    release(tmp_path)  # idempotent
+
+
+def test_a_reused_pid_is_not_taken_for_the_run_that_held_the_lock(tmp_path):
+    """The lock records the process's start time: a live process with the same pid but another
+    start (pid reuse after a crash) leaves the lock stale."""
+    if run_lock._process_start(os.getpid()) is None:
+        pytest.skip("no /proc here")
+    stale = {"pid": os.getpid(), "host": socket.gethostname(), "process_start": "1",
+             "started_utc": "2026-01-01T00:00:00Z", "command": "snakemake all"}  # fmt: skip
+    (tmp_path / LOCK).write_text(json.dumps(stale))
+    acquire(tmp_path)
+    assert json.loads((tmp_path / LOCK).read_text())["process_start"] != "1"
+    release(tmp_path)
+
+
+def test_a_lock_from_another_host_is_refused_with_the_file_to_remove(tmp_path):
+    other = {"pid": 1, "host": "elsewhere.example", "started_utc": "2026-01-01T00:00:00Z",
+             "command": "snakemake all"}  # fmt: skip
+    (tmp_path / LOCK).write_text(json.dumps(other))
+    with pytest.raises(RunLocked, match=r"another host: if that run is gone, remove the lock"):
+        acquire(tmp_path)
+    assert (tmp_path / LOCK).exists()
+
+
+def test_a_second_workflow_run_is_refused_before_it_touches_anything(tmp_path):
+    """Through Snakemake: a run with jobs on a folder whose lock a live run holds stops in its
+    onstart, before keep_previous; the kept outputs under .previous are as they were."""
+    results = tmp_path / "results"
+    kept = results / ".previous" / "files" / "x.csv"
+    kept.parent.mkdir(parents=True)
+    kept.write_text("the first run's old output\n")
+    manifest = results / ".previous" / "manifest.json"
+    manifest.write_text(json.dumps([{"path": str(results / "x.csv"), "backup": str(kept),
+                                     "in_place": True}]))  # fmt: skip
+    proc = _holder(results)
+    try:
+        cmd = [sys.executable, "-m", "snakemake", "table_sdca_2", "--configfile", "config/ci.yaml",
+               "--config", f"results_dir={results}", f"figures_dir={tmp_path}/figures",
+               "--cores", "1", "--nolock"]  # fmt: skip
+        res = subprocess.run(cmd, cwd=ROOT, capture_output=True, text=True, timeout=600)
+    finally:
+        proc.send_signal(signal.SIGKILL)
+        proc.wait()
+    out = res.stdout + res.stderr
+    assert res.returncode != 0 and f"in use by another run (pid {proc.pid}" in out, out[-3000:]
+    assert kept.read_text() == "the first run's old output\n" and manifest.exists()
+    assert not (results / "x.csv").exists()  # nothing put back by the refused run
+    assert not list((results / "logs").glob("run_walltime.csv"))
+    assert "localrule" not in out and "rule split" not in out  # no job started
+
+
+def test_a_finished_run_leaves_no_lock(ci_run):
+    """The CI run (conftest.py) took the lock of its results folder and dropped it at the end."""
+    assert (ci_run / "logs/run_walltime.csv").exists()
+    assert not (ci_run / LOCK).exists()
