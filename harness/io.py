@@ -204,6 +204,51 @@ def settings_hash(settings) -> str:
     return "s" + digest.hexdigest()[:12]
 
 
+def settings_record(settings) -> dict:
+    """``{"settings_hash": 0-d str array}`` of a job's ``params.settings``, saved in each
+    ``.npz`` output of a data job (split, triplets, features), so that the file says what it was
+    made under: :mod:`tripletbench.harness.keep` forces the job when the config implies other
+    settings (with Snakemake's metadata lost), and a cell records the hashes of the files it
+    read (:func:`input_settings`)."""
+    return {"settings_hash": np.array(settings_hash(settings))}
+
+
+def recorded_setting(path) -> str:
+    """The settings hash recorded in the ``.npz`` file ``path`` (:func:`settings_record`), or
+    ``"-"`` for a file made before files recorded them."""
+    with np.load(path, allow_pickle=False) as z:
+        return str(z["settings_hash"]) if "settings_hash" in z.files else "-"
+
+
+def check_input_settings(files: dict, expected: dict) -> str:
+    """Check that each input file (``files``: kind -> path) records the settings hash the config
+    implies for it (``expected``: kind -> hash, the settings of the job that writes it); return
+    the recorded hashes joined by ``+`` in the order of ``files`` (a cell's ``input_settings``
+    column: what it actually consumed).
+
+    Raises ``ValueError`` naming the file, both hashes and the remedy: a file made under other
+    settings (a results folder copied without Snakemake's metadata, an upstream job skipped)
+    would otherwise be consumed silently by a cell whose own settings say otherwise."""
+    got = {kind: recorded_setting(path) for kind, path in files.items()}
+    bad = [k for k in files if got[k] != expected[k]]
+    if bad:
+        lines = [
+            f"{files[k]}: made under settings {got[k]}"
+            + (" (before files recorded them)" if got[k] == "-" else "")
+            + f", the config implies {expected[k]}"
+            for k in bad
+        ]
+        raise ValueError(
+            "this cell's input files were made under other settings than the config's, so it "
+            "would be computed on data the config does not describe:\n  "
+            + "\n  ".join(lines)
+            + "\nremake them: add --forcerun "
+            + " ".join(str(files[k]) for k in bad)
+            + " to the snakemake command (Snakemake's metadata for them is lost)"
+        )
+    return "+".join(got[k] for k in files)
+
+
 def stamp_cell(rows, block_cfg, settings, started: str, cpu_s: float | None = None):
     """Add the provenance columns every cell writes to its rows (a DataFrame, in place; returned):
     ``config_hash`` of the config block, ``settings_hash`` of the rule's settings param

@@ -33,16 +33,27 @@ import json
 import os
 import shutil
 import sys
+import zipfile
 from pathlib import Path
+
+import numpy as np
 
 PREVIOUS = ".previous"
 MANIFEST = "manifest.json"
 
 
 def recorded_values(path, column: str) -> set[str] | None:
-    """The values of ``column`` recorded in result CSV ``path`` (as text); None when the file is
-    absent, unreadable or has no such column (a table refuses such a file by name,
-    tripletbench.harness.io)."""
+    """The values of ``column`` recorded in result CSV ``path`` (as text), or the array of that
+    name in a ``.npz`` result (a data job's ``settings_hash``,
+    :func:`tripletbench.harness.io.settings_record`); None when the file is absent, unreadable
+    or has no such column (a table refuses such a file by name, tripletbench.harness.io; a data
+    file made before it recorded its settings is left as it is)."""
+    if str(path).endswith(".npz"):
+        try:
+            with np.load(path, allow_pickle=False) as z:
+                return {str(v) for v in np.ravel(z[column])} if column in z.files else None
+        except (OSError, ValueError, EOFError, zipfile.BadZipFile):
+            return None
     try:
         with open(path, newline="") as fh:
             rows = csv.reader(fh)

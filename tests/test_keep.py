@@ -94,4 +94,34 @@ def test_a_local_runs_scheduler_has_no_rate_limiter_timers():
     assert without_rate_limiter_timers(local) and local.scheduler.job_rate_limiter is None
     limiter = object()
     cluster = SimpleNamespace(local_exec=False, scheduler=SimpleNamespace(job_rate_limiter=limiter))
-    assert not without_rate_limiter_timers(cluster) and cluster.scheduler.job_rate_limiter is limiter
+    assert (
+        not without_rate_limiter_timers(cluster) and cluster.scheduler.job_rate_limiter is limiter
+    )
+
+
+def test_a_data_files_recorded_settings_force_its_job_and_guard_its_readers(tmp_path):
+    """A data job's .npz records its settings (harness.io.settings_record); keep reads it back
+    as it reads a cell CSV's column (an older file without one: None, left as it is), and a
+    cell's reader refuses a file made under other settings, naming it and the remedy."""
+    import numpy as np
+    import pytest
+
+    from tripletbench.harness.io import check_input_settings, save_npz, settings_record
+    from tripletbench.harness.settings import settings_hash
+
+    made = {"experiment": {"n_triplets": 2000}}
+    new = tmp_path / "triplets_train.npz"
+    save_npz(new, triplets=np.zeros((2, 3), int), **settings_record(made))
+    old = tmp_path / "split.npz"
+    save_npz(old, train=np.arange(3))
+    assert recorded_settings(new) == {settings_hash(made)}
+    assert recorded_settings(old) is None and recorded_settings(tmp_path / "none.npz") is None
+    assert is_outdated(new, settings_hash({"experiment": {"n_triplets": 3000}}))
+    assert not is_outdated(new, settings_hash(made)) and not is_outdated(old, "s0")
+    h = settings_hash(made)
+    assert check_input_settings({"triplets_train": new}, {"triplets_train": h}) == h
+    pattern = rf"(?s)triplets_train.npz: made under settings {h}, the config implies s1.*--forcerun"
+    with pytest.raises(ValueError, match=pattern):
+        check_input_settings({"triplets_train": new}, {"triplets_train": "s1"})
+    with pytest.raises(ValueError, match=r"split.npz: made under settings - \(before files"):
+        check_input_settings({"split": old}, {"split": h})

@@ -590,6 +590,72 @@ def test_a_changed_setting_reruns_its_cells_without_snakemakes_metadata(ci_run, 
     assert planned_jobs(out, ROOT / "config/ci.yaml", targets) == set()
 
 
+def _table2_changed(tmp_path, key, value):
+    """The CI config with ``sdca_table2.<key>`` set to ``value``."""
+    import yaml
+
+    cfg = yaml.safe_load((ROOT / "config/ci.yaml").read_text())
+    cfg["sdca_table2"][key] = value
+    path = tmp_path / f"{key}.yaml"
+    path.write_text(yaml.safe_dump(cfg, sort_keys=False))
+    return path
+
+
+@NEEDS_APT
+@pytest.mark.parametrize(
+    "key, value, upstream",
+    [
+        ("n_triplets", 3000, {"sample_triplets"}),
+        ("train_fraction", 0.6, {"split", "sample_triplets"}),
+    ],
+)
+def test_a_changed_setting_reruns_the_whole_chain_without_snakemakes_metadata(
+    ci_run, tmp_path, key, value, upstream
+):
+    """Rule: results follow their inputs without Snakemake's metadata through the whole chain. A
+    copy of the results with n_triplets 2,000 -> 3,000 once forced the Table 2 cells but not
+    sample_triplets, so they were refit on the 2,000-triplet files under the new settings hash;
+    now the data jobs' files record their settings (harness/io.settings_record) and every job
+    whose file records other settings is forced: the triplets (and, for train_fraction, the
+    splits) of every (dataset, seed), every cell and the table, nothing else."""
+    out = tmp_path / "copy"
+    shutil.copytree(ci_run, out)  # copy2: the files keep their times, Snakemake has no record
+    assert planned_jobs(out, ROOT / "config/ci.yaml") == set()
+    jobs = planned_jobs(out, _table2_changed(tmp_path, key, value))
+    rules = {r for r, _ in jobs}
+    assert rules == upstream | {"fit_evaluate", "table_sdca_2"}, sorted(jobs)
+    cells = {o for r, o in jobs if r == "fit_evaluate"}
+    assert len(cells) == len(list((out / "sdca_table2/runs").glob("*/*.csv")))
+    made = {o for r, o in jobs if r == "sample_triplets"}
+    assert made == {
+        str(p.relative_to(out))
+        for p in (out / "sdca_table2/constraints").glob("*/seed*/triplets_train.npz")
+    }
+
+
+@NEEDS_APT
+def test_a_cell_refuses_input_files_made_under_other_settings(ci_run, tmp_path):
+    """The job-level guard behind the forcing: with sample_triplets not allowed to rerun, a cell
+    given the 2,000-triplet files under n_triplets 3,000 stops, naming the files, both settings
+    and the --forcerun that remakes them; it never fits the old files silently."""
+    import subprocess
+    import sys
+
+    out = tmp_path / "copy"
+    shutil.copytree(ci_run, out)
+    res = subprocess.run(
+        [sys.executable, "-m", "snakemake", str(out / "sdca_table2/runs/vehicle/Eucl.csv"),
+         "--configfile", str(_table2_changed(tmp_path, "n_triplets", 3000)),
+         "--config", f"results_dir={out}", f"figures_dir={out}/figures", "--cores", "1",
+         "--nolock", "--allowed-rules", "fit_evaluate"],
+        cwd=ROOT, capture_output=True, text=True, check=False, timeout=600,
+    )  # fmt: skip
+    log = (out / "logs/sdca_table2/fit_evaluate/vehicle_Eucl.log").read_text()
+    assert res.returncode != 0, res.stdout[-2000:] + res.stderr[-2000:]
+    assert "input files were made under other settings" in log, log[-3000:]
+    assert "triplets_train.npz: made under settings s" in log and "--forcerun" in log, log[-3000:]
+
+
 @NEEDS_APT
 def test_a_failed_rerun_puts_the_previous_outputs_back(ci_run, tmp_path):
     """issue 37 rule 4: Snakemake deletes a job's outputs when it starts. A table rerun that fails

@@ -263,6 +263,36 @@ def job_data(wildcards):
     ]
 
 
+FIT_SPLIT = {}
+"""Experiment -> function(wildcards) giving the settings of the job that writes its cells' split
+files, where the split job's are not (:func:`split_settings`): each study whose splits another
+job writes adds its own (the image sets' images_features, Table 4's table4_split)."""
+
+
+def split_settings(wildcards):
+    """Rule split's settings (data.smk): the split's sizes, the route and the script's code."""
+    return data_settings(
+        config, wildcards.experiment, ["train_fraction", "fit_fraction"], "workflow/scripts/split.py"
+    )
+
+
+def triplet_settings(wildcards):
+    """Rule sample_triplets' settings (data.smk): the triplet count, the route and the code."""
+    return data_settings(
+        config, wildcards.experiment, ["n_triplets"], "workflow/scripts/sample_triplets.py"
+    )
+
+
+def fit_inputs(wildcards):
+    """The settings hash each input file of a fit_evaluate job must record: that of the job that
+    writes it, under this config (the job refuses a file made under others, naming it: a results
+    folder copied without Snakemake's metadata once fitted 3,000-triplet cells on 2,000-triplet
+    files)."""
+    split = FIT_SPLIT.get(wildcards.experiment, split_settings)(wildcards)
+    triplets = settings_hash(triplet_settings(wildcards))
+    return {"split": settings_hash(split), "triplets_fit": triplets, "triplets_train": triplets}
+
+
 FIT_EXPERIMENTS = tuple(b for s in STUDIES.values() for b in s.fit_blocks)
 """The experiments whose cells rule fit_evaluate fits (each study's ``fit_blocks``)."""
 

@@ -75,6 +75,7 @@ rule fetch_raw:
 rule split:
     input:
         f"{CACHE}/prepared/{{dataset}}_{ROUTE}.npz",
+        settings_check=settings_check("split"),  # harness/keep.py
     output:
         f"{RESULTS}/{{experiment}}/splits/{{dataset}}/seed{{seed}}.npz",
     log:
@@ -89,9 +90,7 @@ rule split:
         mem_mb=MEM_MB["split"],
         runtime=RUNTIME_MIN["split"],
     params:
-        settings=lambda wc: data_settings(
-            config, wc.experiment, ["train_fraction", "fit_fraction"], "workflow/scripts/split.py"
-        ),
+        settings=split_settings,  # common.smk
     script:
         "../scripts/split.py"
 
@@ -100,6 +99,7 @@ rule sample_triplets:
     input:
         data=cell_data,
         split=f"{RESULTS}/{{experiment}}/splits/{{dataset}}/seed{{seed}}.npz",
+        settings_check=settings_check("sample_triplets"),  # harness/keep.py
     output:
         train=f"{RESULTS}/{{experiment}}/constraints/{{dataset}}/seed{{seed}}/triplets_train.npz",
         fit=f"{RESULTS}/{{experiment}}/constraints/{{dataset}}/seed{{seed}}/triplets_fit.npz",
@@ -115,8 +115,6 @@ rule sample_triplets:
         mem_mb=MEM_MB["sample_triplets"],
         runtime=RUNTIME_MIN["sample_triplets"],
     params:
-        settings=lambda wc: data_settings(
-            config, wc.experiment, ["n_triplets"], "workflow/scripts/sample_triplets.py"
-        ),
+        settings=triplet_settings,  # common.smk
     script:
         "../scripts/sample_triplets.py"

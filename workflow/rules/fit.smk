@@ -43,5 +43,7 @@ rule fit_evaluate:
             config, wc.experiment, wc.method, "workflow/scripts/fit_evaluate.py"
         ),
         store=lambda wc: f"{RESULTS}/{wc.experiment}/cell_store/{wc.dataset}/{wc.method}",
+        # the settings hash each input file must record (common.smk: fit_inputs)
+        inputs=fit_inputs,
     script:
         "../scripts/fit_evaluate.py"

@@ -70,6 +70,7 @@ rule human_fetch:
 rule human_features:
     input:
         f"{CACHE}/fetched/human_{{hset}}.txt",
+        settings_check=settings_check("human_features"),  # harness/keep.py
     output:
         f"{RESULTS}/human/features/{{hset}}/{{features}}.npz",
     log:

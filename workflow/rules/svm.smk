@@ -73,6 +73,7 @@ rule svm_run:
 rule svm_features:
     input:
         lambda wc: f"{CACHE}/fetched/{wc.corpus}.sha256",  # fetch_raw: the corpus in the cache
+        settings_check=settings_check("svm_features"),  # harness/keep.py
     output:
         f"{RESULTS}/svm/features/{{corpus}}/{{reading}}-{{case}}-{{scale}}.npz",
     log:

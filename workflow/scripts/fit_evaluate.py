@@ -14,7 +14,14 @@ from tripletbench.datasets.bovw import load_features
 from tripletbench.harness.cells import CellStore, cell_key, file_sha256
 from tripletbench.harness.config import ConfigError
 from tripletbench.harness.experiment import model_arrays, run_cell
-from tripletbench.harness.io import now, save_csv, save_npz, stamp_cell, start_log
+from tripletbench.harness.io import (
+    check_input_settings,
+    now,
+    save_csv,
+    save_npz,
+    stamp_cell,
+    start_log,
+)
 
 start_log(snakemake.log[0])
 wc, inp = snakemake.wildcards, snakemake.input
@@ -77,7 +84,11 @@ def compute(seed: int, data_file: str, i: int):
 
 digest = lru_cache(maxsize=None)(file_sha256)  # a file the seeds share is hashed once
 cells, todo = {}, []
+consumed = {}  # seed -> the settings hashes its split and triplet files record
 for i, seed in enumerate(seeds):
+    parts = {"split": inp.split[i], "triplets_fit": inp.triplets_fit[i],
+             "triplets_train": inp.triplets_train[i]}  # fmt: skip
+    consumed[seed] = check_input_settings(parts, snakemake.params.inputs)
     files = [data_files[i], inp.split[i], inp.triplets_fit[i], inp.triplets_train[i]]
     key = cell_key(settings, seed, [digest(f) for f in files])
     hit = store.get(seed, key)
@@ -92,6 +103,7 @@ for i, seed, key in todo:
     rows, arrays, started, own_cpu = compute(seed, data_files[i], i)
     # the cell's CPU: its own seed's, plus an equal share of the job's start-up (imports)
     stamp_cell(rows, exp_cfg, settings, started, cpu_s=own_cpu + startup_cpu / len(todo))
+    rows["input_settings"] = consumed[seed]  # what the cell read (split, fit and train triplets)
     store.put(seed, key, rows, arrays)
     cells[seed] = rows, arrays
 removed = store.prune()

@@ -7,7 +7,7 @@ import numpy as np
 from tripletbench.datasets.base import load_prepared
 from tripletbench.datasets.constraints import protocol_triplets
 from tripletbench.datasets.preprocess import PURPOSES
-from tripletbench.harness.io import save_npz, start_log
+from tripletbench.harness.io import save_npz, settings_record, start_log
 
 start_log(snakemake.log[0])
 wc = snakemake.wildcards
@@ -28,4 +28,5 @@ for part, t in protocol_triplets(labels, split, n, seed).items():
         purpose=purpose,
         sampler="class_random",
         indices_into=part,
+        **settings_record(snakemake.params.settings),
     )

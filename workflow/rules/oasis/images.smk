@@ -16,7 +16,9 @@ CALTECH_LIST = f"{CACHE}/download/caltech256/images.csv"
 
 
 FIT_DATA["images"] = lambda wc: f"{RESULTS}/images/features/{wc.dataset}/seed{wc.seed}.npz"
-# the per-seed image features (rule images_features) are the cells' data (fit.smk)
+# the per-seed image features (rule images_features) are the cells' data (fit.smk), and their
+# splits are that rule's too
+FIT_SPLIT["images"] = lambda wc: images_features_settings(config, wc.dataset)
 
 
 ruleorder: images_features > split
@@ -71,6 +73,7 @@ rule images_caltech256:
 rule images_features:
     input:
         images_source,
+        settings_check=settings_check("images_features"),  # harness/keep.py
     output:
         features=f"{RESULTS}/images/features/{{dataset}}/seed{{seed}}.npz",
         split=f"{RESULTS}/images/splits/{{dataset}}/seed{{seed}}.npz",

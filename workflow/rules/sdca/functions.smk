@@ -9,6 +9,16 @@ def table2_compare_with(wildcards):
     return [path] if path and Path(path).is_file() else []
 
 
+def table4_split_settings(wildcards=None):
+    """Rule table4_split's settings: the split's sizes, the route and the script's code."""
+    return data_settings(
+        config,
+        "sdca_table4",
+        ["train_fraction", "fit_fraction", "query_fraction"],
+        "workflow/scripts/sdca/table4_split.py",
+    )
+
+
 def table4_cells():
     """The Table 4 cells that the route can run (none offline: "needs download")."""
     if not config["sdca_table4"].get("methods"):

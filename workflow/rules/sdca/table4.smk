@@ -15,6 +15,7 @@ T4_CACHE = f"{CACHE}/download/imageclef_flickr"
 
 
 FIT_DATA["sdca_table4"] = lambda wc: f"{T4_DIR}/collection/{wc.dataset}.npz"  # one for all seeds
+FIT_SPLIT["sdca_table4"] = table4_split_settings  # the cells' splits: rule table4_split
 CELL_RESOURCE_KEYS["sdca_table4"] = "table4_cell"  # a million-item database (resources.yaml)
 
 
@@ -69,6 +70,7 @@ rule table4_fetch_background:
 rule table4_ground_truth:
     input:
         **rules.table4_fetch.output,
+        settings_check=settings_check("table4_ground_truth"),  # harness/keep.py
     output:
         f"{T4_DIR}/features/ground_truth.npz",
     log:
@@ -94,6 +96,7 @@ rule table4_ground_truth:
 rule table4_background:
     input:
         images=f"{T4_CACHE}/images{{shard}}.zip",
+        settings_check=settings_check("table4_background"),  # harness/keep.py
     output:
         f"{T4_DIR}/features/background{{shard}}.npz",
     log:
@@ -141,6 +144,7 @@ rule table4_collection:
 rule table4_split:
     input:
         f"{T4_DIR}/collection/{{dataset}}.npz",
+        settings_check=settings_check("table4_split"),  # harness/keep.py
     output:
         f"{RESULTS}/sdca_table4/splits/{{dataset}}/seed{{seed}}.npz",
     log:
@@ -153,12 +157,7 @@ rule table4_split:
         mem_mb=MEM_MB["table4_cell"],
         runtime=RUNTIME_MIN["split"],
     params:
-        settings=lambda wc: data_settings(
-            config,
-            "sdca_table4",
-            ["train_fraction", "fit_fraction", "query_fraction"],
-            "workflow/scripts/sdca/table4_split.py",
-        ),
+        settings=table4_split_settings,  # functions.smk
     script:
         "../../scripts/sdca/table4_split.py"
 

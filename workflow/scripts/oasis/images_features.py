@@ -8,7 +8,7 @@ import pandas as pd
 from tripletbench.datasets.rows import load_prepared_rows
 from tripletbench.datasets.bovw import save_features
 from tripletbench.datasets.caltech256 import LazyImages, choose_classes, image_features, image_set
-from tripletbench.harness.io import now, save_npz, start_log
+from tripletbench.harness.io import now, save_npz, settings_record, start_log
 
 start_log(snakemake.log[0])
 wc = snakemake.wildcards
@@ -42,5 +42,6 @@ save_features(
     source_index=selected,
     seed=seed,
     info=pd.Series(info).to_json(),
+    **settings_record(snakemake.params.settings),
 )
-save_npz(snakemake.output.split, seed=seed, **split)
+save_npz(snakemake.output.split, seed=seed, **split, **settings_record(snakemake.params.settings))

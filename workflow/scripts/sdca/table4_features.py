@@ -10,7 +10,7 @@ import numpy as np
 from tqdm.auto import tqdm
 
 from tripletbench.datasets.imageclef_flickr import ground_truth_items, image_members, zip_descriptors
-from tripletbench.harness.io import now, save_npz, start_log
+from tripletbench.harness.io import now, save_npz, settings_record, start_log
 
 start_log(snakemake.log[0])
 cfg = snakemake.config["sdca_table4"]
@@ -45,4 +45,5 @@ save_npz(
     skipped=np.asarray(skipped, dtype=str),
     cpu_s_per_image=cpu / max(len(members), 1),
     **extra,
+    **settings_record(snakemake.params.settings),
 )

@@ -4,7 +4,7 @@ image form the searched database: tripletbench.datasets.imageclef_flickr.table4_
 
 from tripletbench.datasets.base import load_prepared
 from tripletbench.datasets.imageclef_flickr import table4_split
-from tripletbench.harness.io import save_npz, start_log
+from tripletbench.harness.io import save_npz, settings_record, start_log
 
 start_log(snakemake.log[0])
 cfg = snakemake.config["sdca_table4"]
@@ -12,4 +12,4 @@ seed = int(snakemake.wildcards.seed)
 y = load_prepared(snakemake.input[0], ["y"])["y"]
 s = table4_split(y, seed, cfg["train_fraction"], cfg["fit_fraction"], cfg["query_fraction"])
 print({k: len(v) for k, v in s.items()})
-save_npz(snakemake.output[0], seed=seed, **s)
+save_npz(snakemake.output[0], seed=seed, **s, **settings_record(snakemake.params.settings))

@@ -5,7 +5,7 @@ provenance (tripletbench.studies.svm.experiment.corpus_features): computed once 
 
 from pathlib import Path
 
-from tripletbench.harness.io import save_npz, start_log
+from tripletbench.harness.io import save_npz, settings_record, start_log
 from tripletbench.studies.svm.experiment import corpus_features, load_text_corpus
 
 start_log(snakemake.log[0])
@@ -21,4 +21,4 @@ print(f"{corpus.note}; {len(corpus.texts)} documents; files {corpus.files}; text
 arrays = corpus_features(corpus, snakemake.params.token_pattern, tf)
 for key in sorted(k for k in arrays if k.endswith("__n_vocab")):
     print(f"  vocabulary [{key.split('__')[0]}]: {int(arrays[key]):,} terms")
-save_npz(snakemake.output[0], **arrays)
+save_npz(snakemake.output[0], **arrays, **settings_record(snakemake.params.settings))
