@@ -85,12 +85,29 @@ def lacks_seeds(path, seeds) -> bool:
     return got is not None and got != {str(int(s)) for s in seeds}
 
 
-def force_if_outdated(workflow, path, expected: str, seeds=None) -> bool:
+def kept_but_missing(path, results) -> bool:
+    """True when ``path`` does not exist but a copy of it waits under ``{results}/.previous``
+    (a run was killed after its job started: the next run with jobs puts it back). Snakemake
+    plans nothing for a missing intermediate file under an up-to-date table, so the file would
+    stay missing; its job is forced instead (:func:`force_if_outdated`), dry runs included."""
+    manifest = _store(results) / MANIFEST
+    if results is None or os.path.exists(path) or not manifest.is_file():
+        return False
+    try:
+        entries = json.loads(manifest.read_text())
+    except (OSError, ValueError):
+        return False
+    wanted = os.path.abspath(path)
+    return any(e.get("path") == wanted and Path(e.get("backup", "")).is_file() for e in entries)
+
+
+def force_if_outdated(workflow, path, expected: str, seeds=None, results=None) -> bool:
     """Force the job of output ``path`` in the DAG being built when the file records other
     settings than ``expected`` (Snakemake's params trigger on), or, with ``seeds`` given, other
-    seeds (its input trigger on); not in a job's own process. Returns True when it forced it.
-    Snakemake's DAG is reached through :mod:`.snakemake_internals` (a clear error if another
-    Snakemake version lacks what it uses)."""
+    seeds (its input trigger on), or when it is missing with a copy kept under
+    ``{results}/.previous`` (:func:`kept_but_missing`); not in a job's own process. Returns True
+    when it forced it. Snakemake's DAG is reached through :mod:`.snakemake_internals` (a clear
+    error if another Snakemake version lacks what it uses)."""
     from snakemake.settings.types import RerunTrigger
 
     from .snakemake_internals import building_dag, force, rerun_triggers
@@ -102,11 +119,12 @@ def force_if_outdated(workflow, path, expected: str, seeds=None) -> bool:
     stale = RerunTrigger.PARAMS in triggers and is_outdated(path, expected)
     if seeds is not None and RerunTrigger.INPUT in triggers:
         stale = stale or lacks_seeds(path, seeds)
+    stale = stale or kept_but_missing(path, results)
     return bool(stale) and force(workflow, path)
 
 
 def _store(results) -> Path:
-    return Path(results) / PREVIOUS
+    return Path(results or ".") / PREVIOUS
 
 
 def _backup_name(store: Path, path: str) -> Path:

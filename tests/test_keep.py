@@ -125,3 +125,19 @@ def test_a_data_files_recorded_settings_force_its_job_and_guard_its_readers(tmp_
         check_input_settings({"triplets_train": new}, {"triplets_train": "s1"})
     with pytest.raises(ValueError, match=r"split.npz: made under settings - \(before files"):
         check_input_settings({"split": old}, {"split": h})
+
+
+def test_a_missing_output_with_a_kept_copy_is_found_for_forcing(tmp_path):
+    from tripletbench.harness.keep import kept_but_missing
+
+    out = tmp_path / "cell.csv"
+    out.write_text("a\n1\n")
+    other = tmp_path / "other.csv"
+    assert not kept_but_missing(out, tmp_path)  # nothing kept
+    keep_previous(tmp_path, [_job([out])])
+    assert not kept_but_missing(out, tmp_path)  # present
+    out.unlink()
+    assert kept_but_missing(out, tmp_path) and not kept_but_missing(other, tmp_path)
+    assert not kept_but_missing(out, None)
+    put_back(tmp_path)
+    assert out.exists() and not kept_but_missing(out, tmp_path)

@@ -657,6 +657,28 @@ def test_a_cell_refuses_input_files_made_under_other_settings(ci_run, tmp_path):
 
 
 @NEEDS_APT
+def test_a_cell_file_left_only_under_previous_by_a_kill_is_due_at_the_next_start(ci_run, tmp_path):
+    """README promise: after a kill, a cell file that exists only under .previous (its job had
+    started, Snakemake deleted it) under an up-to-date table used to stay missing (Snakemake
+    plans nothing for a missing intermediate file below an up-to-date target). Now its job is
+    forced at the next start, dry runs included, and the table follows; nothing else."""
+    from types import SimpleNamespace
+
+    from tripletbench.harness.keep import keep_previous
+
+    out = tmp_path / "copy"
+    shutil.copytree(ci_run, out)
+    cell = out / "sdca_table2/runs/vehicle/Eucl.csv"
+    keep_previous(out, [SimpleNamespace(output=[str(cell)], input=["x"])])  # the killed run's start
+    cell.unlink()  # Snakemake deleted it when the job started; then the kill
+    assert planned_jobs(out, ROOT / "config/ci.yaml") == {
+        ("fit_evaluate", "sdca_table2/runs/vehicle/Eucl.csv"),
+        ("table_sdca_2", "sdca_table2/all_runs.csv"),
+    }
+    assert not cell.exists()  # the dry run changed nothing
+
+
+@NEEDS_APT
 def test_a_failed_rerun_puts_the_previous_outputs_back(ci_run, tmp_path):
     """issue 37 rule 4: Snakemake deletes a job's outputs when it starts. A table rerun that fails
     (its stale cell not allowed to rerun: the table refuses it) leaves the previous table, byte
