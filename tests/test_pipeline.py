@@ -657,6 +657,28 @@ def test_a_cell_refuses_input_files_made_under_other_settings(ci_run, tmp_path):
 
 
 @NEEDS_APT
+def test_a_train_fraction_too_small_to_split_names_its_key_and_the_remedy(ci_run, tmp_path):
+    """train_fraction 0.001 failed inside the split job with "class 0 has 1 sample(s)", naming
+    neither the key nor the remedy; the job's error now names both (the class sizes are known
+    only once the data is read, so the config check cannot)."""
+    import subprocess
+    import sys
+
+    out = tmp_path / "copy"
+    shutil.copytree(ci_run, out)
+    res = subprocess.run(
+        [sys.executable, "-m", "snakemake", str(out / "sdca_table2/splits/vehicle/seed0.npz"),
+         "--configfile", str(_table2_changed(tmp_path, "train_fraction", 0.001)),
+         "--config", f"results_dir={out}", f"figures_dir={out}/figures", "--cores", "1",
+         "--nolock", "--allowed-rules", "split"],
+        cwd=ROOT, capture_output=True, text=True, check=False, timeout=600,
+    )  # fmt: skip
+    log = (out / "logs/sdca_table2/split/vehicle_seed0.log").read_text()
+    assert res.returncode != 0
+    assert "sdca_table2.train_fraction = 0.001" in log and "Raise train_fraction" in log, log[-2000:]
+
+
+@NEEDS_APT
 def test_a_cell_file_left_only_under_previous_by_a_kill_is_due_at_the_next_start(ci_run, tmp_path):
     """README promise: after a kill, a cell file that exists only under .previous (its job had
     started, Snakemake deleted it) under an up-to-date table used to stay missing (Snakemake
