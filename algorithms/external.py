@@ -55,6 +55,12 @@ CONSTRAINT_KINDS = ("labels", "pairs", "triplets")
 HARNESS_PARAMS = ("constraints", "preprocessor", "random_state", "verbose")
 
 
+class ExternalLearnerError(RuntimeError):
+    """A library learner failed on the data it was given, or returned a metric that cannot rank
+    (NaN or inf entries, all zero); the message names the learner, the problem and the remedy
+    (the harness adds the dataset, seed and grid point)."""
+
+
 def is_external(name: str) -> bool:
     """True for a dotted path (an external learner), False for one of our learners' names."""
     return "." in name
@@ -151,8 +157,17 @@ class ExternalLearner(MahalanobisMixin, BaseLearner):
             X, idx = self._points(args[0], 3, "triplets")
             fit_args = (X[idx],)
         model = self.library_model()
-        with quiet_metric_learn():
-            model.fit(*fit_args)
+        name = self._library_class.__module__ + "." + self._library_class.__name__
+        try:
+            with quiet_metric_learn():
+                model.fit(*fit_args)
+        except Exception as err:  # any library error: named, with the remedy, cause chained
+            raise ExternalLearnerError(
+                f"{name} failed to fit on {len(fit_args[0])} {kind} ({type(err).__name__}: "
+                f"{err}). It passed the start-up trial on a small synthetic problem, so this "
+                "data is what it cannot take: check its hyperparameters for this data's size "
+                "and scale (the config row's fixed/grid), or leave it out of this dataset"
+            ) from err
         L = getattr(model, "components_", None)
         if L is not None:
             # the library model's own L: components_ / transform give its coordinates
@@ -166,6 +181,15 @@ class ExternalLearner(MahalanobisMixin, BaseLearner):
             raise TypeError(
                 f"{self._library_class.__name__} is not a linear metric learner: its fitted model "
                 "has neither get_mahalanobis_matrix() nor components_"
+            )
+        if M.ndim != 2 or not np.all(np.isfinite(M)) or not np.any(M):
+            problem = "NaN or inf entries" if M.ndim == 2 and np.any(~np.isfinite(M)) else (
+                "an all-zero matrix (every pair at distance 0)" if M.ndim == 2 else f"shape {M.shape}"
+            )  # fmt: skip
+            raise ExternalLearnerError(
+                f"{name} returned a metric with {problem}: it cannot rank anything. Check its "
+                "hyperparameters for this data (the config row's fixed/grid), or leave it out of "
+                "this dataset"
             )
         self.estimator_ = model
         self.M_ = M

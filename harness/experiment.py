@@ -24,8 +24,8 @@ import time
 import numpy as np
 import pandas as pd
 import scipy.sparse as sp
-
 from tripletbench.algorithms import make_learner
+from tripletbench.algorithms.external import ExternalLearnerError
 from tripletbench.datasets.constraints import triplets_to_chunklets, triplets_to_pairs
 from tripletbench.evaluation.retrieval import (
     mean_average_precision,
@@ -245,6 +245,24 @@ def _test_parts(split: dict, ks, base: dict, seed: int) -> tuple[str, str]:
     return test_query, test_db
 
 
+def _fit_in_cell(where: str, algorithm: str, params, triplets, X, y, seed):
+    """:func:`fit_learner`, with an external learner's failure named by its cell ``where``
+    (method, dataset, seed, stage, grid point)."""
+    try:
+        return fit_learner(algorithm, params, triplets, X, y, seed)
+    except ExternalLearnerError as err:
+        raise ExternalLearnerError(f"{where}: {err}") from err
+
+
+def _check_rankable(ev: dict, where: str) -> None:
+    """Raise ``ValueError`` naming the cell ``where`` when the scores gave a non-finite mAP."""
+    if not np.isfinite(ev["mAP"]):
+        raise ValueError(
+            f"{where}: the model's scores give a non-finite mAP ({ev['mAP']}): it cannot rank "
+            "these points; check its hyperparameters for this data, or leave it out"
+        )
+
+
 def run_cell(
     method: str,
     method_cfg: dict,
@@ -289,9 +307,9 @@ def run_cell(
     def one(label, fit_part, query_part, db_part, triplets, stage):
         params = params_for_label(method_cfg, label)
         Xf, yf = X[split[fit_part]], y[split[fit_part]]
-        model, timing = fit_learner(
-            algorithm_of(method, method_cfg), params, triplets, Xf, yf, seed
-        )
+        where = f"{method} on {base.get('dataset')}, seed {seed}, {stage} {label}"
+        model, timing = _fit_in_cell(where, algorithm_of(method, method_cfg), params, triplets,
+                                     Xf, yf, seed)  # fmt: skip
         Xd, yd = (Xf, yf) if db_part == fit_part else (X[split[db_part]], y[split[db_part]])
         ev = evaluate_map(
             model,
@@ -302,6 +320,7 @@ def run_cell(
             ks=ks if stage == "test" else (),
         )
         del Xd, yd
+        _check_rankable(ev, where)
         log(f"  {stage} {label}: fit {timing['fit_wall_s']:.2f} s, mAP {ev['mAP']:.4f}")
         info = {
             **base,
