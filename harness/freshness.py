@@ -68,3 +68,20 @@ def planned_jobs(argv, cwd) -> list[str]:
         return []
     rows = [line.split() for line in stats.group(1).splitlines()[2:] if line.strip()]
     return [f"{r[0]} ({r[1]})" for r in rows if len(r) == 2]
+
+
+def check_report_pages(paths) -> None:
+    """Raise :class:`StaleResults` when any of the report's pages or captions ``paths`` (the
+    outputs of rule report_pages) is missing: Snakemake would stop on a raw "Error loading
+    caption file ... FileNotFoundError" (``--report table_sdca_2`` after building that table
+    alone)."""
+    import os
+
+    missing = [str(p) for p in paths if not os.path.exists(str(p))]
+    if missing:
+        raise StaleResults(
+            f"the report's pages and captions are not built yet ({len(missing)} missing, e.g. "
+            f"{missing[0]}): rule report_pages writes them from every table and figure the "
+            "config switches on. Run `snakemake report_pages` (or reproduce_all) with the same "
+            "config first, then build the report"
+        )

@@ -325,3 +325,25 @@ def test_the_report_freshness_check_reads_the_report_command_line():
     assert without_report_options(argv) == ["--configfile", "c.yaml", "t"]
     assert is_report_run(["--report=r.zip"]) and not is_report_run(["reproduce_all"])
     assert not is_report_run(["--report", "r.html", "--report-after-run"])  # runs the jobs first
+
+
+@NEEDS_APT
+def test_a_report_before_its_pages_exist_names_the_command_that_builds_them(ci_run, tmp_path):
+    """`--report r.html table_sdca_2` after building that table alone stopped on Snakemake's raw
+    "Error loading caption file ... FileNotFoundError"; it now names report_pages, before any
+    report is written. (The CI run builds no report pages.)"""
+    import shutil
+
+    out = tmp_path / "copy"
+    shutil.copytree(ci_run, out)
+    assert not (out / "report").exists()
+    res = subprocess.run(
+        [sys.executable, "-m", "snakemake", "table_sdca_2", "--report", str(tmp_path / "r.html"),
+         "--configfile", "config/ci.yaml", "--config", f"results_dir={out}",
+         f"figures_dir={out}/figures", "--nolock"],
+        cwd=ROOT, capture_output=True, text=True, check=False, timeout=600,
+    )  # fmt: skip
+    log = res.stdout + res.stderr
+    assert res.returncode != 0 and "pages and captions are not built yet" in log, log[-3000:]
+    assert "snakemake report_pages" in log and "FileNotFoundError" not in log, log[-3000:]
+    assert not (tmp_path / "r.html").exists()

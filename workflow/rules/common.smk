@@ -81,7 +81,11 @@ from tripletbench.harness.config import (  # noqa: E402
     experiment_cells,
     unpinned_downloads_opt_in,
 )
-from tripletbench.harness.freshness import check_report_fresh, is_report_run  # noqa: E402
+from tripletbench.harness.freshness import (  # noqa: E402
+    check_report_fresh,
+    check_report_pages,
+    is_report_run,
+)
 from tripletbench.harness.regression import stored_tables  # noqa: E402
 from tripletbench.harness.settings import (  # noqa: E402
     block_settings,

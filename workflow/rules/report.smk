@@ -58,6 +58,10 @@ rule report_pages:
         write_pages(REPORT_TABLES, REPORT_FIGURES, input.paper_results, REPORT_DIR)
 
 
+# ... and from pages that are not there yet (its captions: a raw FileNotFoundError otherwise)
+if workflow.is_main_process and is_report_run(sys.argv[1:]):
+    check_report_pages([*rules.report_pages.output])
+
 rule reproduce_all:
     """The default target: every table and figure the config's blocks switch on, and the report.
 
