@@ -29,8 +29,11 @@ API (compatible with metric-learn 0.7.0: docs/library.md, "API against metric-le
   ``*_Supervised`` variants of :mod:`tripletbench.algorithms.supervised`).
 
 Errors, shared by every learner: scoring an unfitted model raises scikit-learn's
-``NotFittedError``; unusable data (NaN or inf, no constraint, every point the same vector) raises
-:class:`~tripletbench.datasets.base.DataError` naming the problem; a hyperparameter shared by several learners
+``NotFittedError``; unusable data (NaN or inf, no constraint, every point the same vector, zero
+features, every triplet's positive equal to its negative, a feature scale outside
+``feature_scale_range``, a sparse matrix for a learner without a sparse path, and, when scoring,
+another number of features than at fit) raises :class:`~tripletbench.datasets.base.DataError`
+naming the problem, at fit and in every scoring method alike; a hyperparameter shared by several learners
 that is out of range (``block_size < 1``, negative ``n_epochs``, ``n_passes <= 0``, an unknown
 ``sampling``) or a string where a number belongs raises ``ValueError`` / ``TypeError`` naming the
 hyperparameter (:meth:`BaseLearner._check_common_params`, run at fit and by the config check).
