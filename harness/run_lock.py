@@ -35,13 +35,18 @@ class RunLocked(RuntimeError):
     """Another run is using the results folder."""
 
 
-def _process_start(pid: int) -> str | None:
-    """The start time of process ``pid`` in clock ticks since boot (Linux ``/proc``), or None."""
+def _stat(pid: int) -> list[str] | None:
+    """The fields of ``/proc/<pid>/stat`` after "pid (comm)" (Linux), or None."""
     try:
-        stat = Path(f"/proc/{pid}/stat").read_text()
+        return Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()
     except OSError:
         return None
-    return stat.rsplit(")", 1)[1].split()[19]  # field 22 of proc(5), after "pid (comm)"
+
+
+def _process_start(pid: int) -> str | None:
+    """The start time of process ``pid`` in clock ticks since boot (Linux ``/proc``), or None."""
+    fields = _stat(pid)
+    return None if fields is None else fields[19]  # field 22 of proc(5)
 
 
 def _alive(holder: dict) -> bool:
@@ -55,8 +60,11 @@ def _alive(holder: dict) -> bool:
         return False
     except PermissionError:
         pass  # it exists, under another user
+    fields = _stat(pid)
+    if fields is not None and fields[0] in ("Z", "X"):  # killed, not yet reaped by its parent
+        return False
     started = holder.get("process_start")
-    return started is None or _process_start(pid) in (None, started)
+    return started is None or fields is None or fields[19] == started
 
 
 def _describe(holder: dict) -> str:

@@ -11,6 +11,7 @@ import signal
 import socket
 import subprocess
 import sys
+import time
 from pathlib import Path
 
 import pytest
@@ -101,3 +102,18 @@ def test_a_finished_run_leaves_no_lock(ci_run):
     """The CI run (conftest.py) took the lock of its results folder and dropped it at the end."""
     assert (ci_run / "logs/run_walltime.csv").exists()
     assert not (ci_run / LOCK).exists()
+
+
+def test_a_killed_run_not_yet_reaped_is_gone(tmp_path):
+    """A run killed but not yet waited for by its parent (a zombie) holds nothing."""
+    proc = _holder(tmp_path)
+    proc.send_signal(signal.SIGKILL)
+    for _ in range(50):  # until the kernel has made it a zombie (not reaped: no wait() yet)
+        if (run_lock._stat(proc.pid) or ["?"])[0] == "Z":
+            break
+        time.sleep(0.1)
+    try:
+        acquire(tmp_path)
+        release(tmp_path)
+    finally:
+        proc.wait()
