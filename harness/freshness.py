@@ -73,8 +73,8 @@ def planned_jobs(argv, cwd) -> list[str]:
 def check_report_pages(paths) -> None:
     """Raise :class:`StaleResults` when any of the report's pages or captions ``paths`` (the
     outputs of rule report_pages) is missing: Snakemake would stop on a raw "Error loading
-    caption file ... FileNotFoundError" (``--report table_sdca_2`` after building that table
-    alone)."""
+    caption file ... FileNotFoundError" (``--report`` of one table's target after building that
+    table alone)."""
     import os
 
     missing = [str(p) for p in paths if not os.path.exists(str(p))]

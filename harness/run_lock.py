@@ -1,8 +1,8 @@
 """One run per results folder: a lock the workflow takes when a run starts and drops when it ends.
 
 Snakemake's own lock (``.snakemake/locks``) refuses a second run only when the two runs' outputs
-overlap, and only within one checkout. Two runs whose outputs are disjoint (``table_sdca_2``
-running, then ``table_sdca_4`` started on the same results folder) were both let in; the second
+overlap, and only within one checkout. Two runs whose outputs are disjoint (one table's target
+running, then another table's started on the same results folder) were both let in; the second
 run's start (``onstart``: :func:`tripletbench.harness.keep.keep_previous`) put back the first
 run's in-flight cell file and emptied ``{results}/.previous``, so that seven old outputs of the
 first run were lost when its table then failed (measured on 8fd98b7).
