@@ -2,6 +2,7 @@ import numpy as np
 import pytest
 
 from tripletbench.algorithms import OASIS, DissimOASIS
+from tripletbench.datasets.base import DataError
 
 # one triplet: p = (1, 0), p+ = (0, 1), p- = (1, 0); with W = I the margin is 0 - 1 = -1, the loss
 # 2, V = p (p+ - p-)^T = [[-1, 1], [0, 0]], ||V||_F^2 = 2, tau = min(C, 2 / 2) = min(C, 1).
@@ -24,8 +25,15 @@ def test_unclipped_step_makes_the_loss_exactly_zero():
 
 
 def test_zero_norm_product_is_skipped_without_nan():
+    """A triplet whose step has ||V||^2 = 0 (a zero anchor, or the positive equal to the
+    negative) is skipped, never a NaN; beside it a triplet the identity already orders with a
+    margin over 1 (no update), since input whose every triplet has its positive equal to its
+    negative is refused (DataError: nothing to learn)."""
+    ordered = [[1.0, 0.0], [2.0, 0.0], [-5.0, 0.0]]  # s(a, p) - s(a, n) = 7: no loss
     zero_anchor = np.array([[[0.0, 0.0], [0.0, 1.0], [1.0, 0.0]]])
-    same_pos_neg = np.array([[[1.0, 2.0], [3.0, 1.0], [3.0, 1.0]]])
+    same_pos_neg = np.array([[[1.0, 2.0], [3.0, 1.0], [3.0, 1.0]], ordered])
+    with pytest.raises(DataError, match="positive is the negative"):
+        OASIS(C=0.1, n_epochs=3).fit(same_pos_neg[:1])
     for t in (zero_anchor, same_pos_neg):
         m = OASIS(C=0.1, n_epochs=3).fit(t)
         np.testing.assert_array_equal(m.W_, np.eye(2))
