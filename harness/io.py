@@ -204,13 +204,19 @@ def settings_hash(settings) -> str:
     return "s" + digest.hexdigest()[:12]
 
 
-def settings_record(settings) -> dict:
+def settings_record(settings, rule: str | None = None) -> dict:
     """``{"settings_hash": 0-d str array}`` of a job's ``params.settings``, saved in each
     ``.npz`` output of a data job (split, triplets, features), so that the file says what it was
     made under: :mod:`tripletbench.harness.keep` forces the job when the config implies other
     settings (with Snakemake's metadata lost), and a cell records the hashes of the files it
-    read (:func:`input_settings`)."""
-    return {"settings_hash": np.array(settings_hash(settings))}
+    read (:func:`check_input_settings`). ``rule``: the rule that wrote the file
+    (``snakemake.rule``), recorded as ``settings_rule``, so that a rule that could also write
+    that path but loses to another by ``ruleorder`` (split, for the image sets' splits, which
+    images_features writes) does not judge the file by its own settings."""
+    out = {"settings_hash": np.array(settings_hash(settings))}
+    if rule is not None:
+        out["settings_rule"] = np.array(str(rule))
+    return out
 
 
 def recorded_setting(path) -> str:

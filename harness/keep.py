@@ -101,7 +101,16 @@ def kept_but_missing(path, results) -> bool:
     return any(e.get("path") == wanted and Path(e.get("backup", "")).is_file() for e in entries)
 
 
-def force_if_outdated(workflow, path, expected: str, seeds=None, results=None) -> bool:
+def written_by_another_rule(path, rule) -> bool:
+    """True when ``.npz`` result ``path`` records (``settings_rule``) that a rule other than
+    ``rule`` wrote it: its settings are that rule's to judge."""
+    if rule is None:
+        return False
+    got = recorded_values(path, "settings_rule")
+    return got is not None and got != {str(rule)}
+
+
+def force_if_outdated(workflow, path, expected: str, seeds=None, results=None, rule=None) -> bool:
     """Force the job of output ``path`` in the DAG being built when the file records other
     settings than ``expected`` (Snakemake's params trigger on), or, with ``seeds`` given, other
     seeds (its input trigger on), or when it is missing with a copy kept under
@@ -112,7 +121,7 @@ def force_if_outdated(workflow, path, expected: str, seeds=None, results=None) -
 
     from .snakemake_internals import building_dag, force, rerun_triggers
 
-    if building_dag(workflow) is None:
+    if building_dag(workflow) is None or written_by_another_rule(path, rule):
         return False
     triggers = rerun_triggers(workflow)
     # without those triggers (--rerun-triggers mtime) the tables refuse stale rows instead

@@ -387,7 +387,7 @@ def settings_check(rule_name):
         seeds = getattr(cell_rule.params, "seeds", None)
         seeds = seeds(wc) if callable(seeds) else seeds
         path = apply_wildcards(str(cell_rule.output[0]), dict(wc.items()))
-        force_if_outdated(workflow, path, settings_hash(settings), seeds, RESULTS)
+        force_if_outdated(workflow, path, settings_hash(settings), seeds, RESULTS, rule_name)
         return []
 
     return check

@@ -28,5 +28,5 @@ for part, t in protocol_triplets(labels, split, n, seed).items():
         purpose=purpose,
         sampler="class_random",
         indices_into=part,
-        **settings_record(snakemake.params.settings),
+        **settings_record(snakemake.params.settings, snakemake.rule),
     )

@@ -26,4 +26,4 @@ except DataError as err:
         f"{min(0.5, 2.5 / max(smallest, 1)):.2g} or more)"
     ) from None
 print({k: len(v) for k, v in s.items()})
-save_npz(snakemake.output[0], seed=seed, **s, **settings_record(snakemake.params.settings))
+save_npz(snakemake.output[0], seed=seed, **s, **settings_record(snakemake.params.settings, snakemake.rule))

@@ -6,8 +6,7 @@ import numpy as np
 
 from tripletbench.datasets import human_features as hf
 from tripletbench.studies.human import experiment as human
-from tripletbench.harness.io import now, save_npz, start_log
-from tripletbench.harness.settings import settings_hash
+from tripletbench.harness.io import now, save_npz, settings_record, start_log
 
 start_log(snakemake.log[0])
 name, kind = snakemake.wildcards.hset, snakemake.wildcards.features
@@ -19,5 +18,5 @@ save_npz(
     snakemake.output[0],
     X=X,
     items=np.asarray(j.items).astype(str),
-    settings_hash=np.array(settings_hash(snakemake.params.settings)),
+    **settings_record(snakemake.params.settings, snakemake.rule),
 )

@@ -42,6 +42,6 @@ save_features(
     source_index=selected,
     seed=seed,
     info=pd.Series(info).to_json(),
-    **settings_record(snakemake.params.settings),
+    **settings_record(snakemake.params.settings, snakemake.rule),
 )
-save_npz(snakemake.output.split, seed=seed, **split, **settings_record(snakemake.params.settings))
+save_npz(snakemake.output.split, seed=seed, **split, **settings_record(snakemake.params.settings, snakemake.rule))

@@ -45,5 +45,5 @@ save_npz(
     skipped=np.asarray(skipped, dtype=str),
     cpu_s_per_image=cpu / max(len(members), 1),
     **extra,
-    **settings_record(snakemake.params.settings),
+    **settings_record(snakemake.params.settings, snakemake.rule),
 )

@@ -12,4 +12,4 @@ seed = int(snakemake.wildcards.seed)
 y = load_prepared(snakemake.input[0], ["y"])["y"]
 s = table4_split(y, seed, cfg["train_fraction"], cfg["fit_fraction"], cfg["query_fraction"])
 print({k: len(v) for k, v in s.items()})
-save_npz(snakemake.output[0], seed=seed, **s, **settings_record(snakemake.params.settings))
+save_npz(snakemake.output[0], seed=seed, **s, **settings_record(snakemake.params.settings, snakemake.rule))

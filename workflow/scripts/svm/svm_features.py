@@ -21,4 +21,4 @@ print(f"{corpus.note}; {len(corpus.texts)} documents; files {corpus.files}; text
 arrays = corpus_features(corpus, snakemake.params.token_pattern, tf)
 for key in sorted(k for k in arrays if k.endswith("__n_vocab")):
     print(f"  vocabulary [{key.split('__')[0]}]: {int(arrays[key]):,} terms")
-save_npz(snakemake.output[0], **arrays, **settings_record(snakemake.params.settings))
+save_npz(snakemake.output[0], **arrays, **settings_record(snakemake.params.settings, snakemake.rule))
