@@ -16,6 +16,14 @@ class DataError(ValueError):
     """Raised for data that is missing, corrupt or unusable; the message names the problem."""
 
 
+class ExternalLearnerError(ValueError):
+    """A library learner failed on the data it was given, or returned a metric that cannot rank
+    (NaN or inf entries, all zero); the message names the learner, the problem and the remedy
+    (the harness adds the dataset, seed and grid point). A ``ValueError``, as the library's own
+    refusals were: a protocol that records a refused fit as a row with its error (the image
+    sets' record_failures, a human-judgment curve point) still does."""
+
+
 def check_features(X: np.ndarray, name: str = "data") -> np.ndarray:
     """Return ``X`` if it is a finite 2-D float array; raise :class:`DataError` naming the problem."""
     X = np.asarray(X)

@@ -48,19 +48,12 @@ from functools import lru_cache
 
 import numpy as np
 
+from ._checks import ExternalLearnerError  # noqa: F401  (re-exported: its home is _checks)
 from ._compat import quiet_metric_learn
 from .base import BaseLearner, MahalanobisMixin
 
 CONSTRAINT_KINDS = ("labels", "pairs", "triplets")
 HARNESS_PARAMS = ("constraints", "preprocessor", "random_state", "verbose")
-
-
-class ExternalLearnerError(ValueError):
-    """A library learner failed on the data it was given, or returned a metric that cannot rank
-    (NaN or inf entries, all zero); the message names the learner, the problem and the remedy
-    (the harness adds the dataset, seed and grid point). A ``ValueError``, as the library's own
-    refusals were: a protocol that records a refused fit as a row with its error (the image
-    sets' record_failures, a human-judgment curve point) still does."""
 
 
 def is_external(name: str) -> bool:

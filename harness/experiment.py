@@ -25,7 +25,7 @@ import numpy as np
 import pandas as pd
 import scipy.sparse as sp
 from tripletbench.algorithms import make_learner
-from tripletbench.algorithms.external import ExternalLearnerError
+from tripletbench.algorithms._checks import ExternalLearnerError  # not .external: see fit_learner
 from tripletbench.datasets.constraints import triplets_to_chunklets, triplets_to_pairs
 from tripletbench.evaluation.retrieval import (
     mean_average_precision,
