@@ -276,7 +276,10 @@ job writes adds its own (the image sets' images_features, Table 4's table4_split
 def split_settings(wildcards):
     """Rule split's settings (data.smk): the split's sizes, the route and the script's code."""
     return data_settings(
-        config, wildcards.experiment, ["train_fraction", "fit_fraction"], "workflow/scripts/split.py"
+        config,
+        wildcards.experiment,
+        ["train_fraction", "fit_fraction"],
+        "workflow/scripts/split.py",
     )
 
 

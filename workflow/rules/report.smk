@@ -62,6 +62,7 @@ rule report_pages:
 if workflow.is_main_process and is_report_run(sys.argv[1:]):
     check_report_pages([*rules.report_pages.output])
 
+
 rule reproduce_all:
     """The default target: every table and figure the config's blocks switch on, and the report.
 
