@@ -228,15 +228,23 @@ def check_prepared_spec(path) -> None:
         )
 
 
-def load_prepared(path, keys=None) -> dict:
-    """The arrays ``keys`` (default: all) of a prepared ``.npz`` file, as a dict name -> array,
-    after :func:`check_prepared`; raises :class:`DataError` for a corrupt file (rerun the
-    workflow, which moves it aside and rebuilds it) or a missing key."""
+def verify_prepared(path) -> None:
+    """Check a prepared ``.npz`` file (:func:`check_prepared`, :func:`check_prepared_spec`)
+    without loading its arrays; raises :class:`DataError` with the remedy (rerun the workflow,
+    which moves a corrupt file aside and rebuilds it). A reader calls it before any other file
+    of the same job, so a corrupt data file is named as such first."""
     try:
         check_prepared(path)
         check_prepared_spec(path)
     except DataError as err:
         raise DataError(f"{err}; rerun the workflow to rebuild it") from None
+
+
+def load_prepared(path, keys=None) -> dict:
+    """The arrays ``keys`` (default: all) of a prepared ``.npz`` file, as a dict name -> array,
+    after :func:`verify_prepared`; raises :class:`DataError` for a corrupt file (rerun the
+    workflow, which moves it aside and rebuilds it) or a missing key."""
+    verify_prepared(path)
     with np.load(path, allow_pickle=False) as data:
         missing = sorted(set(keys or ()) - set(data.files))
         if missing:

@@ -9,7 +9,7 @@ from functools import lru_cache
 import numpy as np
 import pandas as pd
 
-from tripletbench.datasets.base import load_prepared
+from tripletbench.datasets.base import load_prepared, verify_prepared
 from tripletbench.datasets.bovw import load_features
 from tripletbench.harness.cells import CellStore, cell_key, file_sha256
 from tripletbench.harness.config import ConfigError
@@ -85,6 +85,8 @@ def compute(seed: int, data_file: str, i: int):
 digest = lru_cache(maxsize=None)(file_sha256)  # a file the seeds share is hashed once
 cells, todo = {}, []
 consumed = {}  # seed -> the settings hashes its split and triplet files record
+for data_file in dict.fromkeys(data_files):
+    verify_prepared(data_file)  # a corrupt data file is named as such before anything reads it
 for i, seed in enumerate(seeds):
     parts = {"split": inp.split[i], "triplets_fit": inp.triplets_fit[i],
              "triplets_train": inp.triplets_train[i]}  # fmt: skip
