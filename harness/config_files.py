@@ -204,18 +204,63 @@ def profile_files(argv, environ, snakefile_dir) -> list[Path]:
 
 
 def check_config_items(items, where: str) -> None:
-    """Raise :class:`ConfigError` naming ``where`` for a key given twice among ``KEY=VALUE``
-    items (a typed ``--config``, or a profile's ``config:`` list): Snakemake keeps the last
-    one without a word."""
+    """Raise :class:`ConfigError` naming ``where`` for a key given twice with different values
+    among ``KEY=VALUE`` items (a typed ``--config``, or a profile's ``config:`` list):
+    Snakemake keeps the last one without a word. The same item twice loses nothing and passes."""
     seen: dict[str, str] = {}
     for item in items:
-        key = str(item).partition("=")[0].strip()
-        if key in seen:
+        key, _, value = str(item).partition("=")
+        key = key.strip()
+        if key in seen and seen[key].partition("=")[2] != value:
             raise ConfigError(
                 f"{where}: {key} is given twice ({seen[key]!r} and {str(item)!r}); Snakemake "
                 "would keep the last one silently. Give it once"
             )
         seen[key] = str(item)
+
+
+def typed_config_groups(argv) -> list[list[str]]:
+    """The ``KEY=VALUE`` items of each ``--config`` / ``-C`` / ``--config=`` on ``argv``, one
+    list per occurrence, in order (Snakemake keeps the last occurrence's list only)."""
+    groups = []
+    for i, tok in enumerate(argv):
+        if tok.startswith("--config="):
+            groups.append([tok[len("--config=") :]])
+        elif tok in ("--config", "-C"):
+            j, items = i + 1, []
+            while j < len(argv) and not argv[j].startswith("-"):
+                items.append(argv[j])
+                j += 1
+            groups.append(items)
+    return groups
+
+
+def check_config_groups(groups) -> None:
+    """Raise :class:`ConfigError` for ``KEY=VALUE`` items that Snakemake would lose silently.
+    ``groups`` is a list of ``(where, items)`` in the order Snakemake reads them: each profile's
+    ``config:`` list, then each typed ``--config`` / ``-C`` / ``--config=`` on the command line.
+    Snakemake keeps the last group only (a typed ``--config`` replaces a profile's ``config:``
+    and an earlier ``--config`` entirely), so refused are a key given twice with different values
+    in one group, and an item of an earlier group that the last one drops or changes. A later
+    group that repeats the earlier one's items passes."""
+    if not groups:
+        return
+    for where, items in groups:
+        check_config_items(items, where)
+    last_where, last = groups[-1]
+    kept = {str(x).partition("=")[0].strip(): str(x) for x in last}
+    for where, items in groups[:-1]:
+        for item in items:
+            key, _, value = str(item).partition("=")
+            replacement = kept.get(key.strip())
+            if replacement is None or replacement.partition("=")[2] != value:
+                there = f"it has {replacement!r}" if replacement else "it lacks the key"
+                raise ConfigError(
+                    f"{where}: {str(item)!r} would be dropped, because the {last_where} replaces "
+                    f"this list entirely ({there}); "
+                    "Snakemake keeps the last config list only, silently. Give every item in one "
+                    "--config (or repeat it there)"
+                )
 
 
 def check_profiles(argv, environ, snakefile_dir) -> None:
@@ -225,16 +270,7 @@ def check_profiles(argv, environ, snakefile_dir) -> None:
     and the key."""
     import yaml
 
-    typed = []
-    for i, tok in enumerate(argv):
-        if tok.startswith("--config="):
-            typed.append(tok[len("--config=") :])
-        elif tok in ("--config", "-C"):
-            j = i + 1
-            while j < len(argv) and not argv[j].startswith("-"):
-                typed.append(argv[j])
-                j += 1
-    check_config_items(typed, "--config on the command line")
+    groups = []
     for f in profile_files(argv, environ, snakefile_dir):
         try:
             check_duplicate_keys([f])
@@ -249,4 +285,8 @@ def check_profiles(argv, environ, snakefile_dir) -> None:
             continue  # a mapping cannot repeat a key past the check above
         if isinstance(items, str):
             items = items.split()
-        check_config_items(items or [], f"Snakemake profile {f}, config")
+        if items:
+            groups.append((f"Snakemake profile {f}, config", list(items)))
+    typed = typed_config_groups(argv)
+    groups += [("--config on the command line", items) for items in typed]
+    check_config_groups(groups)

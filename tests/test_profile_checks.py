@@ -1,7 +1,8 @@
 """Rule: every input of a run is checked as a config file is. A Snakemake profile with
 ``configfile:`` twice dropped one config file without a word, ``config:`` twice kept the last,
-and a key given twice in a profile's ``config:`` list or in the typed ``--config`` kept the last
-silently; now each is refused before any job, naming the profile (or the command line) and the
+a key given twice in a profile's ``config:`` list or in the typed ``--config`` kept the last
+silently, and a second ``--config`` (or any ``--config`` after a profile's ``config:``) dropped the
+first list's items; now each is refused before any job, naming the profile (or the command line) and the
 key. The profiles are found as Snakemake finds them (``--profile``, ``$SNAKEMAKE_PROFILE``,
 ``--workflow-profile``)."""
 
@@ -64,9 +65,24 @@ def test_a_sound_profile_and_the_shipped_ones_pass(tmp_path):
 def test_a_key_twice_on_the_typed_command_line_is_refused():
     with pytest.raises(ConfigError, match=r"--config on the command line: results_dir is given"):
         check_profiles(["snakemake", "--config", "results_dir=a", "results_dir=b"], {}, ROOT)
-    with pytest.raises(ConfigError, match="seeds is given twice"):
-        check_profiles(["snakemake", "-C", "seeds=[0]", "--config=seeds=[1]"], {}, ROOT)
     check_profiles(["snakemake", "--config", "a=1", "b=2"], {}, ROOT)
+    check_profiles(["snakemake", "--config", "a=1", "a=1"], {}, ROOT)  # the same item loses nothing
+
+
+def test_an_item_a_later_config_list_drops_is_refused(tmp_path):
+    """Snakemake keeps the last ``--config`` only (argparse's store), and a typed ``--config``
+    replaces a profile's ``config:`` list: an item of an earlier list that the last one drops or
+    changes would vanish without a word; a later list that repeats it passes."""
+    with pytest.raises(ConfigError, match=r"'seeds=\[0\]' would be dropped.*it has 'seeds=\[1\]'"):
+        check_profiles(["snakemake", "-C", "seeds=[0]", "--config=seeds=[1]"], {}, ROOT)
+    with pytest.raises(ConfigError, match=r"'a=1' would be dropped.*lacks the key"):
+        check_profiles(["snakemake", "--config", "a=1", "--config", "b=2"], {}, ROOT)
+    check_profiles(["snakemake", "--config", "a=1", "-n", "--config", "a=1", "b=2"], {}, ROOT)
+    folder = _profile(tmp_path, "config:\n  - a=1\n")
+    with pytest.raises(ConfigError, match=r"Snakemake profile .*config: 'a=1' would be dropped"):
+        check_profiles(["snakemake", "--profile", str(folder), "--config", "b=2"], {}, ROOT)
+    check_profiles(["snakemake", "--profile", str(folder), "--config", "a=1", "b=2"], {}, ROOT)
+    check_profiles(["snakemake", "--profile", str(folder)], {}, ROOT)
 
 
 def test_the_workflow_refuses_a_profile_with_configfile_twice_before_any_job(tmp_path):
