@@ -17,8 +17,9 @@ from its module (``from tripletbench.algorithms.oasis import OASIS``): a job's c
 (:mod:`tripletbench.harness.settings`), and this package's ``__init__`` imports no learner. :data:`ALGORITHMS`
 is built on first use (it imports every learner), so importing one learner stays cheap: no
 downloader, no Snakemake, no pandas (``tests/test_library.py`` lists what each import loads).
-The errors and input checks the learners raise and use (:class:`DataError`, the triplet / pair /
-chunklet conversions) live in :mod:`tripletbench.algorithms._checks`; :mod:`datasets` re-exports them. The ``*_Supervised`` variants (``fit(X, y)``, as metric-learn's) are
+The errors and input checks the learners raise and use (:class:`DataError`) live in
+:mod:`tripletbench.algorithms._checks`, the triplet sampler and the pair / chunklet conversions in
+:mod:`tripletbench.algorithms._constraints`; :mod:`datasets` re-exports them. The ``*_Supervised`` variants (``fit(X, y)``, as metric-learn's) are
 in :mod:`tripletbench.algorithms.supervised`.
 """
 

@@ -259,7 +259,7 @@ def _trial_fit(path: str, kind: str, fixed: tuple) -> None:
     rng = np.random.default_rng(0)
     y = np.repeat(np.arange(4), 10)
     X = rng.normal(size=(40, 4)) + 2.0 * np.eye(4)[y]
-    from ._checks import sample_class_triplets, triplets_to_pairs
+    from ._constraints import sample_class_triplets, triplets_to_pairs
 
     t = sample_class_triplets(y, 60, rng)
     wrapper = external_learner(path)(constraints=kind, **dict(fixed))

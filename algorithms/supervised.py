@@ -40,7 +40,7 @@ import inspect
 import numpy as np
 from sklearn.base import TransformerMixin
 
-from ._checks import sample_class_triplets, triplets_to_chunklets, triplets_to_pairs
+from ._constraints import sample_class_triplets, triplets_to_chunklets, triplets_to_pairs
 from .base import BaseLearner, LabelledMixin, MahalanobisMixin
 from .comet import COMET, SparseCOMET
 from .euclidean import Euclidean

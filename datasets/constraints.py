@@ -8,10 +8,10 @@ int64 index arrays together with the seed that drew them (see ``workflow/scripts
 from __future__ import annotations
 
 import numpy as np
+from tripletbench.algorithms._checks import DataError
 
-# the learners' own checks and conversions (tripletbench.algorithms._checks), re-exported from here
-from tripletbench.algorithms._checks import (  # noqa: F401
-    DataError,
+# the learners' own sampler and conversions (tripletbench.algorithms._constraints), re-exported
+from tripletbench.algorithms._constraints import (  # noqa: F401
     sample_class_triplets,
     triplets_to_chunklets,
     triplets_to_pairs,

@@ -105,17 +105,18 @@ def test_the_modules_and_time_of_importing_sdca_are_listed():
 
 
 def test_the_data_layer_re_exports_the_learners_errors_and_conversions():
-    from tripletbench.algorithms import DataError, _checks
+    from tripletbench.algorithms import DataError, _checks, _constraints
     from tripletbench.datasets import base, constraints, preprocess
 
     assert base.DataError is DataError is _checks.DataError
     assert issubclass(base.ChecksumError, DataError) and issubclass(base.DataUnavailable, DataError)
-    for mod, names in (
-        (preprocess, ("check_features", "check_labelled")),
-        (constraints, ("sample_class_triplets", "triplets_to_pairs", "triplets_to_chunklets")),
-    ):
+    for mod, source, names in (
+        (preprocess, _checks, ("check_features", "check_labelled")),
+        (constraints, _constraints, ("sample_class_triplets", "triplets_to_pairs",
+                                     "triplets_to_chunklets")),
+    ):  # fmt: skip
         for n in names:
-            assert getattr(mod, n) is getattr(_checks, n)
+            assert getattr(mod, n) is getattr(source, n)
 
 
 def test_the_package_is_this_checkout_under_its_namespace_only():

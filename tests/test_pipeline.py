@@ -462,8 +462,21 @@ def test_a_learners_code_hash_covers_its_own_modules_only():
     # the base classes, their checks and the engine's loops
     shared = {"tripletbench.algorithms.base", "tripletbench.algorithms._checks", "tripletbench.algorithms.kernels",
               "tripletbench.algorithms._params", "tripletbench.algorithms._scores",
-              "tripletbench.algorithms._stream", "tripletbench.algorithms._tuples"}
+              "tripletbench.algorithms._stream", "tripletbench.algorithms._tuples",
+              "tripletbench.algorithms._constraints"}
     assert not any(m.startswith("tripletbench.algorithms.") and m not in shared for m in cell)
+
+
+def test_a_data_jobs_code_hash_leaves_out_code_it_does_not_run():
+    """The split draws no triplet: the sampler's module is outside its closure (a changed
+    sampler once changed every split's settings, so the cells refused their splits), and inside
+    the closure of the triplets' job and of the cells'."""
+    from tripletbench.harness.settings import code_closure
+
+    sampler = "tripletbench.algorithms._constraints"
+    assert sampler not in code_closure(script="workflow/scripts/split.py")
+    assert sampler in code_closure(script="workflow/scripts/sample_triplets.py")
+    assert sampler in code_closure(script="workflow/scripts/fit_evaluate.py")
 
 
 def test_a_moved_number_is_named_with_stored_and_new_values():

@@ -115,7 +115,7 @@ FAULTS = {
         {"oahu_cell": ""},
     ),
     "triplet sampler: the positive may be the anchor itself (off by one)": (
-        "algorithms/_checks.py",
+        "algorithms/_constraints.py",
         "q = q + (q >= rank[anchor])",
         "q = q + (q > rank[anchor])",
         "tables/sdca_table2.csv",
