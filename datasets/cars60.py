@@ -57,7 +57,14 @@ from pathlib import Path
 import numpy as np
 
 from .base import DataError, DatasetSpec, RemoteFile
-from .human_judgments import ItemImages, Judgments, MemberStore, fetch_either, not_tabular
+from .human_judgments import (
+    ItemImages,
+    Judgments,
+    MemberStore,
+    compare_with_published,
+    fetch_either,
+    not_tabular,
+)
 
 URL = "http://www.tml.cs.uni-tuebingen.de/team/luxburg/code_and_data/60_cars_data.zip"
 KNOWN_HASH = "sha256:5fa2ad932d48adf5cfe36bd16a08b25fd88d1519d974908f6ccbba769f629640"  # cblearn
@@ -274,7 +281,10 @@ def load_judgments(
     if collection not in COLLECTIONS:
         raise DataError(f"unknown 60-cars collection {collection!r}; expected one of {COLLECTIONS}")
     store, provenance = load_store(cache_dir, mirror, allow_unpinned, spec)
-    return parse(store, provenance, collection)
+    j = parse(store, provenance, collection)
+    statements = {"statements": len(j.triplets) // 2}
+    published = {"statements": PUBLISHED_STATEMENTS[collection]}
+    return compare_with_published(j, statements, published, allow_unpinned)
 
 
 __all__ = [

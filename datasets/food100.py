@@ -55,6 +55,7 @@ from .human_judgments import (
     ItemImages,
     Judgments,
     MemberStore,
+    compare_with_published,
     fetch_either,
     item_index,
     not_tabular,
@@ -247,7 +248,10 @@ def load_judgments(
 ) -> Judgments:
     """Fetch (once; from ``mirror`` when given) and parse Food-100 (module docstring)."""
     store, provenance = load_store(cache_dir, mirror, allow_unpinned, spec)
-    return parse(store, provenance)
+    j = parse(store, provenance)
+    got = {"triplets": len(j.triplets), "unique triplets": len(j.unique()[0])}
+    published = dict(zip(("triplets", "unique triplets"), PUBLISHED_COUNTS))
+    return compare_with_published(j, got, published, allow_unpinned)
 
 
 __all__ = [

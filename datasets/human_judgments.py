@@ -30,6 +30,7 @@ from __future__ import annotations
 import dataclasses
 import hashlib
 import io
+import warnings
 import zipfile
 from pathlib import Path, PurePosixPath
 from typing import Callable
@@ -448,7 +449,9 @@ class Judgments:
     ``columns``: per-row arrays (worker, survey round, split, ...); ``item_labels``: per-item
     arrays (classes where the publisher gives them); ``images``: the item images;
     ``provenance``: one line per file or member set read (sha256, where from, how verified);
-    ``note``: what was parsed and by which rule, in words.
+    ``note``: what was parsed and by which rule, in words; ``shortfall``: one line per count
+    that differs from the publisher's, where the opt-in to unpinned files let such a set through
+    (:func:`compare_with_published`; empty for a set as published).
     """
 
     name: str
@@ -460,6 +463,7 @@ class Judgments:
     images: ItemImages
     provenance: tuple[str, ...]
     note: str
+    shortfall: tuple[str, ...] = ()  # :func:`compare_with_published`: counts unlike the publisher's
 
     def __post_init__(self):
         t = self.triplets
@@ -516,6 +520,47 @@ class Judgments:
         orientation that strictly more answers gave, with its margin (answers for it minus
         answers against it); questions answered equally often both ways are left out."""
         return majority_triplets(*self.unique())
+
+
+class SmallerThanPublished(UserWarning):
+    """A human set, taken under the unpinned opt-in, parsed to other counts than its
+    publisher's (a truncated, header-only, empty or duplicated file)."""
+
+
+def compare_with_published(
+    judgments: Judgments, counts: dict, published: dict, allow_unpinned: bool
+) -> Judgments:
+    """Check the counts a set was parsed to (``counts``: what -> int, e.g. ``{"statements":
+    7097}``) against its publisher's (``published``, the same keys).
+
+    Equal: ``judgments`` unchanged. A count of zero: :class:`DataError` (nothing to learn or score
+    from). Otherwise, under the command-line opt-in ``allow_unpinned`` (files the pins could not
+    vouch for were taken): a :class:`SmallerThanPublished` warning (in the job's log) and the
+    returned judgments carry the line in ``shortfall`` (the human table's caption shows it).
+    Without the opt-in every file passed its publisher's pin, so different counts mean the
+    parser disagrees with the publisher: :class:`DataError` (a fault of this code, not of the
+    data)."""
+    differ = {k: (int(counts[k]), int(n)) for k, n in published.items() if int(counts[k]) != n}
+    if not differ:
+        return judgments
+    line = f"{judgments.name}: " + ", ".join(
+        f"{got:,} {what} where the publisher has {n:,}" for what, (got, n) in differ.items()
+    )
+    empty = [what for what, (got, _) in differ.items() if got == 0]
+    if empty:
+        raise DataError(
+            f"{line}: no {', '.join(empty)} at all, nothing to learn or score from (a truncated, "
+            "header-only or empty file); delete the cached copy and fetch it again"
+        )
+    if not allow_unpinned:
+        raise DataError(
+            f"{line}, although every file passed its publisher's pin: the parser disagrees with "
+            "the publisher (a fault of tripletbench; please report it)"
+        )
+    line += " (taken under allow_unpinned_downloads: a truncated or duplicated file?)"
+    warnings.warn(line, SmallerThanPublished, stacklevel=2)
+    print(f"WARNING: {line}", flush=True)
+    return dataclasses.replace(judgments, shortfall=(*judgments.shortfall, line))
 
 
 def majority_triplets(triplets: np.ndarray, counts: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
@@ -582,7 +627,9 @@ __all__ = [
     "ItemImages",
     "Judgments",
     "MemberStore",
+    "SmallerThanPublished",
     "archive_top",
+    "compare_with_published",
     "fetch_archive",
     "fetch_either",
     "fetch_members",

@@ -73,6 +73,7 @@ from .human_judgments import (
     Judgments,
     MemberStore,
     archive_top,
+    compare_with_published,
     git_blob_id,
     git_tree_id,
     not_tabular,
@@ -355,7 +356,14 @@ def load_judgments(
         )
     else:
         raise DataError(f"unknown layout {layout!r}; expected 'archive' or 'files'")
-    return parse(answers, store, image_folder, provenance, where)
+    j = parse(answers, store, image_folder, provenance, where)
+    got, published = {}, {}
+    for s, (n_q, n_a) in PUBLISHED_COUNTS.items():
+        rows = j.columns["split"] == s
+        got[f"{s} questions"] = len(np.unique(j.columns["question"][rows]))
+        got[f"{s} answers"] = int(j.counts[rows].sum())
+        published.update({f"{s} questions": n_q, f"{s} answers": n_a})
+    return compare_with_published(j, got, published, allow_unpinned)
 
 
 __all__ = [

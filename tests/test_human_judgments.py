@@ -27,6 +27,8 @@ from tripletbench.datasets import material_similarity as material
 from tripletbench.datasets.base import ChecksumError, DataError, DataUnavailable
 from tripletbench.datasets.human_judgments import (
     MemberStore,
+    SmallerThanPublished,
+    compare_with_published,
     git_blob_id,
     git_tree_id,
     item_index,
@@ -412,6 +414,104 @@ def test_material_refuses_changed_images_and_corrupt_answers_naming_them(tmp_pat
     (folder / material.COMMIT_ARCHIVE).unlink()
     with pytest.raises(DataUnavailable, match=f"lacks material/{material.COMMIT_ARCHIVE}"):
         material.load_judgments(tmp_path / "c3", mirror=str(tmp_path / "m1"))
+
+
+# --- a set that is not the published one (files taken under the unpinned opt-in) ----------------
+
+
+def _list_too(folder: Path, rel: str) -> None:
+    """Add ``rel`` (a file the mirror did not list) to ``folder``'s SHA256SUMS."""
+    h = hashlib.sha256((folder / rel).read_bytes()).hexdigest()
+    with open(folder / "SHA256SUMS", "a") as f:
+        f.write(f"{h}  {rel}\n")
+
+
+def test_a_cars_set_smaller_than_published_is_a_warning_and_a_caption_line(tmp_path):
+    """A truncated survey_data.csv relisted by its mirror, taken under the opt-in: parsed, with a
+    SmallerThanPublished warning naming both counts and a ``shortfall`` line (the human table's
+    caption prints it); a header-only file: refused, nothing to learn from."""
+    folder = _copy_mirror(tmp_path / "m", CARS)
+    survey = folder / CARS / "survey_data.csv"
+    lines = survey.read_text().splitlines(keepends=True)
+    survey.write_text("".join(lines[: 1 + 3607]))
+    _relist(folder, f"{CARS}/survey_data.csv")
+    with pytest.warns(SmallerThanPublished, match="cars60: 3,607 statements where the publisher has 7,097"):
+        got = cars60.load_judgments(tmp_path / "c1", mirror=str(folder), allow_unpinned=True)
+    assert len(got.triplets) == 2 * 3607 and len(got.shortfall) == 1
+    assert "allow_unpinned_downloads" in got.shortfall[0]
+    assert got.select(np.ones(len(got.triplets), bool)).shortfall == got.shortfall  # kept by folds
+    survey.write_text(lines[0])
+    _relist(folder, f"{CARS}/survey_data.csv")
+    with pytest.raises(DataError, match="0 statements where the publisher has 7,097: no statements"):
+        cars60.load_judgments(tmp_path / "c2", mirror=str(folder), allow_unpinned=True)
+
+
+def test_a_food_set_with_a_duplicated_or_empty_hit_file_is_a_warning(tmp_path):
+    """A HIT file copied under a second name (more triplets than published) and a HIT file
+    holding ``[]`` (fewer): each a warning naming the counts, never silent."""
+    folder = _copy_mirror(tmp_path / "m", FOOD)
+    raw = folder / FOOD / "raw-json"
+    first = sorted(raw.iterdir())[0]
+    shutil.copyfile(first, raw / ("copy_" + first.name))
+    _list_too(folder, f"{FOOD}/raw-json/copy_{first.name}")
+    with pytest.warns(SmallerThanPublished, match=r"food100: \d[\d,]* triplets where the publisher has 250,320"):
+        got = food100.load_judgments(tmp_path / "c1", mirror=str(folder), allow_unpinned=True)
+    assert len(got.triplets) > food100.PUBLISHED_COUNTS[0] and got.shortfall
+    (raw / ("copy_" + first.name)).unlink()
+    (folder / "SHA256SUMS").write_text(
+        "".join(x for x in (folder / "SHA256SUMS").read_text().splitlines(True) if "copy_" not in x)
+    )
+    first.write_text("[]")
+    _relist(folder, f"{FOOD}/raw-json/{first.name}")
+    with pytest.warns(SmallerThanPublished, match="where the publisher has 250,320"):
+        got = food100.load_judgments(tmp_path / "c2", mirror=str(folder), allow_unpinned=True)
+    assert len(got.triplets) < food100.PUBLISHED_COUNTS[0]
+
+
+def test_a_material_split_smaller_than_published_is_refused_by_its_pin_even_under_the_opt_in(
+    tmp_path, mat
+):
+    """The material answer files are pinned in the module (their sha256 at the authors' commit),
+    so no opt-in lets a smaller one through: the test answers cut to their first 100 questions
+    (a consistent file, relisted by the mirror) are refused by the pin. The real files pass the
+    count check (the ``mat`` fixture is loaded through it)."""
+    assert mat.shortfall == ()
+    folder = tmp_path / "m"
+    _copy_mirror(folder, "material")
+    name = material.ANSWERS["test"][0]
+    path = folder / "material" / name
+    d = json.loads(path.read_text())
+    a, g = np.asarray(d["answers"])[:100], np.asarray(d["agreement"])[:100]
+    diff = g[:, 0] != g[:, 1]
+    d.update(answers=a.tolist(), agreement=g.tolist(), answers_diff=a[diff].tolist(),
+             agreement_diff=g[diff].tolist(), answers_equal=a[~diff].tolist(),
+             agreement_equal=g[~diff].tolist())  # fmt: skip
+    path.write_text(json.dumps(d))
+    _relist(folder, f"material/{name}")
+    with pytest.raises(ChecksumError, match=f"checksum mismatch .*{name}"):
+        material.load_judgments(tmp_path / "c", mirror=str(folder), allow_unpinned=True)
+
+
+def test_counts_unlike_the_publishers_without_the_opt_in_are_a_fault_of_the_parser(cars):
+    """Every file passed its pin, so a count unlike the publisher's can only be the parser's:
+    refused, never a warning; equal counts pass the judgments through unchanged."""
+    n = len(cars.triplets) // 2
+    assert compare_with_published(cars, {"statements": n}, {"statements": n}, False) is cars
+    with pytest.raises(DataError, match="the parser disagrees with the publisher"):
+        compare_with_published(cars, {"statements": n}, {"statements": n + 1}, False)
+
+
+def test_the_human_caption_says_when_a_set_is_not_the_published_one():
+    import pandas as pd
+
+    from tripletbench.studies.human.captions import _shortfall
+
+    runs = pd.DataFrame({"data_shortfall": ["", "cars60: 3,607 statements where ...", np.nan]})
+    assert _shortfall(runs) == [
+        "**Not the published collections: cars60: 3,607 statements where .... These numbers are "
+        "over the answers the files held, not comparable with a complete set's.**"
+    ]
+    assert _shortfall(runs.iloc[[0, 2]]) == [] and _shortfall(pd.DataFrame()) == []
 
 
 # --- shared parts, and the registry ---------------------------------------------------------------

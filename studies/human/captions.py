@@ -52,6 +52,7 @@ def human_table(config: dict, cfg: dict, missing, runs: pd.DataFrame) -> list[st
     return [
         _header(config),
         *_missing(config, missing),
+        *_shortfall(runs),
         _protocol_a(cfg),
         *_protocol_b(cfg),
         *_protocol_d(cfg),
@@ -92,6 +93,23 @@ def _missing(config: dict, missing) -> list[str]:
         "archives, pinned as cblearn pins them) or a data mirror holding `food/`, `cars/` "
         "and `material/` builds them (config/mirror.yaml; `human.mirror` for these sets "
         "alone)."
+    ]
+
+
+def _shortfall(runs: pd.DataFrame) -> list[str]:
+    """The sets whose cells were computed on fewer (or more) answers than their publishers'
+    (their ``data_shortfall`` column: files taken under the unpinned opt-in that parsed to
+    other counts, :func:`tripletbench.datasets.human_judgments.compare_with_published`)."""
+    if not len(runs) or "data_shortfall" not in runs:
+        return []
+    lines = sorted({x for x in runs.data_shortfall.fillna("").astype(str) if x})
+    if not lines:
+        return []
+    return [
+        "**Not the published collections: "
+        + "; ".join(lines)
+        + ". These numbers are over the answers the files held, not comparable with a "
+        "complete set's.**"
     ]
 
 

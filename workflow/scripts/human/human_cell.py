@@ -33,6 +33,7 @@ rows["seed"] = seed
 rows["folds_digest"] = [records[p]["digest"] for p in rows.protocol]
 rows["route"] = snakemake.params.route
 rows["data_source"] = " | ".join(j.provenance)[:2000]
+rows["data_shortfall"] = " | ".join(j.shortfall)  # counts unlike the publisher's (opt-in only)
 stamp_cell(rows, cfg, snakemake.params.settings, started)  # provenance columns (tripletbench.harness.io)
 save_csv(snakemake.output.rows, rows)
 print(rows[["protocol", "fold", "n_train", "scoring", "method", "features", "value", "fit_s"]]
