@@ -17,6 +17,7 @@ module imports nothing of the datasets package (the specs import it), and holds 
 from __future__ import annotations
 
 import dataclasses
+import hashlib
 import os
 import re
 import shutil
@@ -117,6 +118,24 @@ class EmbeddedFile:
 def file_sha256(path: str | os.PathLike) -> str:
     """sha256 of a file (hex), computed by pooch."""
     return pooch.file_hash(str(path), alg="sha256")
+
+
+def git_blob_id(data: bytes) -> str:
+    """The git blob id (SHA-1, hex) of a file's bytes, as ``git hash-object`` computes it."""
+    return hashlib.sha1(b"blob %d\0" % len(data) + data).hexdigest()
+
+
+def git_tree_id(files: dict[str, bytes]) -> str:
+    """The git tree id (SHA-1, hex) of a folder of regular files (mode 100644, no subfolders):
+    ``files`` maps each file name to its bytes. Equal to the tree id in the publisher's commit
+    exactly when every name and every byte are the publisher's and no file is missing or extra."""
+    if any("/" in n or not n for n in files):
+        raise ValueError("git_tree_id takes the plain file names of one folder")
+    body = b"".join(
+        b"100644 " + n.encode() + b"\0" + bytes.fromhex(git_blob_id(files[n]))
+        for n in sorted(files, key=lambda s: s.encode())
+    )
+    return hashlib.sha1(b"tree %d\0" % len(body) + body).hexdigest()
 
 
 def verify_sha256(path: Path, expected: str, what: str) -> None:

@@ -20,9 +20,11 @@ What is shared:
   (:func:`fetch_members`), each member verified by the sha256 the mirror's ``SHA256SUMS`` lists:
   a pin of the whole archive cannot be checked on its extracted members, so the provenance says
   which verification was used. :func:`fetch_either` picks one for a mirror.
-* git object ids (:func:`git_blob_id`, :func:`git_tree_id`): where a publisher's repository
-  addresses its files by commit, a member can be checked against the publisher's own blob and
-  tree ids, whatever archive carried it.
+* the check of the parsed counts against the publisher's (:func:`compare_with_published`).
+
+Where a publisher's repository addresses its files by commit, a member is checked against the
+publisher's own git blob and tree ids (:func:`tripletbench.datasets.fetch.git_blob_id`,
+:func:`~tripletbench.datasets.fetch.git_tree_id`), whatever archive carried it.
 """
 
 from __future__ import annotations
@@ -382,27 +384,6 @@ def fetch_either(
     )
 
 
-# --- git object ids ---------------------------------------------------------------------------
-
-
-def git_blob_id(data: bytes) -> str:
-    """The git blob id (SHA-1, hex) of a file's bytes, as ``git hash-object`` computes it."""
-    return hashlib.sha1(b"blob %d\0" % len(data) + data).hexdigest()
-
-
-def git_tree_id(files: dict[str, bytes]) -> str:
-    """The git tree id (SHA-1, hex) of a folder of regular files (mode 100644, no subfolders):
-    ``files`` maps each file name to its bytes. Equal to the tree id in the publisher's commit
-    exactly when every name and every byte are the publisher's and no file is missing or extra."""
-    if any("/" in n or not n for n in files):
-        raise ValueError("git_tree_id takes the plain file names of one folder")
-    body = b"".join(
-        b"100644 " + n.encode() + b"\0" + bytes.fromhex(git_blob_id(files[n]))
-        for n in sorted(files, key=lambda s: s.encode())
-    )
-    return hashlib.sha1(b"tree %d\0" % len(body) + body).hexdigest()
-
-
 # --- the parsed collection --------------------------------------------------------------------
 
 
@@ -633,8 +614,6 @@ __all__ = [
     "fetch_archive",
     "fetch_either",
     "fetch_members",
-    "git_blob_id",
-    "git_tree_id",
     "item_index",
     "majority_triplets",
     "not_tabular",

@@ -68,14 +68,13 @@ from .base import (
     mirror_location,
     mirror_sums,
 )
+from .fetch import git_blob_id, git_tree_id
 from .human_judgments import (
     ItemImages,
     Judgments,
     MemberStore,
     archive_top,
     compare_with_published,
-    git_blob_id,
-    git_tree_id,
     not_tabular,
 )
 

@@ -25,12 +25,11 @@ from tripletbench import datasets
 from tripletbench.datasets import cars60, food100
 from tripletbench.datasets import material_similarity as material
 from tripletbench.datasets.base import ChecksumError, DataError, DataUnavailable
+from tripletbench.datasets.fetch import git_blob_id, git_tree_id
 from tripletbench.datasets.human_judgments import (
     MemberStore,
     SmallerThanPublished,
     compare_with_published,
-    git_blob_id,
-    git_tree_id,
     item_index,
     majority_triplets,
     triplet_codes,
