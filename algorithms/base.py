@@ -21,7 +21,11 @@ API (compatible with metric-learn 0.7.0: docs/library.md, "API against metric-le
   same methods on (n, 2) pairs with labels in {-1, +1}: ``decision_function`` = pair_score,
   ``predict`` thresholds the distance at ``threshold_`` (calibrated on the training pairs at the
   end of ``fit``), ``score(pairs, y)`` = ROC AUC; on triplets they behave as above.
-* ``get_metric()`` (a function of two 1-D points, independent of later changes to the learner),
+* ``get_metric()``: a function of two 1-D points giving their learned **distance** (always a
+  distance, as metric-learn's, so that it can be ``metric=`` of scikit-learn's neighbours
+  estimators; a bilinear learner has none: the attribute raises ``AttributeError`` naming
+  ``get_similarity``), and ``get_similarity()``: their similarity (``pair_score``), both
+  independent of later changes to the learner;
   ``components_`` / ``get_mahalanobis_matrix()`` / ``transform`` (Mahalanobis),
   ``get_bilinear_matrix()`` (bilinear), ``similarity_matrix`` for ranking.
 * each learner says which constraints it learns from in ``constraint_kind``: "triplets",
@@ -186,21 +190,31 @@ class BaseLearner(BaseEstimator):
         return _by_rows(lambda s: self._pair_score_points(X[idx[s, 0]], X[idx[s, 1]]), len(idx))
 
     def get_metric(self):
-        """A function ``f(u, v)`` of two 1-D points (d,) giving their learned distance, or, for a
-        learner without a distance, their similarity, as a float; it uses a frozen copy of the
-        model (later fits do not change it), as metric-learn's ``get_metric``. Raises
-        ``NotFittedError`` before ``fit``. (Mahalanobis and bilinear learners override this with
-        a closed form.)"""
+        """A function ``f(u, v)`` of two 1-D points (d,) giving their learned distance
+        (``pair_distance``) as a float; it uses a frozen copy of the model (later fits do not
+        change it), as metric-learn's ``get_metric``. Raises ``NotFittedError`` before ``fit``.
+        (Mahalanobis learners override this with a closed form; a bilinear learner has no
+        distance: its ``get_metric`` raises ``AttributeError`` naming :meth:`get_similarity`.)"""
+        return self._frozen_pair_function("pair_distance")
+
+    def get_similarity(self):
+        """A function ``f(u, v)`` of two 1-D points (d,) giving their learned similarity
+        (``pair_score``: higher = more similar; a Mahalanobis learner: -d_M, a bilinear one:
+        u^T W v) as a float, from a frozen copy of the model. Not a distance: do not pass it as
+        ``metric=`` to a neighbours estimator (use :meth:`get_metric`). Raises
+        ``NotFittedError`` before ``fit``."""
+        return self._frozen_pair_function("pair_score")
+
+    def _frozen_pair_function(self, method: str):
+        """``f(u, v)`` = ``method`` of the pair (u, v) on a deep copy of the fitted model."""
         self._check_fitted()
         frozen = copy.copy(self)
         frozen.preprocessor = None  # not copied: the function takes points
         frozen = copy.deepcopy(frozen)
-        by_distance = hasattr(frozen, "pair_distance")
+        pair_function = getattr(frozen, method)
 
         def metric_fun(u, v):
-            pair = np.stack([_vector(u), _vector(v)])[None]
-            value = frozen.pair_distance(pair) if by_distance else frozen.pair_score(pair)
-            return float(value[0])
+            return float(pair_function(np.stack([_vector(u), _vector(v)])[None])[0])
 
         return metric_fun
 
@@ -347,8 +361,10 @@ class BilinearMixin:
     """Bilinear similarity s_W(x, y) = x^T W y (OASIS, SDCA, COMET); fitted attribute ``W_``
     (d, d), neither symmetric nor PSD in general.
 
-    There is no distance: ``pair_distance`` does not exist (accessing it raises
-    ``AttributeError``, so ``hasattr(model, "pair_distance")`` is False); metric-learn 0.7.0 has no
+    There is no distance: ``pair_distance`` and ``get_metric`` do not exist (accessing either
+    raises ``AttributeError``, so ``hasattr(model, "get_metric")`` is False: a similarity passed
+    as a neighbours estimator's ``metric=`` would rank the most similar points last);
+    ``get_similarity()`` gives f(u, v) = ``pair_score``. metric-learn 0.7.0 has no
     bilinear learner, its unmerged bilinear branch (``BilinearMixin``, commit 190b9c0 of
     scikit-learn-contrib/metric-learn) raises an ``Exception`` there and names W ``components_``,
     as here."""
@@ -374,15 +390,13 @@ class BilinearMixin:
             "no pair_distance; use pair_score"
         )
 
+    @property
     def get_metric(self):
-        """``f(u, v)`` = u^T W v for two 1-D points (a similarity), with a copy of W (later fits
-        do not change it). Raises ``NotFittedError`` before fit."""
-        W = self.get_bilinear_matrix().copy()
-
-        def similarity_fun(u, v):
-            return float(_vector(u) @ W @ _vector(v))
-
-        return similarity_fun
+        raise AttributeError(
+            f"{type(self).__name__} learns a bilinear similarity x^T W y, not a distance: it has "
+            "no get_metric (always a distance, as metric-learn's, e.g. for "
+            "KNeighborsClassifier(metric=...)); get_similarity() gives the similarity f(u, v)"
+        )
 
     def _stream(
         self,

@@ -26,7 +26,8 @@ metric-learn) and have no ``*_Supervised`` class.
 
 Like metric-learn's ``*_Supervised`` learners, a variant has no ``predict`` / ``decision_function``
 (they act on tuples, and scikit-learn would call them on X): accessing them raises
-``AttributeError``. It keeps ``pair_score``, ``pair_distance`` (Mahalanobis), ``get_metric``,
+``AttributeError``. It keeps ``pair_score``, ``pair_distance`` and ``get_metric`` (a distance:
+all but the bilinear learners), ``get_similarity``,
 ``transform`` (Mahalanobis, SVM-relative, OAHU: a scikit-learn transformer with ``fit_transform``)
 and ``score(X, y)`` = triplet accuracy over all class triplets of (X, y)
 (:func:`~tripletbench.algorithms.base.class_triplet_accuracy`). Pair learners keep ``threshold_``, calibrated on

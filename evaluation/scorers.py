@@ -5,7 +5,11 @@ variants of :mod:`tripletbench.algorithms.supervised`).
 A scorer is a callable ``scorer(estimator, X, y) -> float`` (higher = better), the form
 scikit-learn accepts for ``scoring=`` (alone or in a dict, for several metrics at once); it reads
 the fitted estimator's ``similarity_matrix`` (every learner of :mod:`algorithms` has one) and does
-not change the estimator. The held-out fold is its own database, leave-one-out: each row of X
+not change the estimator. ``estimator`` is a learner or a scikit-learn ``Pipeline`` whose last
+step is one: the fold then goes through the steps before it (``pipeline[:-1].transform``), as
+``Pipeline.predict`` would send it; anything else raises ``TypeError`` naming what it lacks (once
+``AttributeError`` inside ``GridSearchCV``, which turned every score of a Pipeline into NaN and
+picked a grid point silently). The held-out fold is its own database, leave-one-out: each row of X
 queries the other rows, relevance = same label (``exclude_self``), with the definitions of
 :mod:`tripletbench.evaluation.retrieval`:
 
@@ -33,13 +37,26 @@ from tripletbench.algorithms.base import class_triplet_accuracy
 from .retrieval import map_at_r, mean_average_precision, recall_at_k, retrieval_scores
 
 
-def _points(X, y):
-    """(X float64 (n, d), y (n,)) of a held-out fold; ``ValueError`` for mismatched lengths."""
+def _points(estimator, X, y):
+    """``(similarity, X, y)`` of a held-out fold: the learner's ``similarity_matrix`` and the
+    fold as the learner sees it (X float64 (n, d), through a Pipeline's earlier steps), y (n,).
+    Raises ``ValueError`` for mismatched lengths, ``TypeError`` for an estimator that is neither
+    a learner with ``similarity_matrix`` nor a Pipeline ending in one."""
+    learner = estimator
+    if hasattr(estimator, "steps"):  # a Pipeline: its earlier steps transform the fold
+        learner = estimator.steps[-1][1]
+        if len(estimator.steps) > 1:
+            X = estimator[:-1].transform(X)
+    if not hasattr(learner, "similarity_matrix"):
+        raise TypeError(
+            f"{type(learner).__name__} has no similarity_matrix: these scorers score a "
+            "tripletbench learner, or a Pipeline whose last step is one"
+        )
     X = check_array(X, dtype=np.float64)
     y = np.asarray(y)
     if y.shape != (X.shape[0],):
         raise ValueError(f"{X.shape[0]} rows but labels of shape {y.shape}")
-    return X, y
+    return learner.similarity_matrix, X, y
 
 
 def _check_k(k, n):
@@ -48,9 +65,9 @@ def _check_k(k, n):
 
 
 def map_scorer(estimator, X, y) -> float:
-    """Leave-one-out mAP of ``estimator.similarity_matrix`` on (X (n, d), y (n,))."""
-    X, y = _points(X, y)
-    return mean_average_precision(estimator.similarity_matrix, X, y, X, y, exclude_self=True)[0]
+    """Leave-one-out mAP of the learner's ``similarity_matrix`` on (X (n, d), y (n,))."""
+    S, X, y = _points(estimator, X, y)
+    return mean_average_precision(S, X, y, X, y, exclude_self=True)[0]
 
 
 def precision_at_k_scorer(k: int):
@@ -58,11 +75,9 @@ def precision_at_k_scorer(k: int):
     share the query's label, equal scores ordered by index; mean over all rows)."""
 
     def scorer(estimator, X, y) -> float:
-        X, y = _points(X, y)
+        S, X, y = _points(estimator, X, y)
         _check_k(k, len(y))
-        out = retrieval_scores(
-            estimator.similarity_matrix, X, y, X, y, exclude_self=True, ks=(k,)
-        )
+        out = retrieval_scores(S, X, y, X, y, exclude_self=True, ks=(k,))
         return float(out["precision_at"][k].mean())
 
     scorer.__name__ = f"precision_at_{k}"
@@ -73,9 +88,9 @@ def recall_at_k_scorer(k: int):
     """A scorer: leave-one-out Recall@K (:func:`tripletbench.evaluation.retrieval.recall_at_k`)."""
 
     def scorer(estimator, X, y) -> float:
-        X, y = _points(X, y)
+        S, X, y = _points(estimator, X, y)
         _check_k(k, len(y))
-        return recall_at_k(estimator.similarity_matrix, X, y, X, y, ks=(k,), exclude_self=True)[k]
+        return recall_at_k(S, X, y, X, y, ks=(k,), exclude_self=True)[k]
 
     scorer.__name__ = f"recall_at_{k}"
     return scorer
@@ -83,14 +98,14 @@ def recall_at_k_scorer(k: int):
 
 def map_at_r_scorer(estimator, X, y) -> float:
     """Leave-one-out MAP@R (pytorch-metric-learning's definition)."""
-    X, y = _points(X, y)
-    return map_at_r(estimator.similarity_matrix, X, y, X, y, exclude_self=True)["MAP@R"]
+    S, X, y = _points(estimator, X, y)
+    return map_at_r(S, X, y, X, y, exclude_self=True)["MAP@R"]
 
 
 def r_precision_scorer(estimator, X, y) -> float:
     """Leave-one-out R-precision (pytorch-metric-learning's definition)."""
-    X, y = _points(X, y)
-    return map_at_r(estimator.similarity_matrix, X, y, X, y, exclude_self=True)["R-precision"]
+    S, X, y = _points(estimator, X, y)
+    return map_at_r(S, X, y, X, y, exclude_self=True)["R-precision"]
 
 
 def triplet_accuracy_scorer(estimator, X, y=None) -> float:
@@ -98,8 +113,8 @@ def triplet_accuracy_scorer(estimator, X, y=None) -> float:
     the triplets X ((n, 3, d) or (n, 3) indicators) by the estimator's ``score``."""
     if y is None:
         return float(estimator.score(X))
-    X, y = _points(X, y)
-    return class_triplet_accuracy(estimator.similarity_matrix, X, y)
+    S, X, y = _points(estimator, X, y)
+    return class_triplet_accuracy(S, X, y)
 
 
 SCORERS = {

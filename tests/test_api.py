@@ -102,9 +102,37 @@ def test_bilinear_pair_score_and_no_distance(models, data, name):
     with pytest.raises(AttributeError, match="not a distance: it has no pair_distance"):
         m.pair_distance(X[P])
     assert m.components_ is m.W_
-    f = m.get_metric()
-    u, v = X[0], X[1]
-    assert f(u, v) == pytest.approx(u @ m.W_ @ v)
+    # no distance, so no get_metric (a similarity as a neighbours metric= ranks backwards);
+    # get_similarity is pair_score
+    assert not hasattr(m, "get_metric")
+    with pytest.raises(AttributeError, match="not a distance: it has no get_metric.*get_similarity"):
+        m.get_metric()
+    f = m.get_similarity()
+    got = np.array([f(X[i], X[j]) for i, j in P])
+    np.testing.assert_allclose(got, expected, rtol=1e-10, atol=1e-12)
+
+
+def test_get_metric_is_always_a_distance_for_a_neighbours_estimator(models, data):
+    """metric-learn's get_metric is a distance, and scikit-learn's neighbours estimators take it
+    as one: SDCA's similarity there scored 0.000 on digits. Every learner that has get_metric
+    gives a distance (zero on a point and itself, symmetric for the Mahalanobis ones, and a kNN
+    classifier with it as good as its own ranking); the bilinear ones refuse it."""
+    X, y, _ = data
+    for name, m in models.items():
+        if isinstance(m, BilinearMixin):
+            assert not hasattr(m, "get_metric"), name
+            continue
+        f = m.get_metric()
+        d = np.array([f(X[0], X[j]) for j in range(1, 10)])
+        assert (d >= -1e-9).all(), name
+        if isinstance(m, MahalanobisMixin):
+            assert f(X[0], X[0]) == pytest.approx(0.0, abs=1e-6), name
+            assert f(X[1], X[0]) == pytest.approx(d[0]), name
+            knn = KNeighborsClassifier(n_neighbors=3, metric=f).fit(X[::2], y[::2])
+            S = m.similarity_matrix(X[1::2], X[::2])  # the learner's own ranking, 3 nearest
+            votes = y[::2][np.argsort(-S, axis=1, kind="stable")[:, :3]]
+            own = np.mean([np.bincount(v).argmax() == t for v, t in zip(votes, y[1::2])])
+            assert knn.score(X[1::2], y[1::2]) == pytest.approx(own, abs=0.1), name
 
 
 # --- get_metric, components_, transform -------------------------------------------------------
@@ -297,6 +325,7 @@ def test_every_method_of_an_unfitted_learner_raises_not_fitted(data, name, make)
         "predict": lambda: m.predict(t),
         "score": lambda: m.score(t),
         "get_metric": lambda: m.get_metric(),
+        "get_similarity": lambda: m.get_similarity(),
         "similarity_matrix": lambda: m.similarity_matrix(X, X),
         "transform": lambda: m.transform(X),
         "components_": lambda: m.components_,
@@ -311,14 +340,16 @@ def test_every_method_of_an_unfitted_learner_raises_not_fitted(data, name, make)
     for method, call in calls.items():
         if not hasattr(type(m), method):
             continue
-        if method == "pair_distance" and isinstance(m, BilinearMixin):
+        if method in ("pair_distance", "get_metric") and isinstance(m, BilinearMixin):
             continue  # no distance (tested above)
         if method in ("predict", "decision_function") and name.endswith("_Supervised"):
             continue
         with pytest.raises(NotFittedError):
             call()
         checked.append(method)
-    assert {"pair_score", "get_metric", "score"} <= set(checked)
+    assert {"pair_score", "get_similarity", "score"} <= set(checked)
+    if not isinstance(m, BilinearMixin):
+        assert "get_metric" in checked
     if name.removesuffix("_Supervised") in ("OAHU", "SVMRelative", "SVM-relative"):
         assert {"transform", "similarity_matrix"} <= set(checked)
     if name.removesuffix("_Supervised") in ("SVMRelative", "SVM-relative"):

@@ -9,10 +9,12 @@ import pytest
 from sklearn.base import clone
 from sklearn.metrics import roc_auc_score
 from sklearn.model_selection import GridSearchCV, KFold
+from sklearn.pipeline import make_pipeline
+from sklearn.preprocessing import StandardScaler
 
 from tripletbench.algorithms import ITML, OASIS
 from tripletbench.algorithms.base import class_triplet_accuracy
-from tripletbench.algorithms.supervised import ITML_Supervised, OASIS_Supervised
+from tripletbench.algorithms.supervised import ITML_Supervised, OASIS_Supervised, SDCA_Supervised
 from tripletbench.datasets.constraints import sample_class_triplets, triplets_to_pairs
 from tripletbench.evaluation.retrieval import map_at_r, mean_average_precision, r_precision_rows
 from tripletbench.evaluation.scorers import (
@@ -203,6 +205,33 @@ def test_grid_search_with_every_scorer_equals_a_manual_split():
             scorer(manual, X[test], y[test]), abs=1e-12
         ), name
     assert search.best_estimator_.n_features_in_ == 3
+
+
+def test_grid_search_over_a_pipeline_scores_the_learner_on_the_transformed_fold():
+    """GridSearchCV(make_pipeline(StandardScaler(), SDCA_Supervised(...)), scoring=SCORERS) gave
+    NaN for every point and picked one silently (the scorers read the Pipeline's
+    similarity_matrix, which it lacks). Now each score is the learner's on the fold as the
+    Pipeline sends it (scaled by the scaler fitted on the training folds); an estimator that is
+    no learner is refused by name."""
+    X, y = blobs(seed=4, n=60)
+    X = X * [1.0, 50.0, 0.02]  # scales a scaler changes
+    cv = KFold(3, shuffle=True, random_state=0)
+    pipe = make_pipeline(StandardScaler(), SDCA_Supervised(n_constraints=200, random_state=0))
+    search = GridSearchCV(pipe, {"sdca_supervised__lam": [0.01, 0.1]}, scoring=SCORERS,
+                          refit="mAP", cv=cv, error_score="raise")  # fmt: skip
+    search.fit(X, y)
+    for name in SCORERS:
+        assert np.all(np.isfinite(search.cv_results_[f"mean_test_{name}"])), name
+    train, test = next(cv.split(X, y))
+    scaler = StandardScaler().fit(X[train])
+    manual = SDCA_Supervised(n_constraints=200, random_state=0, lam=0.1).fit(
+        scaler.transform(X[train]), y[train]
+    )
+    assert search.cv_results_["split0_test_mAP"][1] == pytest.approx(
+        map_scorer(manual, scaler.transform(X[test]), y[test]), abs=1e-12
+    )
+    with pytest.raises(TypeError, match="StandardScaler has no similarity_matrix"):
+        map_scorer(make_pipeline(StandardScaler()).fit(X), X, y)
 
 
 def test_grid_search_on_pairs_scores_roc_auc_and_on_triplets_accuracy():
