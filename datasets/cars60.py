@@ -284,7 +284,7 @@ def load_judgments(
     j = parse(store, provenance, collection)
     statements = {"statements": len(j.triplets) // 2}
     published = {"statements": PUBLISHED_STATEMENTS[collection]}
-    return compare_with_published(j, statements, published, allow_unpinned)
+    return compare_with_published(j, statements, published)
 
 
 __all__ = [

@@ -508,19 +508,17 @@ class SmallerThanPublished(UserWarning):
     publisher's (a truncated, header-only, empty or duplicated file)."""
 
 
-def compare_with_published(
-    judgments: Judgments, counts: dict, published: dict, allow_unpinned: bool
-) -> Judgments:
+def compare_with_published(judgments: Judgments, counts: dict, published: dict) -> Judgments:
     """Check the counts a set was parsed to (``counts``: what -> int, e.g. ``{"statements":
     7097}``) against its publisher's (``published``, the same keys).
 
     Equal: ``judgments`` unchanged. A count of zero: :class:`DataError` (nothing to learn or score
-    from). Otherwise, under the command-line opt-in ``allow_unpinned`` (files the pins could not
-    vouch for were taken): a :class:`SmallerThanPublished` warning (in the job's log) and the
-    returned judgments carry the line in ``shortfall`` (the human table's caption shows it).
-    Without the opt-in every file passed its publisher's pin, so different counts mean the
-    parser disagrees with the publisher: :class:`DataError` (a fault of this code, not of the
-    data)."""
+    from). Otherwise, where a file was taken without its pin (a provenance line says
+    "unpinned": the command-line opt-in ``allow_unpinned_downloads`` let it through): a
+    :class:`SmallerThanPublished` warning (in the job's log) and the returned judgments carry
+    the line in ``shortfall`` (the human table's caption shows it). Where every file passed its
+    pin, different counts mean the parser disagrees with the publisher: :class:`DataError` (a
+    fault of this code, not of the data), whatever the opt-in."""
     differ = {k: (int(counts[k]), int(n)) for k, n in published.items() if int(counts[k]) != n}
     if not differ:
         return judgments
@@ -533,7 +531,7 @@ def compare_with_published(
             f"{line}: no {', '.join(empty)} at all, nothing to learn or score from (a truncated, "
             "header-only or empty file); delete the cached copy and fetch it again"
         )
-    if not allow_unpinned:
+    if not any("unpinned" in line for line in judgments.provenance):
         raise DataError(
             f"{line}, although every file passed its publisher's pin: the parser disagrees with "
             "the publisher (a fault of tripletbench; please report it)"

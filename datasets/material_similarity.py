@@ -362,7 +362,7 @@ def load_judgments(
         got[f"{s} questions"] = len(np.unique(j.columns["question"][rows]))
         got[f"{s} answers"] = int(j.counts[rows].sum())
         published.update({f"{s} questions": n_q, f"{s} answers": n_a})
-    return compare_with_published(j, got, published, allow_unpinned)
+    return compare_with_published(j, got, published)
 
 
 __all__ = [

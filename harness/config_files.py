@@ -281,8 +281,8 @@ def check_profiles(argv, environ, snakefile_dir) -> None:
         except (OSError, yaml.YAMLError):
             continue  # Snakemake has read it; its own error stands
         items = raw.get("config") if isinstance(raw, dict) else None
-        if isinstance(items, dict):
-            continue  # a mapping cannot repeat a key past the check above
+        if isinstance(items, dict):  # Snakemake reads a mapping as its KEY=VALUE items
+            items = [f"{k}={v}" for k, v in items.items()]
         if isinstance(items, str):
             items = items.split()
         if items:

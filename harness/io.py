@@ -221,9 +221,21 @@ def settings_record(settings, rule: str | None = None) -> dict:
 
 def recorded_setting(path) -> str:
     """The settings hash recorded in the ``.npz`` file ``path`` (:func:`settings_record`), or
-    ``"-"`` for a file made before files recorded them."""
-    with np.load(path, allow_pickle=False) as z:
-        return str(z["settings_hash"]) if "settings_hash" in z.files else "-"
+    ``"-"`` for a file made before files recorded them. Raises
+    :class:`~tripletbench.datasets.base.DataError` naming the file and the ``--forcerun`` that
+    remakes it for a file numpy cannot read as an ``.npz`` (truncated, corrupt, another format)."""
+    import zipfile
+
+    from tripletbench.algorithms._checks import DataError
+
+    try:
+        with np.load(path, allow_pickle=False) as z:
+            return str(z["settings_hash"]) if "settings_hash" in z.files else "-"
+    except (OSError, ValueError, EOFError, zipfile.BadZipFile, AttributeError) as err:
+        raise DataError(
+            f"{path}: not a readable .npz file ({type(err).__name__}: {err}); it is truncated or "
+            f"corrupt: remake it with --forcerun {path}"
+        ) from None
 
 
 def check_input_settings(files: dict, expected: dict) -> str:

@@ -15,7 +15,8 @@ lock whose process is gone (the run was killed) is stale: the next run says so, 
 goes on. Staleness is told on the host that took the lock (the pid and, on Linux, the process's
 start time, so that a reused pid does not count as alive); a lock taken on another host is
 refused with the file to remove by hand once that run is known to be gone. Dry runs take no lock
-(they write nothing).
+(they write nothing). A run with ``--no-hooks`` would skip ``onstart`` and so the lock: it is
+refused at parse time (:func:`check_hooks`).
 """
 
 from __future__ import annotations
@@ -91,32 +92,88 @@ def acquire(results, argv=None) -> Path:
         "command": " ".join(sys.argv if argv is None else argv),
     }
     for _ in range(3):
-        try:
-            fd = os.open(path, os.O_CREAT | os.O_EXCL | os.O_WRONLY, 0o644)
-        except FileExistsError:
+        if _create(path, me):
+            atexit.register(release, folder)
+            return path
+        holder = _read(path)
+        if holder is None:  # a lock file always holds its run (_create): gone this instant?
+            time.sleep(0.2)
             holder = _read(path)
-            if holder is None:  # being written this instant, or unreadable: look again
-                time.sleep(0.2)
-                holder = _read(path)
-            if holder is not None and holder.get("host") == me["host"] and not _alive(holder):
+            if holder is None and not path.exists():
+                continue
+        if holder is not None and holder.get("host") == me["host"] and not _alive(holder):
+            if _remove_if_still(path, holder):
                 print(f"{path}: a stale lock of a run that is gone ({_describe(holder)}); "
                       "removed", file=sys.stderr)  # fmt: skip
-                path.unlink(missing_ok=True)
-                continue
-            who = _describe(holder) if holder else "an unreadable lock file"
-            where = "" if holder is None or holder.get("host") == me["host"] else (
-                " (on another host: if that run is gone, remove the lock file by hand)"
-            )  # fmt: skip
-            raise RunLocked(
-                f"results folder {folder} is in use by another run ({who}){where}; two runs on "
-                f"one results folder would undo each other's kept outputs. Wait for it to end, "
-                f"or give this run another results_dir. Lock: {path}"
-            )
-        with os.fdopen(fd, "w") as fh:
-            json.dump(me, fh)
-        atexit.register(release, folder)
-        return path
+            continue  # take it now (or find the run that just took it)
+        who = _describe(holder) if holder else "a lock file that cannot be read: remove it by hand"
+        where = "" if holder is None or holder.get("host") == me["host"] else (
+            " (on another host: if that run is gone, remove the lock file by hand)"
+        )  # fmt: skip
+        raise RunLocked(
+            f"results folder {folder} is in use by another run ({who}){where}; two runs on "
+            f"one results folder would undo each other's kept outputs. Wait for it to end, "
+            f"or give this run another results_dir. Lock: {path}"
+        )
     raise RunLocked(f"{path}: could not take the lock (it keeps reappearing)")
+
+
+def check_hooks(argv) -> None:
+    """Raise :class:`RunLocked` for a Snakemake command line ``argv`` with ``--no-hooks`` that
+    runs jobs: Snakemake then skips the workflow's ``onstart``, which takes this lock and keeps
+    the previous outputs, so such a run could undo another's. A dry run (``-n``,
+    ``--dry-run``, ``--dryrun``, or ``-n`` among combined short flags such as ``-np``) writes
+    nothing and passes. Snakemake's own job processes (not the main one) are not checked."""
+    if "--no-hooks" not in argv:
+        return
+    dry = any(
+        a in ("--dry-run", "--dryrun", "-n")
+        or (a.startswith("-") and not a.startswith("--") and a[1:].isalpha() and "n" in a[1:])
+        for a in argv
+    )
+    if not dry:
+        raise RunLocked(
+            "--no-hooks skips the workflow's start and end hooks, which take the results "
+            "folder's lock (one run per results folder) and keep the previous outputs for a "
+            "failed rerun: drop --no-hooks"
+        )
+
+
+def _create(path: Path, me: dict) -> bool:
+    """Create the lock file ``path`` holding ``me``, atomically and only if it does not exist
+    (a temporary file written in full, then hard-linked to ``path``: a lock file is never seen
+    empty or half written, even after a kill). False if it exists."""
+    tmp = path.with_name(f".{path.name}.{os.getpid()}.tmp")
+    tmp.write_text(json.dumps(me))
+    try:
+        os.link(tmp, path)
+        return True
+    except FileExistsError:
+        return False
+    finally:
+        tmp.unlink(missing_ok=True)
+
+
+def _remove_if_still(path: Path, holder: dict) -> bool:
+    """Remove the lock ``path`` if it still holds ``holder`` (a stale run's): renamed aside
+    first, so that two runs judging the same stale lock at once cannot both remove it, nor one
+    remove the fresh lock the other has just taken (what is renamed aside is read back; a lock
+    that is not ``holder``'s is linked back, unless a third run has taken the path meanwhile).
+    True if this process removed it."""
+    aside = path.with_name(f".{path.name}.{os.getpid()}.stale")
+    try:
+        os.rename(path, aside)
+    except FileNotFoundError:
+        return False  # another run removed it first
+    if _read(aside) == holder:
+        aside.unlink(missing_ok=True)
+        return True
+    try:
+        os.link(aside, path)  # a live run's fresh lock: put it back
+    except FileExistsError:
+        pass
+    aside.unlink(missing_ok=True)
+    return False
 
 
 def _read(path: Path) -> dict | None:

@@ -491,13 +491,15 @@ def test_a_material_split_smaller_than_published_is_refused_by_its_pin_even_unde
         material.load_judgments(tmp_path / "c", mirror=str(folder), allow_unpinned=True)
 
 
-def test_counts_unlike_the_publishers_without_the_opt_in_are_a_fault_of_the_parser(cars):
-    """Every file passed its pin, so a count unlike the publisher's can only be the parser's:
-    refused, never a warning; equal counts pass the judgments through unchanged."""
+def test_counts_unlike_the_publishers_from_pinned_files_are_a_fault_of_the_parser(cars):
+    """Every file passed its pin (no provenance line says "unpinned", whether or not the opt-in
+    was given), so a count unlike the publisher's can only be the parser's: refused, never a
+    warning; equal counts pass the judgments through unchanged."""
+    assert not any("unpinned" in line for line in cars.provenance)
     n = len(cars.triplets) // 2
-    assert compare_with_published(cars, {"statements": n}, {"statements": n}, False) is cars
+    assert compare_with_published(cars, {"statements": n}, {"statements": n}) is cars
     with pytest.raises(DataError, match="the parser disagrees with the publisher"):
-        compare_with_published(cars, {"statements": n}, {"statements": n + 1}, False)
+        compare_with_published(cars, {"statements": n}, {"statements": n + 1})
 
 
 def test_the_human_caption_says_when_a_set_is_not_the_published_one():

@@ -125,6 +125,10 @@ def test_a_data_files_recorded_settings_force_its_job_and_guard_its_readers(tmp_
         check_input_settings({"triplets_train": new}, {"triplets_train": "s1"})
     with pytest.raises(ValueError, match=r"split.npz: made under settings - \(before files"):
         check_input_settings({"split": old}, {"split": h})
+    for bad in (new.read_bytes()[:40], b"garbage"):  # truncated, not an .npz at all
+        new.write_bytes(bad)
+        with pytest.raises(ValueError, match=r"triplets_train.npz: not a readable .npz.*--forcerun"):
+            check_input_settings({"triplets_train": new}, {"triplets_train": h})
 
 
 def test_a_missing_output_with_a_kept_copy_is_found_for_forcing(tmp_path):

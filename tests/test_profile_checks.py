@@ -36,7 +36,7 @@ PROFILES = {
 
 def _profile(tmp_path, text):
     folder = tmp_path / "profile"
-    folder.mkdir()
+    folder.mkdir(parents=True)
     (folder / "config.yaml").write_text(text)
     return folder
 
@@ -83,6 +83,9 @@ def test_an_item_a_later_config_list_drops_is_refused(tmp_path):
         check_profiles(["snakemake", "--profile", str(folder), "--config", "b=2"], {}, ROOT)
     check_profiles(["snakemake", "--profile", str(folder), "--config", "a=1", "b=2"], {}, ROOT)
     check_profiles(["snakemake", "--profile", str(folder)], {}, ROOT)
+    mapping = _profile(tmp_path / "m", "config:\n  a: 1\n")  # a mapping: its items, the same
+    with pytest.raises(ConfigError, match=r"'a=1' would be dropped"):
+        check_profiles(["snakemake", "--profile", str(mapping), "--config", "b=2"], {}, ROOT)
 
 
 def test_the_workflow_refuses_a_profile_with_configfile_twice_before_any_job(tmp_path):

@@ -112,8 +112,70 @@ def test_a_killed_run_not_yet_reaped_is_gone(tmp_path):
         if (run_lock._stat(proc.pid) or ["?"])[0] == "Z":
             break
         time.sleep(0.1)
+    assert (run_lock._stat(proc.pid) or ["?"])[0] == "Z"  # the zombie branch is what is tested
     try:
         acquire(tmp_path)
         release(tmp_path)
     finally:
         proc.wait()
+
+
+def test_two_runs_judging_one_stale_lock_never_both_hold_the_folder(tmp_path):
+    """Runs A and B both read a dead run's lock and judge it stale. A removes it and takes the
+    folder; B, acting on what it read before, must not remove A's fresh lock: the stale lock is
+    renamed aside and read back before removal, so B finds A's lock and is refused."""
+    dead = {"pid": 2**22 + 1, "host": socket.gethostname(), "process_start": "1",
+            "started_utc": "2026-01-01T00:00:00Z", "command": "snakemake all"}  # fmt: skip
+    (tmp_path / LOCK).write_text(json.dumps(dead))
+    proc = _holder(tmp_path)  # run A: found the stale lock, removed it, holds the folder
+    try:
+        a = json.loads((tmp_path / LOCK).read_text())
+        assert a["pid"] == proc.pid
+        # run B, late: its removal of what it judged stale leaves A's lock in place
+        assert not run_lock._remove_if_still(tmp_path / LOCK, dead)
+        assert json.loads((tmp_path / LOCK).read_text()) == a
+        with pytest.raises(RunLocked, match=rf"pid {proc.pid} on "):
+            acquire(tmp_path)
+        assert sorted(p.name for p in tmp_path.iterdir()) == [LOCK]  # nothing left aside
+    finally:
+        proc.send_signal(signal.SIGKILL)
+        proc.wait()
+
+
+def test_a_lock_file_is_never_seen_half_written(tmp_path, monkeypatch):
+    """The lock is created by linking a fully written file: a kill between creating the lock
+    and writing its holder can no longer leave an empty lock that refuses every later run. An
+    unreadable lock (written by hand) is refused, saying to remove it."""
+    seen = []
+    real_link = os.link
+
+    def link(src, dst):
+        seen.append(json.loads(Path(src).read_text()))  # full before it becomes the lock
+        return real_link(src, dst)
+
+    monkeypatch.setattr(run_lock.os, "link", link)
+    acquire(tmp_path)
+    assert seen and seen[0]["pid"] == os.getpid()
+    release(tmp_path)
+    (tmp_path / LOCK).write_text("")
+    with pytest.raises(RunLocked, match="cannot be read: remove it by hand"):
+        acquire(tmp_path)
+
+
+def test_a_run_with_no_hooks_is_refused_a_dry_run_passes():
+    """--no-hooks skips onstart, so such a run would take no lock: refused; dry runs pass."""
+    from tripletbench.harness.run_lock import check_hooks
+
+    with pytest.raises(RunLocked, match="drop --no-hooks"):
+        check_hooks(["table_sdca_2", "--cores", "2", "--no-hooks"])
+    for dry in (["-n"], ["-np"], ["--dry-run"], ["--dryrun"]):
+        check_hooks(["table_sdca_2", "--no-hooks", *dry])
+    check_hooks(["table_sdca_2", "--cores", "2"])
+    res = subprocess.run(
+        [sys.executable, "-m", "snakemake", "table_sdca_2", "--cores", "1", "--no-hooks",
+         "--configfile", "config/ci.yaml", "--config", "results_dir=/nonexistent/r",
+         "figures_dir=/nonexistent/f"],
+        cwd=ROOT, capture_output=True, text=True, timeout=300,
+    )  # fmt: skip
+    assert res.returncode != 0 and "drop --no-hooks" in res.stdout + res.stderr
+    assert not Path("/nonexistent").exists()

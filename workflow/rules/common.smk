@@ -63,6 +63,12 @@ check_no_templating(workflow.configfiles)
 check_duplicate_keys(workflow.configfiles)
 if workflow.is_main_process:
     check_profiles(sys.argv, os.environ, Path(workflow.main_snakefile).parent)
+    from tripletbench.harness.run_lock import RunLocked, check_hooks
+
+    try:  # --no-hooks would skip onstart: no lock, no kept outputs (main.smk)
+        check_hooks(sys.argv[1:])
+    except RunLocked as _err:
+        raise WorkflowError(str(_err)) from None
 from tripletbench.harness.config import experiment_blocks, schema_file  # noqa: E402
 
 # The experiment blocks the config gives, read before the schema fills in defaults: main.smk
