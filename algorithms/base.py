@@ -128,6 +128,31 @@ class BaseLearner(BaseEstimator):
             check_n_features(self, X.shape[1], what)
         return X, idx
 
+    def _ranked_points(self, X, what: str = "points"):
+        """X (n, d), a dense float64 array or a CSR/CSC matrix where the learner takes sparse
+        points, for a method that ranks or maps whole matrices of points (``similarity_matrix``,
+        ``prepare_database``, ``transform``, ``score(X, y)``), checked as :meth:`_points` checks
+        the points of scored tuples: 2-D, finite, a feature scale inside
+        ``feature_scale_range``, sparse only where ``_sparse_ok``, the number of features the
+        model was fitted on. ``DataError`` naming the learner, ``what`` and the problem."""
+        name = f"{type(self).__name__} {what}"
+        if sp.issparse(X):
+            if not self._sparse_ok:
+                raise DataError(
+                    f"{name}: the points are a sparse matrix, which {type(self).__name__} does "
+                    "not take (its arithmetic is dense); pass dense features (X.toarray())"
+                )
+            values = X.data
+        else:
+            X = values = np.asarray(X, dtype=np.float64)
+        if X.ndim != 2:
+            raise DataError(f"{name}: points must be a 2-D (n, d) matrix, got shape {X.shape}")
+        if not np.isfinite(values).all():
+            raise DataError(f"{name}: NaN or inf in the points")
+        self._check_feature_scale(X, what)
+        check_n_features(self, X.shape[1], what)
+        return X
+
     def _check_feature_scale(self, X, what: str = "features"):
         """Refuse points whose largest absolute feature value lies outside
         ``feature_scale_range`` (:func:`check_feature_scale`); run by every fit and partial_fit
@@ -354,6 +379,7 @@ class LabelledMixin:
             return float(np.mean(self._triplet_margins(X) > 0))
         self._check_fitted()
         X = validate_data(self, X, dtype=np.float64, reset=False)
+        X = self._ranked_points(X, "input")  # the fit's checks (scale, d)
         return class_triplet_accuracy(self.similarity_matrix, X, np.asarray(y))
 
 
@@ -450,6 +476,7 @@ class BilinearMixin:
         """(n_x, n_y) matrix of x^T W y, float64, C-ordered (each query's row contiguous, so that
         ranking a row sorts contiguous memory); X, Y arrays or CSR, the result is dense."""
         self._check_fitted()
+        X, Y = self._ranked_points(X, "queries"), self._ranked_points(Y, "database")
         XW = np.asarray(X @ self.W_)
         if sp.issparse(Y):
             return np.ascontiguousarray(np.asarray(Y @ XW.T).T)
@@ -559,7 +586,8 @@ class MahalanobisMixin:
         from sklearn.metrics.pairwise import euclidean_distances
 
         L = self.components_
-        return -euclidean_distances(np.asarray(X) @ L.T, np.asarray(Y) @ L.T, squared=True)
+        X, Y = self._ranked_points(X, "queries"), self._ranked_points(Y, "database")
+        return -euclidean_distances(X @ L.T, Y @ L.T, squared=True)
 
     def prepare_database(self, Y):
         """``f(X)`` = ``similarity_matrix(X, Y)`` for one fixed database ``Y`` (n_y, d), with
@@ -571,11 +599,12 @@ class MahalanobisMixin:
         from sklearn.utils.extmath import row_norms
 
         L = self.components_
-        Z = np.asarray(Y) @ L.T
+        Z = self._ranked_points(Y, "database") @ L.T
         zz = row_norms(Z, squared=True)[np.newaxis, :]
 
         def scores(X) -> np.ndarray:
-            return -euclidean_distances(np.asarray(X) @ L.T, Z, Y_norm_squared=zz, squared=True)
+            X = self._ranked_points(X, "queries")
+            return -euclidean_distances(X @ L.T, Z, Y_norm_squared=zz, squared=True)
 
         return scores
 

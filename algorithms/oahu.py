@@ -480,8 +480,10 @@ class OAHU(OnlineMixin, OAHUDeployment, BaseLearner):
     def similarity_matrix(self, X, Y) -> np.ndarray:
         """-sum_l alpha(l) D(l)(x, y), (len(X), len(Y)): the combined-distance score used by
         generic ranking code and triplet scoring. The paper's deployment is :meth:`knn_classify`,
-        :meth:`retrieve` and :meth:`similar`. Raises ``NotFittedError`` before fit."""
+        :meth:`retrieve` and :meth:`similar`. Raises ``NotFittedError`` before fit and
+        ``DataError`` for points fit would refuse (:meth:`_ranked_points`)."""
         self._check_fitted()
+        X, Y = self._ranked_points(X, "queries"), self._ranked_points(Y, "database")
         return -self.distance_matrix(X, Y)
 
     def _pair_score_points(self, A, B):

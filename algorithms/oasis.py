@@ -248,7 +248,8 @@ class DissimOASIS(OASIS):
         """(n_x, n_y) matrix of -d_W(x, y)."""
         self._check_fitted()
         Ws = symmetric_part(self.W_)
-        X, Y = dense(X), dense(Y)
+        X = dense(self._ranked_points(X, "queries"))
+        Y = dense(self._ranked_points(Y, "database"))
         qx = np.einsum("id,de,ie->i", X, Ws, X)
         qy = np.einsum("id,de,ie->i", Y, Ws, Y)
         return -(qx[:, None] + qy[None, :] - 2 * X @ Ws @ Y.T)

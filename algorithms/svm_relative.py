@@ -299,10 +299,12 @@ class SVMRelative(BaseLearner):
     def transform(self, X) -> np.ndarray:
         """sqrt(w) * A^T x for each row: Euclidean distances there are the learned distances.
         X: (n, d) array or CSR; returns an array (CSR stays CSR for the linear case).
-        Raises ``NotFittedError`` before fit and scikit-learn's ``ValueError`` for NaN/inf, a
-        non-2-D X or another number of features than at fit."""
+        Raises ``NotFittedError`` before fit, scikit-learn's ``ValueError`` for NaN/inf, a
+        non-2-D X or another number of features than at fit, and ``DataError`` for a feature
+        scale fit refuses."""
         self._check_fitted()
         X = validate_data(self, X, accept_sparse="csr", dtype=np.float64, reset=False)
+        X = self._ranked_points(X, "transform input")  # the fit's checks (scale)
         F = self._features(X)
         s = np.sqrt(self.w_)
         return sp.csr_matrix(F).multiply(s[None, :]).tocsr() if sp.issparse(F) else F * s
@@ -313,6 +315,7 @@ class SVMRelative(BaseLearner):
         self._check_fitted()
         from sklearn.metrics.pairwise import euclidean_distances
 
+        X, Y = self._ranked_points(X, "queries"), self._ranked_points(Y, "database")
         return -euclidean_distances(self.transform(X), self.transform(Y), squared=True)
 
     def get_mahalanobis_matrix(self) -> np.ndarray:

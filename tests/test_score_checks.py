@@ -87,11 +87,47 @@ def test_scoring_refuses_what_fitting_refuses(points, models, name, case):
                     getattr(model, method)(bad[:, :2])
 
 
+RANKED = {  # a matrix of points for a ranking, and what its refusal says
+    "scale x 1e200": (lambda X: X * 1e200, "too large"),
+    "another d": (lambda X: np.hstack([X, X[:, :1]]), "6 features, but the model was fitted on 5"),
+    "zero features": (lambda X: X[:, :0], "0 features, but the model was fitted on 5"),
+    "NaN": (lambda X: np.where(np.arange(X.size).reshape(X.shape) == 7, np.nan, X), "NaN or inf"),
+    "not 2-D": (lambda X: X[0], "2-D"),
+}
+
+
+@pytest.mark.parametrize("case", list(RANKED))
+@pytest.mark.parametrize("name", sorted(ALGORITHMS))
+def test_rankings_refuse_what_fitting_refuses(points, models, name, case):
+    """similarity_matrix (the tables' mAP, precision@k and Recall@K), prepare_database, and
+    score(X, y) of the labelled learners check their matrices of points as the scored tuples'
+    points are checked: x 1e200 once gave non-finite similarities, another d numpy's matmul
+    error. Queries and database alike."""
+    X, y, _ = points
+    make, message = RANKED[case]
+    bad = make(X)
+    model = models[name]
+    with pytest.raises(DataError, match=message):
+        model.similarity_matrix(bad, X)
+    with pytest.raises(DataError, match=message):
+        model.similarity_matrix(X[:3], bad)
+    if hasattr(model, "prepare_database"):
+        with pytest.raises(DataError, match=message):
+            model.prepare_database(bad)
+        with pytest.raises(DataError, match=message):
+            model.prepare_database(X)(bad)
+    if case != "not 2-D" and getattr(model, "constraint_kind", "") == "labels":
+        # scikit-learn's validate_data speaks first for d and NaN (its own clear ValueError)
+        with pytest.raises(ValueError, match=r"too large|feature|NaN|infinity"):
+            model.score(bad, y[: len(bad)])
+    np.testing.assert_array_equal(model.similarity_matrix(X[:3], X), model.similarity_matrix(X[:3], X))
+
+
 @pytest.mark.parametrize("name", sorted(ALGORITHMS))
 def test_transform_refuses_a_scale_fit_refuses(points, models, name):
     X, _, _ = points
     model = models[name]
-    if not hasattr(model, "transform") or name == "SVM-relative":  # its transform: features only
+    if not hasattr(model, "transform"):
         pytest.skip(f"{name} has no transform of points")
     with pytest.raises(DataError, match="too large"):
         model.transform(X * 1e200)
