@@ -118,6 +118,43 @@ def test_a_cell_refuses_input_files_made_under_other_settings(ci_run, tmp_path):
     assert "triplets_train.npz: made under settings s" in log and "--forcerun" in log, log[-3000:]
 
 
+FEATURE_READERS = {  # a cell whose feature file a job records settings in: (files, cell, rule, log)
+    "images (fit_evaluate)": ("images/features/fashion_mnist_pixels/seed0.npz",
+                              "images/runs/fashion_mnist_pixels/Eucl.csv", "fit_evaluate",
+                              "logs/images/fit_evaluate/fashion_mnist_pixels_Eucl.log"),
+    "svm (svm_run)": ("svm/features/*/*.npz", "svm/runs/reuters_topic/seed0.csv", "svm_run",
+                      "logs/svm/run/reuters_topic_seed0.log"),
+    "human (human_cell)": ("human/features/material/*.npz", "human/cells/material/OASIS/seed0.csv",
+                           "human_cell", "logs/human/cell_material_OASIS_seed0.log"),
+}  # fmt: skip
+
+
+@NEEDS_APT
+@pytest.mark.parametrize("case", list(FEATURE_READERS))
+def test_a_cell_refuses_a_feature_file_made_under_other_settings(ci_run, tmp_path, case):
+    """The rule of the split and triplet files, for every cell whose feature file a job of the
+    workflow writes and records its settings in (the image sets' features, the text corpora's,
+    the human sets' item features): a feature file recording other settings than the config
+    implies is refused, naming it, both settings and the --forcerun."""
+    import numpy as np
+
+    pattern, cell, rule, log = FEATURE_READERS[case]
+    out = tmp_path / "copy"
+    shutil.copytree(ci_run, out)
+    files = sorted(out.glob(pattern))
+    assert files, pattern
+    for f in files:  # as if made under another config (the copy has no Snakemake metadata)
+        with np.load(f, allow_pickle=False) as z:
+            arrays = {k: z[k] for k in z.files}
+        np.savez(f, **{**arrays, "settings_hash": np.array("s000000000000")})
+    res = snakemake_on(out, ROOT / "config/ci.yaml", str(out / cell), "--cores", "1",
+                       "--forcerun", rule, "--allowed-rules", rule)  # fmt: skip
+    text = (out / log).read_text()
+    assert res.returncode != 0, res.stdout[-2000:] + res.stderr[-2000:]
+    assert "input files were made under other settings" in text, text[-3000:]
+    assert "made under settings s000000000000" in text and "--forcerun" in text, text[-3000:]
+
+
 @NEEDS_APT
 def test_a_train_fraction_too_small_to_split_names_its_key_and_the_remedy(ci_run, tmp_path):
     """train_fraction 0.001 failed inside the split job with "class 0 has 1 sample(s)", naming

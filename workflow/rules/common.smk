@@ -273,6 +273,12 @@ def job_data(wildcards):
     ]
 
 
+FIT_DATA_SETTINGS = {}
+"""Experiment -> function(wildcards) giving the settings of the job that writes a cell's feature
+file (FIT_DATA), where that job records them (the image sets' images_features): the cell checks
+its feature file as it checks its split and triplets (:func:`fit_inputs`)."""
+
+
 FIT_SPLIT = {}
 """Experiment -> function(wildcards) giving the settings of the job that writes its cells' split
 files, where the split job's are not (:func:`split_settings`): each study whose splits another
@@ -303,7 +309,10 @@ def fit_inputs(wildcards):
     files)."""
     split = FIT_SPLIT.get(wildcards.experiment, split_settings)(wildcards)
     triplets = settings_hash(triplet_settings(wildcards))
-    return {"split": settings_hash(split), "triplets_fit": triplets, "triplets_train": triplets}
+    out = {"split": settings_hash(split), "triplets_fit": triplets, "triplets_train": triplets}
+    if wildcards.experiment in FIT_DATA_SETTINGS:
+        out["data"] = settings_hash(FIT_DATA_SETTINGS[wildcards.experiment](wildcards))
+    return out
 
 
 FIT_EXPERIMENTS = tuple(b for s in STUDIES.values() for b in s.fit_blocks)

@@ -67,6 +67,12 @@ rule human_fetch:
         save_text(output[0], "".join(f"{line}\n" for line in j.provenance))
 
 
+# what every item feature file is made under (rule human_features); each cell checks its files
+HUMAN_FEATURES_SETTINGS = block_settings(
+    config, "human", [], "workflow/scripts/human/human_features.py"
+)
+
+
 rule human_features:
     input:
         f"{CACHE}/fetched/human_{{hset}}.txt",
@@ -90,7 +96,7 @@ rule human_features:
         cache=lambda wildcards, input: str(Path(input[0]).parents[1]),
         mirror=HUMAN_MIRROR,
         allow_unpinned=HUMAN_UNPINNED_FROM,
-        settings=block_settings(config, "human", [], "workflow/scripts/human/human_features.py"),
+        settings=HUMAN_FEATURES_SETTINGS,
     script:
         "../scripts/human/human_features.py"
 
@@ -123,6 +129,8 @@ rule human_cell:
         human=lambda wc: human_cell_block(wc.method),
         route=HUMAN_ROUTE,
         settings=lambda wc: human_cell_settings(wc.method),
+        # the settings hash each feature file must record (rule human_features)
+        inputs=settings_hash(HUMAN_FEATURES_SETTINGS),
     script:
         "../scripts/human/human_cell.py"
 

@@ -30,6 +30,15 @@ SVM_RUN_KEYS = [
 # what every svm_run cell is made under; the table and figures refuse rows or files made under
 # other settings (tripletbench.harness.settings.check_block_fresh)
 SVM_RUN_SETTINGS = block_settings(config, "svm", SVM_RUN_KEYS, "workflow/scripts/svm/svm_run.py")
+# what every text corpus' feature file is made under (rule svm_features; the text features
+# themselves are in its path); a text cell checks its file records it
+SVM_FEATURES_SETTINGS = canonical(
+    {
+        "token_pattern": SVM["token_pattern"],
+        "route": ROUTE,
+        "code": code_hash(script="workflow/scripts/svm/svm_features.py"),
+    }
+)
 
 
 localrules:
@@ -64,6 +73,7 @@ rule svm_run:
         route=ROUTE,
         svm=svm_cell_block(SVM),
         settings=SVM_RUN_SETTINGS,
+        inputs=settings_hash(SVM_FEATURES_SETTINGS),  # what a text cell's features must record
     script:
         "../scripts/svm/svm_run.py"
 
@@ -99,13 +109,7 @@ rule svm_features:
             "scale": wc.scale,
         },
         token_pattern=SVM["token_pattern"],
-        settings=lambda wc: canonical(
-            {
-                "token_pattern": SVM["token_pattern"],
-                "route": ROUTE,
-                "code": code_hash(script="workflow/scripts/svm/svm_features.py"),
-            }
-        ),
+        settings=SVM_FEATURES_SETTINGS,
     script:
         "../scripts/svm/svm_features.py"
 
@@ -137,6 +141,7 @@ rule svm_sweep_run:
         route=ROUTE,
         svm=lambda wc: svm_cell_block(svm_sweeps.variant_config(SVM, wc.sweep, wc.variant)),
         settings=lambda wc: svm_sweep_settings(wc.sweep, wc.variant),
+        inputs=settings_hash(SVM_FEATURES_SETTINGS),  # what a text cell's features must record
     script:
         "../scripts/svm/svm_run.py"
 

@@ -90,6 +90,8 @@ for data_file in dict.fromkeys(data_files):
 for i, seed in enumerate(seeds):
     parts = {"split": inp.split[i], "triplets_fit": inp.triplets_fit[i],
              "triplets_train": inp.triplets_train[i]}  # fmt: skip
+    if "data" in snakemake.params.inputs:  # a feature file a job of the workflow made
+        parts["data"] = data_files[i]
     consumed[seed] = check_input_settings(parts, snakemake.params.inputs)
     files = [data_files[i], inp.split[i], inp.triplets_fit[i], inp.triplets_train[i]]
     key = cell_key(settings, seed, [digest(f) for f in files])

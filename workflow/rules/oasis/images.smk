@@ -19,6 +19,7 @@ FIT_DATA["images"] = lambda wc: f"{RESULTS}/images/features/{wc.dataset}/seed{wc
 # the per-seed image features (rule images_features) are the cells' data (fit.smk), and their
 # splits are that rule's too
 FIT_SPLIT["images"] = lambda wc: images_features_settings(config, wc.dataset)
+FIT_DATA_SETTINGS["images"] = FIT_SPLIT["images"]  # and so is their feature file
 
 
 ruleorder: images_features > split

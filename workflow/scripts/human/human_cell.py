@@ -7,7 +7,7 @@ folds for every method of the set)."""
 import numpy as np
 
 from tripletbench.studies.human import experiment as human
-from tripletbench.harness.io import now, save_csv, stamp_cell, start_log
+from tripletbench.harness.io import check_input_settings, now, save_csv, stamp_cell, start_log
 
 start_log(snakemake.log[0])
 cfg = snakemake.params.human
@@ -16,8 +16,12 @@ seed = int(snakemake.wildcards.seed)
 started = now()
 print(f"[{started}] human judgments: {name}, {method}, seed {seed}")
 j = human.load(name, snakemake.params.cache, snakemake.params.mirror, snakemake.params.allow_unpinned)
+kinds = human.feature_sets(name, cfg["features"])
+consumed = check_input_settings(  # each file made under this config's features settings
+    dict(zip(kinds, snakemake.input.features)), dict.fromkeys(kinds, snakemake.params.inputs)
+)
 features = {}
-for path, kind in zip(snakemake.input.features, human.feature_sets(name, cfg["features"])):
+for path, kind in zip(snakemake.input.features, kinds):
     with np.load(path) as f:
         if list(f["items"]) != list(np.asarray(j.items).astype(str)):
             raise ValueError(f"{path}: its items are not {name}'s (remake rule human_features)")
@@ -33,6 +37,7 @@ rows["seed"] = seed
 rows["folds_digest"] = [records[p]["digest"] for p in rows.protocol]
 rows["route"] = snakemake.params.route
 rows["data_source"] = " | ".join(j.provenance)[:2000]
+rows["input_settings"] = consumed  # what the feature files recorded
 rows["data_shortfall"] = " | ".join(j.shortfall)  # counts unlike the publisher's (opt-in only)
 stamp_cell(rows, cfg, snakemake.params.settings, started)  # provenance columns (tripletbench.harness.io)
 save_csv(snakemake.output.rows, rows)

@@ -7,7 +7,14 @@ test items (unweighted and learned)."""
 import numpy as np
 
 from tripletbench.datasets.base import load_prepared
-from tripletbench.harness.io import now, save_csv, save_npz, stamp_cell, start_log
+from tripletbench.harness.io import (
+    check_input_settings,
+    now,
+    save_csv,
+    save_npz,
+    stamp_cell,
+    start_log,
+)
 from tripletbench.studies.svm.experiment import (
     NOTIONS,
     document_split,
@@ -27,7 +34,11 @@ name, seed = snakemake.wildcards.notion, int(snakemake.wildcards.seed)
 notion = get_notion(name)
 started = now()
 print(f"[{started}] SVM-relative protocol: {name}, seed {seed}")
+input_settings = "-"  # a labelled set's prepared file records none (its pin vouches for it)
 if name in NOTIONS:  # the corpus' features under this cell's text features (rule svm_features)
+    input_settings = check_input_settings(
+        {"features": snakemake.input.features}, {"features": snakemake.params.inputs}
+    )
     feats = read_corpus_features(snakemake.input.features)
     if features_name(notion.corpus, feats["text_features"]) != features_name(notion.corpus, tf):
         raise ValueError(
@@ -76,6 +87,7 @@ if name in NOTIONS:  # how a document became its vector (the reading applies to 
 if snakemake.wildcards.get("variant"):
     rows["sweep"], rows["sweep_variant"] = snakemake.wildcards.sweep, snakemake.wildcards.variant
 rows["groups"] = ";".join(groups)
+rows["input_settings"] = input_settings  # what the features file recorded
 rows["route"] = snakemake.params.route if notion.corpus == "webkb" else "embedded"
 # where the data came from and how each file was verified (pin, a mirror's list, or opt-in)
 rows["data_source"] = (
