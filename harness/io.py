@@ -208,7 +208,8 @@ def settings_record(settings, rule: str | None = None) -> dict:
     """``{"settings_hash": 0-d str array}`` of a job's ``params.settings``, saved in each
     ``.npz`` output of a data job (split, triplets, features), so that the file says what it was
     made under: :mod:`tripletbench.harness.keep` forces the job when the config implies other
-    settings (with Snakemake's metadata lost), and a cell records the hashes of the files it
+    settings (with Snakemake's metadata lost), and every job reading such a file (the cells,
+    the image sets' curves) refuses one made under other settings and records the hashes it
     read (:func:`check_input_settings`). ``rule``: the rule that wrote the file
     (``snakemake.rule``), recorded as ``settings_rule``, so that a rule that could also write
     that path but loses to another by ``ruleorder`` (split, for the image sets' splits, which

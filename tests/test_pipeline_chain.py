@@ -126,6 +126,12 @@ FEATURE_READERS = {  # a cell whose feature file a job records settings in: (fil
                       "logs/svm/run/reuters_topic_seed0.log"),
     "human (human_cell)": ("human/features/material/*.npz", "human/cells/material/OASIS/seed0.csv",
                            "human_cell", "logs/human/cell_material_OASIS_seed0.log"),
+    "image curves (curves)": ("images/features/fashion_mnist_pixels/seed0.npz",
+                              "curves/sdca_1/seed0.csv", "curves", "logs/figures/sdca_1_seed0.log"),
+}  # fmt: skip
+FEATURE_CONFIG = {  # block -> the values it changes
+    "image curves (curves)": {"figures": {"dataset": "fashion_mnist_pixels", "n_queries": 20,
+                                          "n_database": 60}},
 }  # fmt: skip
 
 
@@ -134,7 +140,7 @@ FEATURE_READERS = {  # a cell whose feature file a job records settings in: (fil
 def test_a_cell_refuses_a_feature_file_made_under_other_settings(ci_run, tmp_path, case):
     """The rule of the split and triplet files, for every cell whose feature file a job of the
     workflow writes and records its settings in (the image sets' features, the text corpora's,
-    the human sets' item features): a feature file recording other settings than the config
+    the human sets' item features, an image set's convergence curves): a feature file recording other settings than the config
     implies is refused, naming it, both settings and the --forcerun."""
     import numpy as np
 
@@ -147,11 +153,18 @@ def test_a_cell_refuses_a_feature_file_made_under_other_settings(ci_run, tmp_pat
         with np.load(f, allow_pickle=False) as z:
             arrays = {k: z[k] for k in z.files}
         np.savez(f, **{**arrays, "settings_hash": np.array("s000000000000")})
-    res = snakemake_on(out, ROOT / "config/ci.yaml", str(out / cell), "--cores", "1",
+    configfile = ROOT / "config/ci.yaml"
+    if case in FEATURE_CONFIG:  # the curves of an image set (the CI config's are vehicle's)
+        cfg = yaml.safe_load(configfile.read_text())
+        for block, values in FEATURE_CONFIG[case].items():
+            cfg[block].update(values)
+        configfile = tmp_path / "changed.yaml"
+        configfile.write_text(yaml.safe_dump(cfg, sort_keys=False))
+    res = snakemake_on(out, configfile, str(out / cell), "--cores", "1",
                        "--forcerun", rule, "--allowed-rules", rule)  # fmt: skip
     text = (out / log).read_text()
     assert res.returncode != 0, res.stdout[-2000:] + res.stderr[-2000:]
-    assert "input files were made under other settings" in text, text[-3000:]
+    assert "input files were made under other settings" in text, (res.stderr + text)[-3000:]
     assert "made under settings s000000000000" in text and "--forcerun" in text, text[-3000:]
 
 

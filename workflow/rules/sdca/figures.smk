@@ -45,6 +45,7 @@ rule curves:
         runtime=RUNTIME_MIN["curves"],
     params:
         settings=CURVES_SETTINGS,
+        inputs=fig_inputs,  # the settings hash an image set's feature file must record
     script:
         "../../scripts/sdca/curves.py"
 

@@ -49,6 +49,19 @@ def table4_learners():
     return sorted({algorithm_of(m, block["methods"][m]) for m in rows if m in block["methods"]})
 
 
+def fig_inputs(wildcards):
+    """The settings hash the convergence curves' feature file must record: an image set's
+    features (rule images_features, whose settings its file records), or "" for a prepared
+    dataset (it records none: its pin vouches for it)."""
+    from tripletbench.datasets.caltech256 import is_image_set_name
+    from tripletbench.studies.oasis.images import images_features_settings
+
+    name = config["figures"]["dataset"]
+    if is_image_set_name(name):
+        return settings_hash(images_features_settings(config, name))
+    return ""
+
+
 def fig_data(wildcards):
     """The feature file of a convergence-curve seed: the prepared dataset, or for an image set
     (``caltech256_<k>``, ``fashion_mnist_pixels|bovw``: the SDCA paper's Figures 1-2 used
