@@ -4,8 +4,13 @@ The workflow needs a few things Snakemake's documented API does not give: to for
 the DAG is built (results that hold without Snakemake's metadata, :mod:`.keep`), the jobs about
 to run (``onstart``: keep their old outputs), the run's target rules and cores (its wall-time
 record), the ``--config`` values Snakemake recorded (the unpinned-download opt-in of a job
-process), and the scheduler's job rate limiter (dropped in a local run). Each is read here and
-nowhere else; each name is in :data:`INTERNALS` with what it serves.
+process), and the scheduler's job rate limiter (dropped in a local run). Each name is in
+:data:`INTERNALS` with what it serves, and the private ones are read through this module's
+functions; ``Workflow.is_main_process``, ``overwrite_configfiles`` and ``configfiles`` are also
+read directly in the rule files, after :func:`check_workflow` has found them. The scheduler
+itself (``Workflow.scheduler``, ``Workflow.local_exec``, which exist only once jobs run) is read
+by :func:`tripletbench.harness.keep.without_rate_limiter_timers` with a fallback: where it is
+missing, the rate limiter stays (a local run that waits a little longer, never a wrong one).
 
 Tested with Snakemake :data:`TESTED` (requirements.txt pins 9.27.1). :func:`check_workflow` runs
 when the workflow is parsed (``workflow/rules/common.smk``) and stops the run before any job if
