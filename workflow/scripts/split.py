@@ -17,13 +17,25 @@ except DataError as err:
     # a fraction so small (or large) that a class keeps fewer than 2 samples where a split
     # needs them: name the keys, the smallest class and the fractions that work
     smallest = int(np.unique(y, return_counts=True)[1].min())
-    raise DataError(
+    head = (
         f"{exp}.train_fraction = {cfg['train_fraction']} and {exp}.fit_fraction = "
         f"{cfg['fit_fraction']} cannot split {snakemake.wildcards.dataset} ({err}): its smallest "
         f"class has {smallest} samples; each class needs at least 2 training samples (for the "
-        f"fit/validation split) and 1 test sample, so train_fraction x {smallest} must round to "
-        f"between 2 and {smallest - 1}. Raise train_fraction (e.g. to "
-        f"{min(0.5, 2.5 / max(smallest, 1)):.2g} or more)"
+        "fit/validation split) and 1 test sample"
+    )
+    if smallest < 3:
+        raise DataError(
+            f"{head}, so no fraction can split it: leave the class out of the dataset or "
+            "choose another dataset"
+        ) from None
+    low = float(cfg["train_fraction"]) * smallest < 2
+    raise DataError(
+        f"{head}, so train_fraction x {smallest} must round to between 2 and {smallest - 1}. "
+        + (
+            f"Raise train_fraction (e.g. to {min(0.5, 2.5 / smallest):.2g} or more)"
+            if low
+            else f"Lower train_fraction (e.g. to {(smallest - 1.5) / smallest:.2g} or less)"
+        )
     ) from None
 print({k: len(v) for k, v in s.items()})
 save_npz(snakemake.output[0], seed=seed, **s, **settings_record(snakemake.params.settings, snakemake.rule))
