@@ -92,6 +92,7 @@ def test_the_modules_and_time_of_importing_sdca_are_listed():
         "tripletbench._moved",
         "tripletbench.algorithms",
         "tripletbench.algorithms._checks",
+        "tripletbench.algorithms._pairs",
         "tripletbench.algorithms._params",
         "tripletbench.algorithms._scores",
         "tripletbench.algorithms._stream",
