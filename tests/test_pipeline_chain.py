@@ -28,14 +28,31 @@ def snakemake_on(out, configfile, *args, timeout=600):
                           timeout=timeout)  # fmt: skip
 
 
-def _oasis_c_changed(tmp_path):
-    """The CI config with OASIS's C changed in SDCA Table 2 (OASIS-authors-C) and OAHU Table 3."""
+def _ci_config_changed(tmp_path, name, changes):
+    """The CI config with ``changes`` (block -> the values it updates, nested as the config)
+    merged in, written to ``tmp_path/<name>.yaml``; its path."""
+
+    def merge(into, values):
+        for k, v in values.items():
+            if isinstance(v, dict) and isinstance(into.get(k), dict):
+                merge(into[k], v)
+            else:
+                into[k] = v
+
     cfg = yaml.safe_load((ROOT / "config/ci.yaml").read_text())
-    cfg["sdca_table2"]["methods"]["OASIS-authors-C"]["fixed"]["C"] = 0.001
-    cfg["oahu"]["table3"]["methods"]["OASIS"]["fixed"]["C"] = 0.001
-    path = tmp_path / "oasis_c.yaml"
+    merge(cfg, changes)
+    path = tmp_path / f"{name}.yaml"
     path.write_text(yaml.safe_dump(cfg, sort_keys=False))
     return path
+
+
+def _oasis_c_changed(tmp_path):
+    """The CI config with OASIS's C changed in SDCA Table 2 (OASIS-authors-C) and OAHU Table 3."""
+    c = {"fixed": {"C": 0.001}}
+    return _ci_config_changed(tmp_path, "oasis_c", {
+        "sdca_table2": {"methods": {"OASIS-authors-C": c}},
+        "oahu": {"table3": {"methods": {"OASIS": c}}},
+    })  # fmt: skip
 
 
 @NEEDS_APT
@@ -63,11 +80,7 @@ def test_a_changed_setting_reruns_its_cells_without_snakemakes_metadata(ci_run, 
 
 def _table2_changed(tmp_path, key, value):
     """The CI config with ``sdca_table2.<key>`` set to ``value``."""
-    cfg = yaml.safe_load((ROOT / "config/ci.yaml").read_text())
-    cfg["sdca_table2"][key] = value
-    path = tmp_path / f"{key}.yaml"
-    path.write_text(yaml.safe_dump(cfg, sort_keys=False))
-    return path
+    return _ci_config_changed(tmp_path, key, {"sdca_table2": {key: value}})
 
 
 @NEEDS_APT
@@ -153,13 +166,8 @@ def test_a_cell_refuses_a_feature_file_made_under_other_settings(ci_run, tmp_pat
         with np.load(f, allow_pickle=False) as z:
             arrays = {k: z[k] for k in z.files}
         np.savez(f, **{**arrays, "settings_hash": np.array("s000000000000")})
-    configfile = ROOT / "config/ci.yaml"
-    if case in FEATURE_CONFIG:  # the curves of an image set (the CI config's are vehicle's)
-        cfg = yaml.safe_load(configfile.read_text())
-        for block, values in FEATURE_CONFIG[case].items():
-            cfg[block].update(values)
-        configfile = tmp_path / "changed.yaml"
-        configfile.write_text(yaml.safe_dump(cfg, sort_keys=False))
+    # the curves of an image set: a config of its own (the CI config's are vehicle's)
+    configfile = _ci_config_changed(tmp_path, "changed", FEATURE_CONFIG.get(case, {}))
     res = snakemake_on(out, configfile, str(out / cell), "--cores", "1",
                        "--forcerun", rule, "--allowed-rules", rule)  # fmt: skip
     text = (out / log).read_text()
