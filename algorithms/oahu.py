@@ -139,6 +139,8 @@ from __future__ import annotations
 import numpy as np
 from sklearn.utils.validation import validate_data
 
+from tripletbench.optional import require
+
 from ._oahu_deploy import OAHUDeployment, weighted_lower_median  # noqa: F401
 from ._oahu_loss import (  # noqa: F401
     _E2, _EPS, _exp, abtl_bounds, abtl_local_loss, abtl_losses, hedge_factors, hedge_threshold,
@@ -253,7 +255,7 @@ class OAHU(OnlineMixin, OAHUDeployment, BaseLearner):
             )
 
     def _torch(self):
-        import torch
+        torch = require("torch", "OAHU's backend='torch'")
 
         if self.device == "auto":
             dev = "cuda" if torch.cuda.is_available() else "cpu"
@@ -301,7 +303,7 @@ class OAHU(OnlineMixin, OAHUDeployment, BaseLearner):
     def _embed(self, Xt):
         """List of the L+1 unit-norm embeddings f(l) (torch tensors (n, m)) of a (n, d) tensor
         (``backend="torch"``; the NumPy backend's is :meth:`NumpyNet.embed`)."""
-        import torch.nn.functional as F
+        F = require("torch.nn.functional", "OAHU's backend='torch'")
 
         theta = self.params_["theta"]
         out = [F.normalize(Xt @ theta[0].T, dim=1, eps=_EPS)]
@@ -395,7 +397,7 @@ class OAHU(OnlineMixin, OAHUDeployment, BaseLearner):
         """``backend="torch"``: for a (3, d) tensor of rows (anchor, positive, negative), the
         local losses L(l) of eq. 13 (the bounds of eq. 11 held constant) and D+(l), D-(l) of
         eq. 6, tensors (L+1,) in the autograd graph of the parameters."""
-        import torch
+        torch = require("torch", "OAHU's backend='torch'")
 
         e = torch.stack(self._embed(X3))  # (L+1, 3, m)
         d_pos = torch.sqrt(((e[:, 0] - e[:, 1]) ** 2).sum(1) + _EPS)  # D_orig, eq. 6

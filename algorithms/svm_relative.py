@@ -28,8 +28,10 @@ Solvers: ``solver="dcd"`` (linear case only) is our specialised solver for eq. 8
 :func:`solve_eq8_dual`: dual coordinate ascent with an exact line search, plus Newton steps on the
 free multipliers and conjugate-gradient steps on them, described there (the solver is in
 :mod:`tripletbench.algorithms._svm_dual`, its steps in :mod:`tripletbench.algorithms._svm_steps`).
-Otherwise the QP is solved by cvxpy with an explicitly chosen solver, CLARABEL (interior point,
-default, and the reference for "dcd") or SCS; cvxpy's automatic choice is never used (OSQP stopped
+Otherwise the QP is solved by cvxpy (the optional extra ``tripletbench[cvxpy]``) with an
+explicitly chosen solver, CLARABEL (interior point, the reference for "dcd") or SCS. The default,
+``solver="auto"``, is "dcd" for the linear kernel (nothing to install) and CLARABEL for "rbf"; the
+fitted ``solver_`` records which ran; cvxpy's automatic choice is never used (OSQP stopped
 "inaccurate" and HIGHS did not finish on a 20,000 x 64 instance here). The constraint matrix
 Delta_ik - Delta_ij is built sparse when the points are sparse (binary bag-of-words: a row is
 non-zero only on the words in which the documents differ). For L = I, a feature whose column of
@@ -50,6 +52,8 @@ import numpy as np
 import scipy.sparse as sp
 from sklearn.utils.validation import validate_data
 
+from tripletbench.optional import require
+
 # The specialised solver for eq. 8 with L = I ("dcd"): its steps in _svm_steps, the solver in
 # _svm_dual; their names are re-exported here.
 from ._svm_dual import _Block, _DualRun, dual_certificate, solve_eq8_dual  # noqa: F401
@@ -59,7 +63,7 @@ from ._svm_steps import (  # noqa: F401
 )  # fmt: skip
 from .base import BaseLearner
 
-SOLVERS = ("CLARABEL", "SCS", "dcd")
+SOLVERS = ("auto", "CLARABEL", "SCS", "dcd")
 CVXPY_SOLVERS = ("CLARABEL", "SCS")
 
 
@@ -115,8 +119,10 @@ class SVMRelative(BaseLearner):
     C : float > 0, the slack penalty (paper: 1).
     kernel : "linear" (A = I, weighted Euclidean) | "rbf" (A = Phi of the basis points).
     gamma : float > 0 or None, RBF width; None = 1 / n_features.
-    solver : "CLARABEL" (default) | "SCS", passed to cvxpy explicitly, or "dcd", our dual
-        coordinate ascent + Newton solver (:func:`solve_eq8_dual`; kernel="linear" only).
+    solver : "auto" (default: "dcd" for kernel="linear", "CLARABEL" for "rbf") | "dcd", our
+        dual coordinate ascent + Newton solver (:func:`solve_eq8_dual`; kernel="linear" only) |
+        "CLARABEL" | "SCS", passed to cvxpy explicitly (``pip install 'tripletbench[cvxpy]'``;
+        without it, :class:`tripletbench.optional.MissingOptionalDependency` says so).
     solver_options : dict or None, keyword arguments for the solver (cvxpy: e.g. tolerances;
         "dcd": ``tol``, ``max_epochs``, ``max_free``, ``anderson``, ``tau``, ``look_stall`` of
         :func:`solve_eq8_dual`).
@@ -132,7 +138,8 @@ class SVMRelative(BaseLearner):
     alpha_ : (n,) float64 in [0, C], the margin constraints' Lagrange multipliers (the solver's
         dual solution; for L = I, w = max(0, Delta^T alpha) at the optimum).
     basis_ : (m, d) basis points (rbf only). ``gamma_`` : the RBF width used (rbf only).
-    solver_status_, solve_seconds_ (the solver's own time), setup_seconds_ (building Delta and
+    solver_ : the solver that ran ("auto" resolved). solver_status_, solve_seconds_ (the
+    solver's own time), setup_seconds_ (building Delta and
     the cvxpy problem), n_constraints_, n_active_features_ (columns of Delta kept; linear only).
     "dcd" only: ``certificate_`` (dict: rel_gap, the relative duality gap; kkt_margin_residual;
     epochs, nnz_epochs, rounds, looks, stalls, newton_steps of :func:`solve_eq8_dual`).
@@ -150,7 +157,7 @@ class SVMRelative(BaseLearner):
         C=1.0,
         kernel="linear",
         gamma=None,
-        solver="CLARABEL",
+        solver="auto",
         solver_options=None,
         preprocessor=None,
         random_state=None,
@@ -178,6 +185,12 @@ class SVMRelative(BaseLearner):
             raise ValueError(f"solver must be one of {SOLVERS}, got {self.solver!r}")
         if self.solver == "dcd" and self.kernel != "linear":
             raise ValueError("solver 'dcd' solves the linear case (L = I) only; use CLARABEL")
+
+    def _solver(self) -> str:
+        """The solver that runs: ``solver``, with "auto" resolved by the kernel."""
+        if self.solver != "auto":
+            return self.solver
+        return "dcd" if self.kernel == "linear" else "CLARABEL"
 
     def _features(self, X):
         """A^T x for the rows of X: X itself (linear) or the kernel values against the basis."""
@@ -215,9 +228,10 @@ class SVMRelative(BaseLearner):
         self.n_constraints_ = n
         self.n_active_features_ = len(keep)
         self.n_features_in_ = X.shape[1]
-        if self.solver == "dcd":
+        self.solver_ = self._solver()
+        if self.solver_ == "dcd":
             return self._fit_dcd(D, keep, m, t0)
-        import cvxpy as cp
+        cp = require("cvxpy", f"SVM-relative's solver {self.solver_!r}")
 
         w = cp.Variable(len(keep), nonneg=True)
         xi = cp.Variable(n, nonneg=True)
@@ -229,17 +243,17 @@ class SVMRelative(BaseLearner):
         t1 = time.perf_counter()
         try:
             problem.solve(
-                solver=self.solver, verbose=bool(self.verbose), **(self.solver_options or {})
+                solver=self.solver_, verbose=bool(self.verbose), **(self.solver_options or {})
             )
         except cp.error.SolverError as err:
             raise SolverError(
-                f"{self.solver} failed on eq. 8 ({n} x {len(keep)}): {err}{SOLVER_REMEDY}"
+                f"{self.solver_} failed on eq. 8 ({n} x {len(keep)}): {err}{SOLVER_REMEDY}"
             ) from err
         self.solve_seconds_ = time.perf_counter() - t1
         self.solver_status_ = problem.status
         if problem.status != cp.OPTIMAL or w.value is None:
             raise SolverError(
-                f"{self.solver} returned status {problem.status!r} on eq. 8 "
+                f"{self.solver_} returned status {problem.status!r} on eq. 8 "
                 f"({n} constraints, {len(keep)} weights): no usable solution{SOLVER_REMEDY}"
             )
         self.w_ = np.zeros(m)

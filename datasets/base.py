@@ -46,6 +46,7 @@ import numpy as np
 
 from tripletbench.algorithms._checks import DataError  # the learners' error (re-exported)
 from tripletbench.files import save_text
+from tripletbench.optional import require
 
 # the files of the two routes, downloads, mirrors and checksums (re-exported from here)
 from .fetch import (  # noqa: F401
@@ -77,7 +78,6 @@ from .fetch import (  # noqa: F401
     verify_sha256,
 )
 from .spec import ROUTES, DatasetSpec, check_route  # the specification (re-exported)
-
 
 UNREADABLE_FILE_ERRORS = (
     tarfile.TarError,
@@ -176,9 +176,11 @@ def expected_sources(spec: DatasetSpec, route: str) -> dict[str, str | None]:
     if route == "embedded":
         return {Path(ef.path).name: ef.sha256 for ef in spec.embedded}
     return {
-        rf.fname: rf.known_hash.split(":", 1)[1]
-        if rf.known_hash and rf.known_hash.startswith("sha256:")
-        else None
+        rf.fname: (
+            rf.known_hash.split(":", 1)[1]
+            if rf.known_hash and rf.known_hash.startswith("sha256:")
+            else None
+        )
         for rf in spec.download
     }
 
@@ -435,7 +437,7 @@ def load_rda_frame(path: Path, name: str):
     """A data frame from an R ``.rda`` file, read without R through the ``rdata`` package."""
     import warnings
 
-    import rdata
+    rdata = require("rdata", "reading an R .rda file")
 
     with warnings.catch_warnings():
         warnings.filterwarnings("ignore", message="Unknown encoding")

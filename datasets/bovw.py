@@ -38,6 +38,7 @@ import numpy as np
 import scipy.sparse as sp
 
 from tripletbench.files import save_npz
+from tripletbench.optional import require
 
 from .base import DataError, load_prepared
 
@@ -136,8 +137,10 @@ def block_descriptors(
 
     Raises :class:`DataError` if the image is smaller than one block or the sizes are invalid.
     """
-    from skimage.color import rgb2gray
-    from skimage.feature import local_binary_pattern
+    rgb2gray = require("skimage.color", "the bag-of-visual-words descriptor").rgb2gray
+    local_binary_pattern = require(
+        "skimage.feature", "the bag-of-visual-words descriptor"
+    ).local_binary_pattern
 
     if not (block_size >= 2 and 1 <= stride and color_levels >= 1 and lbp_points >= 1):
         raise DataError(
@@ -270,7 +273,7 @@ def feature_summary(paths) -> "pd.DataFrame":
     n_features and the ``info`` entries (mean_nnz, descriptor_s_per_image, codebook_s, ...)."""
     import json
 
-    import pandas as pd
+    pd = require("pandas", "the image features' summary table")
 
     rows = []
     for path in paths:
@@ -278,8 +281,13 @@ def feature_summary(paths) -> "pd.DataFrame":
         n, dim = tuple(d["X_shape"]) if "X_shape" in d.files else d["X"].shape
         name = str(path).split("/features/")[1].split("/")[0]
         rows.append(
-            {"dataset": name, "seed": int(d["seed"]), "n_images": n, "n_features": dim,
-             **json.loads(str(d["info"]))}
+            {
+                "dataset": name,
+                "seed": int(d["seed"]),
+                "n_images": n,
+                "n_features": dim,
+                **json.loads(str(d["info"])),
+            }
         )
     return pd.DataFrame(rows)
 

@@ -36,6 +36,8 @@ from pathlib import Path
 
 import numpy as np
 
+from tripletbench.optional import require
+
 from . import fashion_mnist
 from .base import (
     MEMBER_MAX_BYTES,
@@ -58,7 +60,9 @@ IMAGE_SUFFIXES = (".jpg", ".jpeg", ".png")
 
 
 def _not_tabular(paths):
-    raise DataError("caltech256 is an image collection: use tripletbench.datasets.caltech256, not load()")
+    raise DataError(
+        "caltech256 is an image collection: use tripletbench.datasets.caltech256, not load()"
+    )
 
 
 SPEC = DatasetSpec(
@@ -192,7 +196,7 @@ def list_images(root: str | os.PathLike) -> tuple[list[Path], np.ndarray]:
 
 def image_side(path) -> int:
     """The shorter side of an image file in pixels (reads the header only, via Pillow)."""
-    from PIL import Image
+    Image = require("PIL.Image", "reading Caltech-256's images")
 
     with Image.open(path) as im:
         return min(im.size)
@@ -201,7 +205,7 @@ def image_side(path) -> int:
 def load_image(path, max_side: int) -> np.ndarray:
     """An image file as (H, W, 3) uint8 RGB (grey images replicated), shrunk so that its longer
     side is at most ``max_side`` pixels (Pillow's ``thumbnail``, aspect ratio kept)."""
-    from PIL import Image
+    Image = require("PIL.Image", "reading Caltech-256's images")
 
     with Image.open(path) as im:
         im = im.convert("RGB")

@@ -62,8 +62,12 @@ from functools import lru_cache
 
 import numpy as np
 
+from tripletbench.optional import require
+
 from .base import DataError
 from .bovw import as_image
+
+_PURPOSE = "the global image descriptor"
 
 PARTS = (("color", 81), ("edge", 37), ("gabor", 120), ("lbp", 59))
 N_DIMS = 297
@@ -105,7 +109,7 @@ def _part_input(image, ndim: int, name: str) -> np.ndarray:
 
 
 def _color(rgb: np.ndarray) -> np.ndarray:
-    from skimage.color import rgb2hsv
+    rgb2hsv = require("skimage.color", _PURPOSE).rgb2hsv
 
     hsv = np.ascontiguousarray(rgb2hsv(rgb).reshape(-1, 3).T)  # (3, n): H, S, V rows
     n = hsv.shape[1]
@@ -138,8 +142,9 @@ def color_features(rgb) -> np.ndarray:
 
 
 def _edge(grey: np.ndarray) -> np.ndarray:
-    from skimage.feature import canny
-    from skimage.filters import sobel_h, sobel_v
+    canny = require("skimage.feature", _PURPOSE).canny
+    filters = require("skimage.filters", _PURPOSE)
+    sobel_h, sobel_v = filters.sobel_h, filters.sobel_v
 
     edges = canny(grey, sigma=CANNY_SIGMA)
     gx = sobel_v(grey)[edges]
@@ -173,7 +178,7 @@ def _gabor_bank() -> tuple:
     Orientation k and 12 - k have the same sin(theta), hence the same vertical factor; the shared
     factor is the one of k <= 6 (checked equal to the other to 1e-13).
     """
-    from skimage.filters import gabor_kernel
+    gabor_kernel = require("skimage.filters", _PURPOSE).gabor_kernel
 
     bank = []
     for f in GABOR_FREQUENCIES:
@@ -275,7 +280,7 @@ def gabor_features(grey) -> np.ndarray:
 
 
 def _lbp(grey: np.ndarray) -> np.ndarray:
-    from skimage.feature import local_binary_pattern
+    local_binary_pattern = require("skimage.feature", _PURPOSE).local_binary_pattern
 
     g8 = np.round(grey * 255).astype(np.uint8)
     codes = local_binary_pattern(g8, LBP_POINTS, LBP_RADIUS, method="nri_uniform")
@@ -300,7 +305,7 @@ def lbp_features(grey) -> np.ndarray:
 
 def _shrink(image, max_side: int | None) -> np.ndarray:
     """Validated float64 image in [0, 1], longer side shrunk to at most ``max_side`` pixels."""
-    from PIL import Image
+    Image = require("PIL.Image", _PURPOSE)
 
     if max_side is not None:
         if isinstance(max_side, bool) or not isinstance(max_side, (int, np.integer)):
@@ -361,7 +366,7 @@ def global_descriptor(image, max_side: int | None = DEFAULT_MAX_SIDE) -> np.ndar
     ValueError
         for ``max_side`` not an int >= 16 (or None).
     """
-    from skimage.color import rgb2gray
+    rgb2gray = require("skimage.color", _PURPOSE).rgb2gray
 
     img = _shrink(image, max_side)
     if img.ndim == 3:
@@ -382,7 +387,7 @@ def descriptor_from_bytes(data: bytes, max_side: int | None = DEFAULT_MAX_SIDE) 
     a uint8 (H, W, 3) array. Returns (297,) float64. Raises :class:`DataError` naming the problem
     when Pillow cannot decode the bytes (or for an image under 16 pixels on a side).
     """
-    from PIL import Image
+    Image = require("PIL.Image", _PURPOSE)
 
     if not isinstance(data, (bytes, bytearray, memoryview)):
         raise DataError(f"descriptor_from_bytes expects bytes, got {type(data).__name__}")

@@ -62,6 +62,8 @@ from pathlib import Path
 
 import numpy as np
 
+from tripletbench.optional import require
+
 from .base import DataError
 from .global_descriptor import DEFAULT_MAX_SIDE
 from .global_descriptor import N_DIMS as GLOBAL_DIMS
@@ -110,11 +112,7 @@ def _cached(judgments: Judgments, kind: str, params: tuple, compute) -> np.ndarr
     key = _key(judgments, kind, params)
     if key not in _CACHE:
         out = np.ascontiguousarray(compute(), dtype=np.float64)
-        if (
-            out.ndim != 2
-            or out.shape[0] != judgments.n_items
-            or not np.isfinite(out).all()
-        ):
+        if out.ndim != 2 or out.shape[0] != judgments.n_items or not np.isfinite(out).all():
             raise DataError(
                 f"{judgments.name}: {kind} features of shape {out.shape} are not a finite "
                 f"({judgments.n_items}, d) array"
@@ -135,9 +133,7 @@ def _item_error(judgments: Judgments, i: int, err: Exception) -> DataError:
 # --- image descriptors ----------------------------------------------------------------------
 
 
-def global_features(
-    judgments: Judgments, max_side: int | None = DEFAULT_MAX_SIDE
-) -> np.ndarray:
+def global_features(judgments: Judgments, max_side: int | None = DEFAULT_MAX_SIDE) -> np.ndarray:
     """(n_items, 297) float64: :func:`tripletbench.datasets.global_descriptor.descriptor_from_bytes` of each
     item's image file (module docstring). Raises :class:`DataError` naming the item whose image
     cannot be decoded."""
@@ -147,9 +143,7 @@ def global_features(
         rows = []
         for i in range(judgments.n_items):
             try:
-                rows.append(
-                    descriptor_from_bytes(judgments.images.read(i), max_side=max_side)
-                )
+                rows.append(descriptor_from_bytes(judgments.images.read(i), max_side=max_side))
             except DataError as err:
                 raise _item_error(judgments, i, err) from err
         return np.array(rows, dtype=np.float64).reshape(len(rows), GLOBAL_DIMS)
@@ -163,18 +157,16 @@ def hog_dims(size: int = HOG_SIZE) -> int:
     block = HOG_PARAMS["cells_per_block"][0]
     positions = size // cell - block + 1
     if positions < 1:
-        raise ValueError(
-            f"a {size} px image holds no {block} x {block} block of {cell} px cells"
-        )
+        raise ValueError(f"a {size} px image holds no {block} x {block} block of {cell} px cells")
     return positions * positions * block * block * HOG_PARAMS["orientations"]
 
 
 def hog_image(rgb_image, size: int = HOG_SIZE) -> np.ndarray:
     """The HOG vector of one Pillow RGB image (module docstring): resized to ``size`` x
     ``size`` (bicubic), grey (``rgb2gray``), ``skimage.feature.hog(**HOG_PARAMS)``."""
-    from PIL import Image
-    from skimage.color import rgb2gray
-    from skimage.feature import hog
+    Image = require("PIL.Image", "the items' HOG features")
+    rgb2gray = require("skimage.color", "the items' HOG features").rgb2gray
+    hog = require("skimage.feature", "the items' HOG features").hog
 
     small = rgb_image.convert("RGB").resize((size, size), Image.Resampling.BICUBIC)
     grey = rgb2gray(np.asarray(small))
@@ -217,20 +209,14 @@ def ingredient_documents(judgments: Judgments) -> tuple[list[str], np.ndarray]:
     try:
         annotations = json.loads(data.decode("utf-8"))
     except (UnicodeDecodeError, json.JSONDecodeError) as err:
-        raise DataError(
-            f"{store.where(INGREDIENTS_MEMBER)}: not readable JSON ({err})"
-        ) from None
+        raise DataError(f"{store.where(INGREDIENTS_MEMBER)}: not readable JSON ({err})") from None
     docs, annotated = [], np.zeros(judgments.n_items, dtype=bool)
     for i, member in enumerate(judgments.images.members):
         entry = annotations.get(Path(member).name)
         names = []
         if entry:
             try:
-                names = [
-                    str(x["name"])
-                    for x in entry.get("ingredients") or []
-                    if x.get("name")
-                ]
+                names = [str(x["name"]) for x in entry.get("ingredients") or [] if x.get("name")]
             except (AttributeError, TypeError, KeyError) as err:
                 raise DataError(
                     f"{store.where(INGREDIENTS_MEMBER)}: the entry of {Path(member).name} is not "

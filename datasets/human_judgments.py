@@ -40,6 +40,7 @@ from typing import Callable
 import numpy as np
 
 from tripletbench.files import save_text
+from tripletbench.optional import require
 
 from .base import DataError, DatasetSpec, fetch_download
 from .fetch import (
@@ -404,7 +405,8 @@ class ItemImages:
     def load(self, i: int, mode: str = "RGB"):
         """Item ``i``'s image, decoded by Pillow and converted to ``mode`` (``None``: as
         stored). Raises :class:`DataError` naming the member when Pillow cannot decode it."""
-        from PIL import Image, UnidentifiedImageError
+        Image = require("PIL.Image", "decoding the items' images")
+        UnidentifiedImageError = Image.UnidentifiedImageError
 
         member = self.members[int(i)]
         data = self.store.read(member)

@@ -19,6 +19,8 @@ from pathlib import Path
 
 import numpy as np
 
+from tripletbench.optional import require
+
 from .base import DataError, DatasetSpec, EmbeddedFile, fetch_embedded, file_sha256
 from .text import TextCorpus
 
@@ -52,7 +54,7 @@ SPEC = DatasetSpec(
 
 def read_arff_texts(path: Path) -> tuple[list[str], np.ndarray]:
     """(texts, 0/1 int flags) of one weka Reuters ARFF file (liac-arff)."""
-    import arff
+    arff = require("arff", "reading the Reuters ARFF files (liac-arff)")
 
     with open(path, encoding="utf-8") as fh:
         d = arff.load(fh)

@@ -21,6 +21,8 @@ other readings). Before this, the embedded route scaled all 990 rows on their jo
 
 import numpy as np
 
+from tripletbench.optional import require
+
 from .base import DatasetSpec, EmbeddedFile, RemoteFile, load_libsvm
 from .preprocess import minmax_scale
 
@@ -29,7 +31,7 @@ N_TRAIN = 528  # rows of vowel.scale (Deterding's training speakers)
 
 def _parse_embedded(paths):
     """(X, y) of ddalpha's file, X scaled as LIBSVM scaled its vowel files (module docstring)."""
-    import pandas as pd
+    pd = require("pandas", "parsing vowel's embedded file")
 
     df = pd.read_csv(paths[0], sep=r"\s+", compression="gzip")
     if df.shape[1] != 14:

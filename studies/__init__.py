@@ -16,7 +16,7 @@ from __future__ import annotations
 import importlib
 import pkgutil
 
-from tripletbench.harness.study import Study, register
+from tripletbench.harness.study import Study, register  # checks the pipeline extra
 
 ORDER = ("sdca", "oasis", "svm", "oahu", "human", "performance")
 """The studies of the papers in the order the report shows them; others follow by name."""

@@ -234,6 +234,16 @@ b = GridSearchCV(theirs, {"metric__gamma": [0.5, 1.0]}, cv=3).fit(X, y)
 c = GridSearchCV(RDML_Supervised(n_constraints=300, random_state=0), {"lam": [0.01, 0.1]},
                  scoring=SCORERS, refit="mAP",
                  cv=StratifiedKFold(3, shuffle=True, random_state=0)).fit(StandardScaler().fit_transform(X), y)
+from tripletbench.algorithms import SVMRelative            # the core install: no cvxpy
+from tripletbench.optional import MissingOptionalDependency
+t = np.array([[[0.0], [1.0], [2.0]]])
+assert SVMRelative().fit(t).solver_ == "dcd"
+try:
+    SVMRelative(solver="CLARABEL").fit(t)
+except MissingOptionalDependency as err:
+    assert "pip install 'tripletbench[cvxpy]'" in str(err), err
+else:
+    raise AssertionError("cvxpy is in no core install: CLARABEL should say which extra")
 print("ok", tripletbench.__version__, round(a.best_score_, 3), round(b.best_score_, 3),
       round(c.best_score_, 3))
 assert a.best_score_ > 0.8 and b.best_score_ > 0.8 and c.best_score_ > 0.5

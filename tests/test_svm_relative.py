@@ -11,7 +11,12 @@ import scipy.sparse as sp
 from scipy.optimize import Bounds, LinearConstraint, minimize
 
 from tripletbench.algorithms import make_learner
-from tripletbench.algorithms.svm_relative import SVMRelative, constraint_matrix, primal_objective, rbf_kernel
+from tripletbench.algorithms.svm_relative import (
+    SVMRelative,
+    constraint_matrix,
+    primal_objective,
+    rbf_kernel,
+)
 from tripletbench.datasets.base import DataError
 from tripletbench.datasets.constraints import sample_class_triplets
 from tripletbench.evaluation.triplets import (
@@ -82,7 +87,9 @@ def test_linear_case_matches_its_dual_solved_by_lbfgsb(C):
     X = rng.normal(size=(40, 6))
     y = rng.integers(0, 3, 40)
     t = sample_class_triplets(y, 60, rng)
-    m = SVMRelative(C=C, preprocessor=X, solver_options={"tol_gap_rel": 1e-10}).fit(t)
+    m = SVMRelative(
+        C=C, solver="CLARABEL", preprocessor=X, solver_options={"tol_gap_rel": 1e-10}
+    ).fit(t)
     D = constraint_matrix(X[t[:, 0]], X[t[:, 1]], X[t[:, 2]])
     dual_value, w_dual, _ = _dual_solution(D, C)
     assert m.solver_status_ == "optimal"
@@ -98,7 +105,9 @@ def test_kkt_conditions_and_invariants_linear_case():
     y = rng.integers(0, 4, 50)
     t = sample_class_triplets(y, 80, rng)
     C = 1.0
-    m = SVMRelative(C=C, preprocessor=X, solver_options={"tol_gap_rel": 1e-10}).fit(t)
+    m = SVMRelative(
+        C=C, solver="CLARABEL", preprocessor=X, solver_options={"tol_gap_rel": 1e-10}
+    ).fit(t)
     D = constraint_matrix(X[t[:, 0]], X[t[:, 1]], X[t[:, 2]])
     w, xi = m.w_, m.xi_
     margin = D @ w
@@ -217,7 +226,7 @@ def test_solver_failure_raises_a_clear_error():
     with pytest.raises(SolverError, match="optimal_inaccurate"):  # stopped after one iteration
         SVMRelative(preprocessor=X, solver="SCS", solver_options={"max_iters": 1}).fit(t)
     with pytest.raises(SolverError, match="CLARABEL"):
-        SVMRelative(preprocessor=X, solver_options={"max_iter": 1}).fit(t)
+        SVMRelative(preprocessor=X, solver="CLARABEL", solver_options={"max_iter": 1}).fit(t)
 
 
 def test_triplet_accuracy_counts_ties_as_failures():
@@ -270,7 +279,6 @@ def reuters_training_matrix():
     return binary[train], notion_groups(labels[train], "reuters_topic")
 
 
-
 def _brute_coordinate_max(val, u, a_t, C):
     """max over delta in [-a_t, C - a_t] of delta - 1/2 sum_j [u_j + delta d_j]_+^2, by a dense
     grid refined around its best point (independent of the breakpoint walk)."""
@@ -295,8 +303,16 @@ def _one_row_step(val, u, a_t, C):
     k = len(val)
     alpha, u2, grad = np.array([a_t]), u.copy(), np.zeros(1)
     _cd_epoch(
-        np.array([0, k]), np.arange(k), val, alpha, u2, np.array([0]), C, np.empty(k),
-        np.empty(k), grad,
+        np.array([0, k]),
+        np.arange(k),
+        val,
+        alpha,
+        u2,
+        np.array([0]),
+        C,
+        np.empty(k),
+        np.empty(k),
+        grad,
     )
     delta = alpha[0] - a_t
     np.testing.assert_allclose(u2, u + delta * val, atol=1e-12)
@@ -323,7 +339,9 @@ def test_coordinate_step_is_the_exact_maximiser_of_the_piecewise_quadratic_dual(
     # one by hand: d = (1, -1), u = (0.5, 0.2): dg/ddelta = 1 - [0.5 + delta]_+ + [0.2 - delta]_+,
     # zero on delta in (-0.5, 0.2) where it is 1 - 0.5 - delta + 0.2 - delta: delta = 0.35 > 0.2,
     # so on delta > 0.2 (second term off): 1 - 0.5 - delta = 0, delta = 0.5
-    assert _one_row_step(np.array([1.0, -1.0]), np.array([0.5, 0.2]), 0.0, 1.0) == pytest.approx(0.5)
+    assert _one_row_step(np.array([1.0, -1.0]), np.array([0.5, 0.2]), 0.0, 1.0) == pytest.approx(
+        0.5
+    )
     # without a breakpoint: d = (2), u = (0.1): 1 - 2 (0.1 + 2 delta) = 0 at delta = 0.2
     assert _one_row_step(np.array([2.0]), np.array([0.1]), 0.0, 1.0) == pytest.approx(0.2)
     # capped at the bound: C = 0.1
@@ -364,8 +382,12 @@ def test_box_qp_active_set_matches_an_independent_bounded_solver():
         lo, hi = -rng.uniform(0, 1, k), rng.uniform(0, 1, k)
         x = _box_qp_active_set(H, r, lo, hi, 200)  # finite (Murty's rule); here within 200
         res = minimize(
-            lambda z: 0.5 * z @ H @ z - r @ z, np.zeros(k), jac=lambda z: H @ z - r,
-            method="L-BFGS-B", bounds=list(zip(lo, hi)), options={"ftol": 1e-15, "gtol": 1e-12},
+            lambda z: 0.5 * z @ H @ z - r @ z,
+            np.zeros(k),
+            jac=lambda z: H @ z - r,
+            method="L-BFGS-B",
+            bounds=list(zip(lo, hi)),
+            options={"ftol": 1e-15, "gtol": 1e-12},
         )
         assert np.all(x >= lo - 1e-12) and np.all(x <= hi + 1e-12)
         assert 0.5 * x @ H @ x - r @ x <= res.fun + 1e-9
@@ -406,7 +428,9 @@ def test_dcd_reaches_clarabels_optimum_with_a_kkt_certificate(C, sparse):
     from tripletbench.algorithms.svm_relative import dual_certificate
 
     X, t = _random_problem(7, sparse=sparse)
-    ref = SVMRelative(C=C, preprocessor=X, solver_options={"tol_gap_rel": 1e-10}).fit(t)
+    ref = SVMRelative(
+        C=C, solver="CLARABEL", preprocessor=X, solver_options={"tol_gap_rel": 1e-10}
+    ).fit(t)
     m = SVMRelative(C=C, preprocessor=X, solver="dcd").fit(t)
     assert m.solver_status_ == "optimal"
     assert m.objective_ == pytest.approx(ref.objective_, rel=1e-6)
@@ -439,7 +463,9 @@ def test_dcd_matches_clarabel_on_reuters_triplets():
     when missing, as the pipeline does)."""
     X, groups = reuters_training_matrix()
     t = sample_class_triplets(groups, 300, np.random.default_rng(0))
-    ref = SVMRelative(preprocessor=X, solver_options={"tol_gap_rel": 1e-10}).fit(t)
+    ref = SVMRelative(solver="CLARABEL", preprocessor=X, solver_options={"tol_gap_rel": 1e-10}).fit(
+        t
+    )
     m = SVMRelative(preprocessor=X, solver="dcd").fit(t)
     assert m.objective_ == pytest.approx(ref.objective_, rel=1e-6)
     assert m.certificate_["kkt_margin_residual"] <= 1e-7

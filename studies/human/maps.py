@@ -37,6 +37,8 @@ import dataclasses
 import numpy as np
 import pandas as pd
 
+from tripletbench.optional import require
+
 from tripletbench.studies.human import experiment as human
 
 #: The ordinal embedding of the figure where ``human.methods`` has no cblearn row: (row name,
@@ -351,7 +353,7 @@ def build_panels(judgments, features: dict, choices: list, cfg: dict, seed: int)
 def thumbnails(judgments, side: int = 96) -> list[np.ndarray]:
     """Each item's image as an RGB uint8 array whose longer side is ``side`` pixels (Pillow
     ``thumbnail``, aspect kept, Lanczos)."""
-    from PIL import Image
+    Image = require("PIL.Image", "the items' thumbnails")
 
     out = []
     for i in range(judgments.n_items):

@@ -8,6 +8,8 @@ import time
 
 import numpy as np
 
+from tripletbench.optional import require
+
 #: The prefix of an ordinal-embedding row's ``algorithm`` (a cblearn class by its dotted path,
 #: ``cblearn.embedding.SOE``): such a row uses no item features (:func:`is_feature_free`).
 ORDINAL_PREFIX = "cblearn."
@@ -67,13 +69,13 @@ def ordinal_class(algorithm: str) -> type:
     try:
         cls = getattr(importlib.import_module(module), attr)
     except (ImportError, AttributeError, ValueError) as err:
-        import cblearn.embedding as emb
+        emb = require("cblearn.embedding", f"the ordinal embedding {algorithm}")
 
         offers = sorted(n for n in dir(emb) if isinstance(getattr(emb, n), type))
         raise KeyError(
             f"cannot import {algorithm!r} ({err}); cblearn.embedding offers {', '.join(offers)}"
         ) from None
-    from cblearn.embedding._base import TripletEmbeddingMixin
+    TripletEmbeddingMixin = require("cblearn.embedding._base", algorithm).TripletEmbeddingMixin
 
     if not (isinstance(cls, type) and issubclass(cls, TripletEmbeddingMixin)):
         raise TypeError(f"{algorithm} is not a cblearn triplet embedding (TripletEmbeddingMixin)")

@@ -32,6 +32,7 @@ from pathlib import Path
 import numpy as np
 import pandas as pd
 
+from tripletbench.optional import require
 from tripletbench.studies.oahu.experiment import constraint_stream, dev_test_split, knn_scores
 
 
@@ -181,8 +182,9 @@ def main(argv=None):
         help="only the growth of one order difference along the stream (seeds)",
     )
     args = ap.parse_args(argv)
-    import torch
     import yaml
+
+    torch = require("torch", "the OAHU order study's torch reference")
     from threadpoolctl import threadpool_limits
 
     from tripletbench.datasets import get_dataset

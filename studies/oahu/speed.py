@@ -41,6 +41,8 @@ import numpy as np
 import pandas as pd
 from threadpoolctl import threadpool_limits
 
+from tripletbench.optional import require
+
 
 def step_flops(d: int, L: int, h: int, m: int) -> int:
     """Flops of one step: forward (3 rows through W(1..L) and Theta(0..L)), backward (the
@@ -80,7 +82,7 @@ def _data(d, n_points, n_triplets, seed):
 def measure(d=784, L=5, h=100, m=50, n_steps=300, repeats=3, dtype="float32", seed=0) -> dict:
     """One network size: median CPU seconds per step of ``torch``, ``numpy``, ``floor`` (module
     docstring) over ``n_steps`` steps, the arithmetic bound, and the backends' final difference."""
-    import torch
+    torch = require("torch", "timing OAHU's torch backend")
 
     from tripletbench.algorithms.oahu import OAHU
     from tripletbench.algorithms.oahu import NumpyNet

@@ -11,6 +11,7 @@ import numpy as np
 import scipy.sparse as sp
 
 from tripletbench.datasets.base import DataError
+from tripletbench.optional import require
 
 TOKEN_PATTERN = r"(?u)\b\w+\b"  # every run of letters/digits/underscore, single characters kept
 PREPROCESSING = ("none", "stop", "stem", "stem+stop")
@@ -35,7 +36,7 @@ def make_analyzer(
     stop = ENGLISH_STOP_WORDS if "stop" in preprocessing else frozenset()
     stem = None
     if "stem" in preprocessing:
-        import snowballstemmer
+        snowballstemmer = require("snowballstemmer", "the Porter stemmer of preprocessing 'stem'")
 
         stem, cache = snowballstemmer.stemmer("porter").stemWord, {}
 

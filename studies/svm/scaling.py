@@ -10,6 +10,7 @@ import numpy as np
 
 from tripletbench.algorithms.svm_relative import SVMRelative
 from tripletbench.datasets.constraints import sample_class_triplets
+from tripletbench.optional import require
 
 from .notions import stream
 
@@ -29,7 +30,7 @@ def measure_solve(X, groups, n_triplets: int, seed: int, C: float, solver: str) 
     if solver == "dcd":  # compile (or load numba's cache) on a one-triplet problem first
         SVMRelative(solver="dcd").fit(np.array([[[0.0], [1.0], [2.0]]]))
     else:
-        import cvxpy  # noqa: F401  (imported before timing: its first import takes seconds)
+        require("cvxpy", f"SVM-relative's solver {solver!r}")  # imported before timing (seconds)
 
     t = sample_class_triplets(groups, n_triplets, stream(seed, "train_triplets"))
     tracemalloc.start()
