@@ -93,6 +93,91 @@ def schema_file() -> str:
     return _SCHEMA_FILE
 
 
+def _path_text(parts) -> str:
+    """A jsonschema error path as the config's dotted path (``sdca_table2.datasets[0]``)."""
+    out = ""
+    for part in parts:
+        out += f"[{part}]" if isinstance(part, int) else (f".{part}" if out else str(part))
+    return out or "(top level)"
+
+
+def did_you_mean(word, options) -> str:
+    """"; did you mean X?" for the option closest to ``word`` (difflib), else ""."""
+    import difflib
+
+    options = [str(o) for o in options if o is not None]
+    near = difflib.get_close_matches(str(word), options, n=1, cutoff=0.6)
+    return f"; did you mean {near[0]!r}?" if near else ""
+
+
+def schema_error_text(err) -> str:
+    """One line for a jsonschema ``ValidationError`` of the config: the dotted path of the key
+    first, then what the schema expects, what the config gives and, for a misspelt key or value,
+    the closest valid one (``difflib``)."""
+    import re
+
+    path = _path_text(err.absolute_path)
+    kind, want, got = err.validator, err.validator_value, err.instance
+    if kind == "additionalProperties" and isinstance(got, dict):
+        known = sorted((err.schema.get("properties") or {}))
+        patterns = list((err.schema.get("patternProperties") or {}))
+        extra = [
+            k for k in got if k not in known and not any(re.search(p, k) for p in patterns)
+        ]
+        key = extra[0] if extra else "?"
+        where = f"{path}.{key}" if err.absolute_path else key
+        owner = path if err.absolute_path else "the config"
+        return (
+            f"config {where}: unknown key{did_you_mean(key, known)} "
+            f"({owner} takes: {', '.join(known) or 'no key'})"
+        )
+    if kind == "enum":
+        shown = ", ".join(repr(v) for v in want)
+        return f"config {path}: expected one of {shown}; got {got!r}{did_you_mean(got, want)}"
+    if kind == "required":
+        missing = err.message.split("'")[1] if "'" in err.message else err.message
+        return f"config {path}.{missing}: missing (required in {path})"
+    if kind == "type":
+        return f"config {path}: expected {want}; got {got!r} ({type(got).__name__})"
+    limits = {
+        "minimum": ">=",
+        "maximum": "<=",
+        "exclusiveMinimum": ">",
+        "exclusiveMaximum": "<",
+        "minItems": "at least this many items:",
+        "maxItems": "at most this many items:",
+        "minLength": "a string of at least this length:",
+        "minProperties": "at least this many keys:",
+        "pattern": "a string matching",
+        "uniqueItems": "no repeated item:",
+    }
+    if kind in limits:
+        return f"config {path}: expected {limits[kind]} {want!r}; got {got!r}"
+    return f"config {path}: {err.message}"
+
+
+def check_schema(config: dict, schema_dict: dict | None = None) -> None:
+    """Validate ``config`` against :func:`schema` (or ``schema_dict``) as Snakemake's
+    ``validate`` does (the schema's own draft, JSON Schema 2020-12 when it names none), before
+    that call, so that an error reads as one line that starts with the key's dotted path
+    (:func:`schema_error_text`) instead of Snakemake's dump of the schema. Raises
+    :class:`ConfigError` with the most relevant error (``jsonschema.exceptions.best_match``)
+    and how many others there are."""
+    import jsonschema
+    from jsonschema.exceptions import best_match
+
+    sch = schema_dict if schema_dict is not None else _checks_schema()
+    cls = jsonschema.validators.validator_for(sch, default=jsonschema.Draft202012Validator)
+    errors = list(cls(sch).iter_errors(config))
+    if not errors:
+        return
+    first = best_match(errors)
+    while first.context:  # anyOf / oneOf: the branch that went furthest
+        first = best_match(first.context)
+    more = f" ({len(errors) - 1} more error(s): fix this one and rerun)" if len(errors) > 1 else ""
+    raise ConfigError(schema_error_text(first) + more)
+
+
 def experiment_blocks(config: dict) -> list[str]:
     """The experiment blocks that ``config`` gives (call it before the schema fills defaults): a
     block left out plans nothing, so a config with one block runs that block's tables alone.
@@ -352,12 +437,16 @@ def check_method(place: str, algorithm: str, mcfg: dict, bare: bool = False) -> 
     try:
         known = make_learner(algorithm).get_params()
     except KeyError as err:
-        raise ConfigError(f"config {place}: {err.args[0]}") from None
+        from tripletbench.algorithms import ALGORITHMS
+
+        hint = did_you_mean(algorithm, ALGORITHMS) if "." not in algorithm else ""
+        raise ConfigError(f"config {place}: {err.args[0]}{hint}") from None
     for key in list(fixed) + list(grid):
         if key not in known:
             path = fixed_path(key) if key in fixed else f"{place}.grid.{key}"
             raise ConfigError(
-                f"config {path}: {algorithm} has no hyperparameter {key!r}; it has {sorted(known)}"
+                f"config {path}: {algorithm} has no hyperparameter {key!r}"
+                f"{did_you_mean(key, known)} (it has {', '.join(sorted(known))})"
             )
     keys = list(grid)
     for choice in itertools.product(*(range(len(grid[k])) for k in keys)):

@@ -52,15 +52,22 @@ def constraint_kind_of(method: str, method_cfg: dict) -> str:
     )
 
 
-def param_grid(method_cfg: dict) -> list[dict]:
-    """All hyperparameter combinations of a method's config: ``fixed`` merged with each point of
-    the Cartesian product of ``grid`` (in the config's order), plus the row's ``constraints``
-    where it gives one (an external learner's constraint kind, :mod:`tripletbench.algorithms.external`).
-    """
-    grid = method_cfg.get("grid", {}) or {}
+def row_params(method_cfg: dict) -> dict:
+    """A learner row's keyword arguments without its grid: ``fixed``, plus the row's
+    ``constraints`` where it gives one (an external learner's constraint kind,
+    :mod:`tripletbench.algorithms.external`). Every study builds a row's learner from these (and
+    a grid point, where it has a grid): one rule for what a row means wherever rows appear."""
     fixed = dict(method_cfg.get("fixed", {}) or {})
     if method_cfg.get("constraints"):
         fixed["constraints"] = method_cfg["constraints"]
+    return fixed
+
+
+def param_grid(method_cfg: dict) -> list[dict]:
+    """All hyperparameter combinations of a method's config: :func:`row_params` merged with each
+    point of the Cartesian product of ``grid`` (in the config's order)."""
+    grid = method_cfg.get("grid", {}) or {}
+    fixed = row_params(method_cfg)
     keys = list(grid)
     return [
         {**fixed, **dict(zip(keys, vals))} for vals in itertools.product(*(grid[k] for k in keys))

@@ -133,7 +133,12 @@ def test_dry_run_shows_the_plan_and_a_bad_config_stops_it(tmp_path):
         timeout=300,
     )
     assert out.returncode != 0
-    assert "n_triplet" in out.stdout + out.stderr
+    lines = (out.stdout + out.stderr).strip().splitlines()
+    first = next(i for i, line in enumerate(lines) if line.startswith("config "))
+    assert first <= 1 and len(lines) <= 8, lines  # the key first, no schema dump
+    assert lines[first].startswith(
+        "config sdca_table2.n_triplet: unknown key; did you mean 'n_triplets'?"
+    ), lines[first]
 
 
 def test_the_schema_names_exactly_the_learners_and_datasets_found():

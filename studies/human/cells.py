@@ -192,10 +192,10 @@ def _fit(mcfg: dict, method: str, seed: int, train, X, base, fs: str):
     """``(model, fit_s)``: learner row ``method`` (settings ``mcfg``) fitted on ``train`` over
     feature set ``fs`` (``X``). A ``ValueError`` of the fit is raised, on a learning-curve point
     as :class:`_Refused` (a point below what the learner accepts)."""
-    from tripletbench.harness.experiment import algorithm_of, fit_learner
+    from tripletbench.harness.experiment import algorithm_of, fit_learner, row_params
 
     protocol, fold = base["protocol"], base["fold"]
-    params = dict(mcfg.get("fixed") or {})
+    params = row_params(mcfg)
     y = np.zeros(len(X), dtype=np.int64)  # no labels: triplet learners only
     t0 = time.perf_counter()
     try:

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import functools
 
-from tripletbench.harness.config import ConfigError
+from tripletbench.harness.config import ConfigError, did_you_mean
 from tripletbench.harness.experiment import algorithm_of, constraint_kind_of
 
 
@@ -115,6 +115,11 @@ def check_ordinal_embedding(place: str, algorithm: str, mcfg: dict, libraries: b
     (it imports torch), the other trial fits 0.04 s each."""
     from .experiment import ordinal_class
 
+    if "constraints" in mcfg:
+        raise ConfigError(
+            f"config {place}.constraints: an ordinal embedding learns from the answers' "
+            "triplets only (fit(triplets, n_objects)); remove the key"
+        )
     if "random_state" in (mcfg.get("fixed") or {}):
         raise ConfigError(
             f"config {place}.fixed.random_state: set by the harness from the cell's seed "
@@ -132,8 +137,9 @@ def check_ordinal_embedding(place: str, algorithm: str, mcfg: dict, libraries: b
     for key in fixed:
         if key not in known:
             raise ConfigError(
-                f"config {place}.fixed.{key}: {algorithm} has no hyperparameter {key!r}; it has "
-                f"{sorted(k for k in known if k != 'random_state')}"
+                f"config {place}.fixed.{key}: {algorithm} has no hyperparameter {key!r}"
+                f"{did_you_mean(key, known)} (it has "
+                f"{', '.join(sorted(k for k in known if k != 'random_state'))})"
             )
     key = tuple(sorted(fixed.items(), key=str))
     try:

@@ -146,7 +146,7 @@ def _euclidean_choice(acc: pd.DataFrame, feats) -> Choice:
 def _learned_choice(acc: pd.DataFrame, feats, methods: dict) -> Choice | None:
     """The learned panel: the best learner row of ``acc`` on any feature set, else the first
     learner row of ``methods`` on the first feature set; None without a learner row."""
-    from tripletbench.harness.experiment import algorithm_of
+    from tripletbench.harness.experiment import algorithm_of, row_params
 
     learners = [m for m, mc in methods.items() if not is_ordinal(mc)]
     best = _best(acc, learners, feats)
@@ -157,7 +157,7 @@ def _learned_choice(acc: pd.DataFrame, feats, methods: dict) -> Choice | None:
             m,
             best[1],
             algorithm_of(m, methods[m]),
-            dict(methods[m].get("fixed") or {}),
+            row_params(methods[m]),
             best[2],
             "the best learner row of the table",
         )
@@ -168,7 +168,7 @@ def _learned_choice(acc: pd.DataFrame, feats, methods: dict) -> Choice | None:
             m,
             feats[0],
             algorithm_of(m, methods[m]),
-            dict(methods[m].get("fixed") or {}),
+            row_params(methods[m]),
             None,
             "no protocol (a) number: the first learner row",
         )

@@ -309,7 +309,7 @@ def other_learners(
     like :func:`run` (CPU time, so that other processes on the machine do not move it)."""
     from tripletbench.datasets.constraints import sample_class_triplets
 
-    from tripletbench.harness.experiment import algorithm_of, fit_learner
+    from tripletbench.harness.experiment import algorithm_of, fit_learner, row_params
 
     rng = np.random.default_rng(0)
     y = rng.integers(n_classes, size=n_points)
@@ -317,7 +317,7 @@ def other_learners(
     t = sample_class_triplets(y, n_triplets, rng)
     rows = []
     for name, params in methods.items():
-        _, timing = fit_learner(algorithm_of(name, params), params.get("fixed", {}), t, X, y, 0)
+        _, timing = fit_learner(algorithm_of(name, params), row_params(params), t, X, y, 0)
         rows.append(
             {
                 "learner": name,
@@ -325,7 +325,7 @@ def other_learners(
                 "n_triplets": n_triplets,
                 "fit_cpu_s": timing["fit_cpu_s"],
                 "cpu_s_per_10k_triplets": timing["fit_cpu_s"] * 10_000 / n_triplets,
-                "settings": str(dict(params.get("fixed", {}))),
+                "settings": str(row_params(params)),
             }
         )
         log(f"{name}: {rows[-1]['cpu_s_per_10k_triplets']:.2f} CPU s per 10K triplets")

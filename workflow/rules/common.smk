@@ -69,12 +69,14 @@ if workflow.is_main_process:
         check_hooks(sys.argv[1:])
     except RunLocked as _err:
         raise WorkflowError(str(_err)) from None
-from tripletbench.harness.config import experiment_blocks, schema_file  # noqa: E402
+from tripletbench.harness.config import check_schema, experiment_blocks, schema_file  # noqa: E402
 
 # The experiment blocks the config gives, read before the schema fills in defaults: main.smk
 # includes the rule file of these only, so a config with one block plans that block alone.
 BLOCKS_ON = experiment_blocks(config)
-# The schema with the names of the datasets and learners found, written to a private file.
+# The schema first as one line naming the key (check_schema), then Snakemake's validate, which
+# fills in the defaults; the schema holds the names of the datasets and learners found.
+check_schema(config)
 validate(config, schema_file())
 
 from tripletbench.datasets import MODULES as DATASET_MODULES  # noqa: E402
