@@ -37,7 +37,14 @@ a path is of a kind the harness can evaluate, so that no job fails late with a l
   constraints made as the harness makes them, with the row's ``fixed`` hyperparameters) must give
   a finite (d, d) matrix through ``get_mahalanobis_matrix()`` or ``components_``. An embedding of
   the training items only (cblearn's ordinal embeddings: ``fit`` takes triplets of indices, no
-  metric on new points) or any other failure is refused, naming the library's error.
+  metric on new points) or any other failure is refused, naming the library's error;
+* the size of the row's smallest real cell, where its study can say it before any job (a
+  learner row of a block fitted by the generic cell runner on a feature table: the block's
+  triplets, at most the row's ``max_triplets``, the points of its fit part and the set's
+  features): a second trial fit on synthetic points of that size, so that a learner that refuses
+  the size (metric-learn's SCML: fewer triplets than features) is refused before any job.
+  What no trial can catch (the data's values, memory or time above that size, a set whose
+  features a job computes) fails in the cell, with :class:`ExternalLearnerError`.
 """
 
 from __future__ import annotations
@@ -254,14 +261,19 @@ def external_learner(path: str) -> type:
 TUPLE_KINDS = {2: "pairs", 3: "triplets"}
 
 
+TRIAL = (60, 40, 4, 4)
+"""The start-up trial fit's size: (triplets, points, features, classes) of synthetic points."""
+
+
 @lru_cache(maxsize=None)
-def _trial_fit(path: str, kind: str, fixed: tuple) -> None:
+def _trial_fit(path: str, kind: str, fixed: tuple, size: tuple = TRIAL) -> None:
+    n_triplets, n_points, d, k = size
     rng = np.random.default_rng(0)
-    y = np.repeat(np.arange(4), 10)
-    X = rng.normal(size=(40, 4)) + 2.0 * np.eye(4)[y]
+    y = np.arange(n_points) % k
+    X = rng.normal(size=(n_points, d)) + 2.0 * np.eye(k, d)[y]  # class c shifted along axis c
     from ._constraints import sample_class_triplets, triplets_to_pairs
 
-    t = sample_class_triplets(y, 60, rng)
+    t = sample_class_triplets(y, n_triplets, rng)
     wrapper = external_learner(path)(constraints=kind, **dict(fixed))
     if "random_state" in wrapper._library_params or "random_state" in vars(wrapper):
         wrapper.random_state = 0
@@ -281,14 +293,26 @@ def _trial_fit(path: str, kind: str, fixed: tuple) -> None:
         warnings.simplefilter("ignore")
         wrapper.fit(*args)
     M = np.asarray(wrapper.M_, dtype=float)
-    if M.shape != (4, 4) or not np.isfinite(M).all():
+    if M.shape != (d, d) or not np.isfinite(M).all():
         raise TypeError(f"its metric is not a finite (d, d) matrix (shape {M.shape})")
 
 
-def check_evaluable(path: str, constraints: str | None = None, fixed: dict | None = None) -> str:
+def check_evaluable(
+    path: str,
+    constraints: str | None = None,
+    fixed: dict | None = None,
+    cell: tuple | None = None,
+) -> str:
     """The constraint kind of external learner ``path`` if the harness can evaluate it (module
     docstring), else ``TypeError`` saying why (``KeyError`` when it cannot be imported,
-    ``ValueError`` for an unknown ``constraints``). ``fixed``: the row's fixed hyperparameters."""
+    ``ValueError`` for an unknown ``constraints``). ``fixed``: the row's fixed hyperparameters.
+
+    Two trial fits on synthetic Gaussian classes, as the harness gives the constraints: one of
+    :data:`TRIAL` size (the kind of learner), and, when ``cell`` = ``(where, n_triplets,
+    n_points, n_features, n_classes)`` names the smallest real cell of the row (fewest
+    triplets per feature), one at that size, which catches a failure that depends on size
+    (metric-learn's SCML refuses fewer triplets than features). Neither can catch what depends
+    on the data's values or on a size above the cell's (memory, time)."""
     cls = import_class(path)
     kind = constraints or default_constraints(cls)
     if kind not in CONSTRAINT_KINDS:
@@ -316,4 +340,15 @@ def check_evaluable(path: str, constraints: str | None = None, fixed: dict | Non
             "learners fitted on labels (fit(X, y)), pairs or triplets of points, with "
             "get_mahalanobis_matrix() or components_ (metric-learn's, scikit-learn's NCA)"
         ) from None
+    if cell is not None:
+        where, *size = cell
+        try:
+            _trial_fit(path, kind, tuple(sorted((fixed or {}).items(), key=str)), tuple(size))
+        except Exception as err:  # noqa: BLE001 -- any library error at the real size
+            n_t, n_p, d, _ = size
+            raise TypeError(
+                f"{path} fails at the size of its smallest real cell ({where}: {n_t:,} "
+                f"triplets given as {kind}, {n_p:,} points, {d} features; a trial fit on "
+                f"synthetic points of that size): {type(err).__name__}: {err}"
+            ) from None
     return kind

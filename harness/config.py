@@ -10,7 +10,7 @@ from pathlib import Path
 from tripletbench.algorithms import make_learner
 from tripletbench.datasets import get_dataset
 
-from .experiment import algorithm_of, constraint_kind_of
+from .experiment import algorithm_of, constraint_kind_of, param_grid
 from .study import blocks as study_blocks
 from .study import owner, studies
 
@@ -239,7 +239,9 @@ def check_config(config: dict, libraries: bool = True) -> None:
                     continue  # a row the study checks itself (e.g. a feature-free embedding)
                 where, algorithm = f"{place}.methods.{method}", algorithm_of(method, mcfg)
                 check_method(where, algorithm, mcfg)
-                _check_external(where, algorithm, mcfg)
+                if libraries:
+                    cell = smallest_cell(config, place, mcfg, datasets)
+                    _check_external(where, algorithm, mcfg, cell)
                 _check_pair_rule(where, algorithm, mcfg)
                 _check_constraints(where, algorithm, mcfg)
             for exp, name in datasets:
@@ -320,16 +322,59 @@ def _check_constraints(place: str, algorithm: str, mcfg: dict) -> None:
     check_learner(f"{place}.constraints", algorithm, {"constraints": mcfg["constraints"]})
 
 
-def _check_external(place: str, algorithm: str, mcfg: dict) -> None:
+TRIAL_MAX_TRIPLETS = 20_000
+"""The largest real cell given a start-up trial fit at its size (triplets; and at most
+:data:`TRIAL_MAX_WORK` triplets x features): a larger one would make every start slow."""
+TRIAL_MAX_WORK = 2_000_000
+
+
+def smallest_cell(config: dict, place: str, mcfg: dict, datasets) -> tuple | None:
+    """The smallest real cell of learner row ``mcfg`` of block ``place``, for the start-up trial
+    fit (:func:`tripletbench.algorithms.external.check_evaluable`): ``(where, n_triplets,
+    n_points, n_features, n_classes)`` of the cell with the fewest triplets per feature, or None
+    when no cell's size is known before any job or the smallest is too large to try
+    (:data:`TRIAL_MAX_TRIPLETS`, :data:`TRIAL_MAX_WORK`).
+
+    Known: a block that the generic cell runner fits (a study's ``fit_blocks``: its
+    ``n_triplets``, ``train_fraction`` and ``fit_fraction``) on a feature table (the dataset
+    spec's ``paper_shape``, the file's shape); the row fits at most ``max_triplets`` triplets on
+    the points of the fit part (the training part when it has no grid to choose on)."""
+    if not any(place in s.fit_blocks for s in studies()):
+        return None
+    block = _dotted(config, place) or {}
+    n_con = block.get("n_triplets")
+    if not n_con:
+        return None
+    n_con = min(n_con, mcfg.get("max_triplets") or n_con)
+    many = len(param_grid(mcfg)) > 1
+    cells = []
+    for exp, name in datasets:
+        spec = dataset_spec(exp, name)
+        if not getattr(spec, "tabular", False):  # an image set, a corpus: a job computes X
+            continue
+        n, d, k = spec.paper_shape
+        part = block.get("train_fraction", 0.5) * (block.get("fit_fraction", 0.8) if many else 1)
+        n_points = int(n * part)
+        cells.append((n_con / d, (f"{place} on {name}", int(n_con), n_points, int(d), int(k))))
+    if not cells:
+        return None
+    cell = min(cells)[1]
+    if cell[1] > TRIAL_MAX_TRIPLETS or cell[1] * cell[3] > TRIAL_MAX_WORK:
+        return None
+    return cell
+
+
+def _check_external(place: str, algorithm: str, mcfg: dict, cell: tuple | None = None) -> None:
     """An external learner (a dotted path) must be of a kind the harness can evaluate
     (:func:`tripletbench.algorithms.external.check_evaluable`: learns from labels, pairs or
-    triplets, and a trial fit gives a linear metric); refused when the workflow starts."""
+    triplets, and a trial fit gives a linear metric; a second one at ``cell``, the row's smallest
+    real cell, :func:`smallest_cell`); refused when the workflow starts."""
     from tripletbench.algorithms.external import check_evaluable, is_external
 
     if not is_external(algorithm):
         return
     try:
-        check_evaluable(algorithm, mcfg.get("constraints"), mcfg.get("fixed") or {})
+        check_evaluable(algorithm, mcfg.get("constraints"), mcfg.get("fixed") or {}, cell)
     except (KeyError, TypeError, ValueError) as err:
         msg = err.args[0] if isinstance(err, KeyError) and err.args else err
         raise ConfigError(f"config {place}: {msg}") from None

@@ -143,3 +143,49 @@ def test_a_rows_constraints_reach_its_learner_in_every_study():
     human["methods"] = {"SCML": {"algorithm": "metric_learn.SCML", "constraints": "triplets"}}
     check_schema({"human": human})
     check_config({"human": human, "results_dir": "results/x", "figures_dir": "results/x/f"})
+
+
+def _with_scml(n_triplets, datasets=("vehicle", "letter"), **row):
+    from snakemake.utils import validate
+
+    from tripletbench.harness.config import schema_file
+
+    cfg = copy.deepcopy(MINIMAL)
+    cfg["sdca_table2"].update(datasets=list(datasets), n_triplets=n_triplets)
+    cfg["sdca_table2"]["methods"]["SCML"] = {"algorithm": "metric_learn.SCML", **row}
+    validate(cfg, schema_file())  # the defaults, as the workflow has them
+    return cfg
+
+
+def test_an_external_learner_that_refuses_its_real_size_is_refused_before_any_job():
+    """metric-learn's SCML passes the small trial fit but refuses fewer triplets than
+    features: a config whose smallest real cell has 10 triplets of 18-d vehicle is refused when
+    the workflow starts, naming the cell; 2,000 triplets pass."""
+    msg = _error(lambda c: c.update(_with_scml(10)), check_config)
+    assert msg.startswith("config sdca_table2.methods.SCML: metric_learn.SCML fails at the size")
+    assert "sdca_table2 on vehicle: 10 triplets" in msg and "18 features" in msg, msg
+    assert "Number of features (18) is greater than the number of triplets" in msg, msg
+    check_config(_with_scml(2000))
+
+
+def test_the_smallest_real_cell_is_the_fewest_triplets_per_feature_within_the_rows_bound():
+    from tripletbench.harness.config import TRIAL_MAX_TRIPLETS, smallest_cell
+
+    cfg = _with_scml(1000)
+    row = cfg["sdca_table2"]["methods"]["SCML"]
+    row["max_triplets"] = 300  # a bounded row (images, sdca_table4 rows accept the key)
+    pairs = [("sdca_table2", "vehicle"), ("sdca_table2", "letter")]
+    # vehicle: 846 x 18, 4 classes; letter: 20,000 x 16: 300 / 18 < 300 / 16
+    assert smallest_cell(cfg, "sdca_table2", row, pairs) == (
+        "sdca_table2 on vehicle",
+        300,
+        592,
+        18,
+        4,
+    )
+    row["grid"] = {"beta": [1e-5, 1e-4]}  # a grid: fitted on the fit part (0.7 x 0.8 of 846)
+    assert smallest_cell(cfg, "sdca_table2", row, pairs)[2] == int(846 * 0.7 * 0.8)
+    cfg["sdca_table2"]["n_triplets"] = TRIAL_MAX_TRIPLETS + 1
+    del row["grid"], row["max_triplets"]
+    assert smallest_cell(cfg, "sdca_table2", row, pairs) is None  # too large to try at start
+    assert smallest_cell(cfg, "human", row, []) is None  # not a block of the generic runner
