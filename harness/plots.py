@@ -70,9 +70,89 @@ _STYLE_ORDER = [
 from tripletbench.datasets.names import DISPLAY_NAMES, display_name  # noqa: E402,F401
 
 
+class TickLabelsOverlap(ValueError):
+    """Tick labels of a figure overlap and no thinning, rotation or smaller font separates them."""
+
+
+def _drawn_tick_labels(axis, renderer) -> list:
+    """(label text, window box) of ``axis``'s major tick labels that are drawn (non-empty, inside
+    the view), in axis order."""
+    lo, hi = sorted(axis.get_view_interval())
+    tol = (hi - lo) * 1e-9
+    out = []
+    for loc, label in zip(axis.get_majorticklocs(), axis.get_majorticklabels()):
+        if label.get_visible() and label.get_text() and lo - tol <= loc <= hi + tol:
+            out.append((label, label.get_window_extent(renderer)))
+    return out
+
+
+def tick_label_overlaps(fig, pad: float = 1.0) -> list[tuple]:
+    """Every pair of neighbouring tick labels of ``fig`` whose boxes, rendered at the figure's
+    size and dpi, come closer than ``pad`` pixels: ``(axes, "x" | "y", text, text)``."""
+    fig.canvas.draw()
+    renderer = fig.canvas.get_renderer()
+    out = []
+    for ax in fig.axes:
+        for name in "xy":
+            drawn = _drawn_tick_labels(getattr(ax, f"{name}axis"), renderer)
+            key = (lambda lb: lb[1].x0) if name == "x" else (lambda lb: lb[1].y0)
+            drawn.sort(key=key)
+            for (ta, a), (tb, b) in zip(drawn, drawn[1:]):
+                if a.padded(pad / 2).overlaps(b.padded(pad / 2)):
+                    out.append((ax, name, ta.get_text(), tb.get_text()))
+    return out
+
+
+def _separate(ax, name: str, attempt: int) -> None:
+    """One step that spreads ``ax``'s ``name`` tick labels: fewer ticks where the locator chooses
+    them (log: one per decade, then every other decade; linear: half as many), else (labels
+    placed by the figure, e.g. categories) rotated, then a smaller font."""
+    from matplotlib.ticker import FixedLocator, LogLocator, MaxNLocator
+
+    axis = getattr(ax, f"{name}axis")
+    locator = axis.get_major_locator()
+    if not isinstance(locator, FixedLocator):
+        if axis.get_scale() == "log":
+            axis.set_major_locator(LogLocator(base=10, subs=(1.0,), numticks=6 - attempt))
+        else:
+            n = len(axis.get_majorticklocs())
+            axis.set_major_locator(MaxNLocator(nbins=max(2, n // 2)))
+        return
+    labels = axis.get_majorticklabels()
+    if attempt == 0 and name == "x":  # upright: a box as wide as the font is high
+        for label in labels:
+            label.set_rotation(90)
+            label.set_horizontalalignment("center")
+    else:
+        for label in labels:
+            label.set_fontsize(max(5.0, label.get_fontsize() - 1))
+
+
+def separate_tick_labels(fig, tries: int = 4) -> None:
+    """Make ``fig``'s tick labels not overlap (:func:`tick_label_overlaps`, at the size the
+    figure is saved), each crowded axis spread by :func:`_separate`; raise
+    :class:`TickLabelsOverlap` naming the labels when ``tries`` steps do not separate them."""
+    for attempt in range(tries):
+        crowded = {(ax, name) for ax, name, *_ in tick_label_overlaps(fig)}
+        if not crowded:
+            return
+        for ax, name in crowded:
+            _separate(ax, name, attempt)
+    left = tick_label_overlaps(fig)
+    if left:
+        ax, name, a, b = left[0]
+        raise TickLabelsOverlap(
+            f"tick labels {a!r} and {b!r} of the {name} axis of {ax.get_title()!r} overlap "
+            f"({len(left)} pair(s)): give the axis fewer or shorter labels"
+        )
+
+
 def save_figure(fig, *paths) -> None:
     """Write ``fig`` to every path (format from the extension; PNG at :data:`STYLE`'s dpi)
-    atomically and close it: the one way every figure of the project is saved."""
+    atomically and close it: the one way every figure of the project is saved. Tick labels
+    that would overlap are spread first (:func:`separate_tick_labels`), so no saved figure
+    has overlapping tick labels (:class:`TickLabelsOverlap` otherwise)."""
+    separate_tick_labels(fig)
     for path in paths:
         with atomic_path(path) as tmp:
             fig.savefig(tmp, format=str(path).rsplit(".", 1)[1], bbox_inches="tight")
@@ -80,14 +160,17 @@ def save_figure(fig, *paths) -> None:
 
 
 def _log_tick(v: float, _pos=None) -> str:
-    """A log axis's tick label: the number, in thousands from 10,000 on (10000 -> "10k")."""
-    return f"{v / 1000:g}k" if abs(v) >= 10_000 else f"{v:g}"
+    """A log axis's tick label: the number, in thousands from 1,000 on (2000 -> "2k"), in
+    millions from 1,000,000 on ("1M")."""
+    if abs(v) >= 1_000_000:
+        return f"{v / 1_000_000:g}M"
+    return f"{v / 1000:g}k" if abs(v) >= 1000 else f"{v:g}"
 
 
 def log_axes(ax, which: str = "xy") -> None:
     """Put ``ax``'s ``which`` axes ("x", "y" or "xy") on a log scale with readable ticks: labels
-    at 1, 2 and 5 times each power of ten as plain numbers, from 10,000 on in thousands ("10k",
-    "200k": neighbouring labels such as 10000 and 20000 ran into each other), a range shorter
+    at 1, 2 and 5 times each power of ten as plain numbers, from 1,000 on in thousands ("1k",
+    "200k": neighbouring labels such as 1000 and 2000 ran into each other), a range shorter
     than a decade still labelled, unlabelled minor ticks between them."""
     from matplotlib.ticker import FuncFormatter, LogLocator, NullFormatter
 
