@@ -77,13 +77,27 @@ class TraceRecorder:
         self._loss = self._mistakes = self._updates = 0.0
         self._sums = {}
         self._next = 0
+        # the average rate since the clock restarted (smoothing=0) after the first update, whose
+        # time holds the compilation of the compiled loops (or numba's cache load): the rate and
+        # the time left are then those of the steps alone; left at 100% when done
         self._bar = tqdm(
-            total=n_steps, disable=not verbose, desc=desc, mininterval=1.0, leave=False
+            total=n_steps, disable=not verbose, desc=desc, mininterval=1.0, smoothing=0
         )
+        self._clock_restarted = False
 
     def next_mark(self, t: int) -> int:
         """The first checkpoint >= t."""
         return int(self.marks[np.searchsorted(self.marks, t)])
+
+    def progress(self, t: int) -> None:
+        """Steps 1..t are done: the bar moves to t (tqdm prints at most once a second)."""
+        if not self._clock_restarted:
+            self._clock_restarted = True
+            self._bar.reset(total=self._bar.total)  # the clock from here: compilation left out
+        if t > self._bar.n:
+            self._bar.update(t - self._bar.n)
+        if t >= self._bar.total:
+            self._bar.close()
 
     def record(self, t, loss, mistake, updated):
         self._loss += loss
@@ -91,6 +105,8 @@ class TraceRecorder:
         self._updates += updated
         if t == self.marks[self._next]:
             self._store(t, self._loss / t, self._mistakes / t, self._updates / t)
+        else:
+            self.progress(t)
 
     def record_block(self, t0, t1, loss_sum, mistakes, updates, sums=None):
         """Steps t0+1..t1 at once (sums of their losses, mistakes and updates); no checkpoint
@@ -107,6 +123,8 @@ class TraceRecorder:
             self._store(t1, self._loss / t1, self._mistakes / t1, self._updates / t1)
         elif self.marks[self._next] <= t1:
             raise AssertionError(f"checkpoint {self.marks[self._next]} inside block {t0}..{t1}")
+        else:
+            self.progress(t1)
 
     def record_state(self, t, stats):
         """For batch learners (one step = one block update): at a checkpoint t, store
@@ -128,9 +146,7 @@ class TraceRecorder:
             for k, v in self.on_checkpoint(t).items():
                 tr.setdefault(k, []).append(v)
         self._next += 1
-        self._bar.update(t - self._bar.n)
-        if self._next == len(self.marks):
-            self._bar.close()
+        self.progress(t)
 
 
 def auto_block_size(d: int) -> int:
@@ -243,28 +259,38 @@ def bilinear_stream(
     W: (d, d) float64 C-contiguous, updated in place. order: (T,) int. Raises ``ValueError`` for a
     block size < 1 or another W. Returns W.
     """
-    run_segment, T = _stream_setup(
+    run_segment, T, K = _stream_setup(
         W, terms, order, rule, block_size, par, state, trace_loss, compiled, points
     )
+    stride = K * max(1, -(-T // (PROGRESS_SEGMENTS * K)))
     hook_at = np.asarray(hook_at, dtype=np.int64)
     totals = np.zeros(4)
     with one_blas_thread():  # many small BLAS calls from two OpenBLAS pools
         t0 = 0
         while t0 < T:
-            t1 = _segment_end(t0, T, recorder, hook, hook_at)
+            t_end = _segment_end(t0, T, recorder, hook, hook_at)
             before = totals.copy()
-            run_segment(t0, t1, totals)
-            k = np.searchsorted(hook_at, t1)
-            if hook is not None and k < len(hook_at) and hook_at[k] == t1:
+            # the segment in parts of at most ``stride`` steps, each followed by a progress
+            # update: a multiple of the dense engine's block size from the segment's start, so
+            # every block is the one of the unsplit segment (the iterates bit for bit the same;
+            # the sparse loop adds its loss sums to ``totals`` once per part, which may move
+            # the trace's averages in the last bit), recorded once, at the segment's end
+            for t1 in range(t0 + stride, t_end + stride, stride):
+                run_segment(t1 - stride, min(t1, t_end), totals)
+                if min(t1, t_end) < t_end:
+                    recorder.progress(t1)
+            k = np.searchsorted(hook_at, t_end)
+            if hook is not None and k < len(hook_at) and hook_at[k] == t_end:
                 hook(W)
-            _record_segment(recorder, t0, t1, totals - before, trace_loss)
-            t0 = t1
+            _record_segment(recorder, t0, t_end, totals - before, trace_loss)
+            t0 = t_end
     return W
 
 
 def _stream_setup(W, terms, order, rule, block_size, par, state, trace_loss, compiled, points):
     """The checks and set-up of :func:`bilinear_stream` (its arguments, same names): returns
-    (run_segment, T), T the number of steps and ``run_segment(t0, t1, totals)`` the function that
+    (run_segment, T, K), T the number of steps, K the block size of the dense engine (1 for
+    the sparse loop), and ``run_segment(t0, t1, totals)`` the function that
     runs steps t0+1..t1 and adds their hinge, squared hinge, mistakes and updates to ``totals``
     (4,): the compiled sparse loop on CSR factors (:func:`_sparse_terms`), else the exact blocks
     of :func:`_dense_segment`. Raises ``ValueError`` as :func:`bilinear_stream` says."""
@@ -291,6 +317,8 @@ def _stream_setup(W, terms, order, rule, block_size, par, state, trace_loss, com
         def run_segment(t0, t1, totals):
             step(W, *sparse_args, order, t0, t1, rule_k, par, state, totals, *scratch)
 
+        K = 1  # one step at a time: any split leaves the iterates as they are
+
     else:
         block = compiled_kernel(dense_block_steps)
         terms = [(_rows(A, points), _rows(Z, points), w) for A, Z, w in terms]
@@ -298,7 +326,12 @@ def _stream_setup(W, terms, order, rule, block_size, par, state, trace_loss, com
         def run_segment(t0, t1, totals):
             _dense_segment(W, terms, order, t0, t1, K, block, rule_k, par, state, totals)
 
-    return run_segment, len(order)
+    return run_segment, len(order), K
+
+
+PROGRESS_SEGMENTS = 100
+"""A segment of the engine is at most 1/100 of the steps (rounded up to whole blocks), so that
+its progress bar moves at least every 1% of the work between the geometric checkpoints."""
 
 
 def _segment_end(t0, T, recorder, hook, hook_at):

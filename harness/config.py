@@ -94,7 +94,7 @@ def schema_file() -> str:
 
 
 def _path_text(parts) -> str:
-    """A jsonschema error path as the config's dotted path (``sdca_table2.datasets[0]``)."""
+    """A jsonschema error path as the config's dotted path (``<block>.datasets[0]``)."""
     out = ""
     for part in parts:
         out += f"[{part}]" if isinstance(part, int) else (f".{part}" if out else str(part))

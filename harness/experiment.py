@@ -164,18 +164,28 @@ def score_function(model, X):
     return model.similarity_matrix
 
 
+PROGRESS_SCORES = 10**8
+"""An exact ranking of at least this many query-item scores shows a progress bar in a job."""
+
+
 def evaluate_map(model, X_query, y_query, X_db, y_db, ks=()) -> dict:
     """mAP of ``model`` with ``X_query`` as queries ranking the database ``X_db`` (relevance = same
     class, full ranking); arrays or CSR matrices (never densified). Returns {"mAP",
     "queries_without_relevant", "eval_wall_s"} plus "precision@k" (mean over queries) for each k
     in ``ks``."""
+    from .io import job_progress
+
     t0 = time.perf_counter()
     score = score_function(model, X_db)
+    # a bar in the job's log where the ranking is long (at least PROGRESS_SCORES scores)
+    bar = job_progress() and X_query.shape[0] * X_db.shape[0] >= PROGRESS_SCORES
     if not ks:
-        value, missing = mean_average_precision(score, X_query, y_query, X_db, y_db)
+        value, missing = mean_average_precision(
+            score, X_query, y_query, X_db, y_db, progress=bar
+        )
         prec = {}
     else:
-        res = retrieval_scores(score, X_query, y_query, X_db, y_db, ks=tuple(ks))
+        res = retrieval_scores(score, X_query, y_query, X_db, y_db, ks=tuple(ks), progress=bar)
         ok = ~np.isnan(res["ap"])
         if not ok.any():
             raise ValueError("no query has a relevant item in the database: mAP is undefined")

@@ -347,3 +347,95 @@ def test_the_shared_online_loops_run_with_one_blas_thread(name, monkeypatch):
         assert seen and set(seen) == {
             1
         }, f"{name}: {sorted(set(seen))} BLAS threads (asked {asked})"
+
+
+def _spy_bars(monkeypatch):
+    """The engine's progress bars, written to a buffer, with (n, total, elapsed, wall clock) at
+    every update."""
+    import io
+    import time
+
+    from tqdm.auto import tqdm
+
+    import tripletbench.algorithms._stream as stream
+
+    buf, updates = io.StringIO(), []
+
+    class Spy(tqdm):
+        def __init__(self, *args, **kwargs):
+            super().__init__(*args, **{**kwargs, "file": buf})
+
+        def update(self, n=1):
+            out = super().update(n)
+            if not self.disable:
+                fd = self.format_dict
+                updates.append((fd["n"], fd["total"], fd["elapsed"], time.perf_counter()))
+            return out
+
+    monkeypatch.setattr(stream, "tqdm", Spy)
+    return buf, updates
+
+
+def test_the_progress_bar_reaches_100_percent_and_its_time_left_is_within_2x(monkeypatch):
+    """A fit of known length (OASIS, 300,000 dense steps, about 1 s after its compilation): the
+    bar's rate leaves out the compilation (its clock restarts after the first step), it moves
+    at least every 1% of the steps (not only at the geometric checkpoints), its time left after
+    10% of the steps is within a factor 2 of the time the fit then took, and it ends at 100%."""
+    import time
+
+    from tripletbench.algorithms import LEGO, OASIS
+    from tripletbench.datasets.constraints import sample_class_triplets
+
+    buf, updates = _spy_bars(monkeypatch)
+    rng = np.random.default_rng(0)
+    X, y = rng.normal(size=(500, 100)), rng.integers(0, 5, 500)
+    t = sample_class_triplets(y, 5000, rng)
+    OASIS(random_state=0, preprocessor=X, n_epochs=60, verbose=True).fit(t)
+    end = time.perf_counter()
+    n, total, elapsed, now = next(u for u in updates if u[0] >= 0.1 * u[1])
+    assert n <= 0.12 * total  # an update near 10%, not a checkpoint far past it
+    left = (total - n) * elapsed / n  # tqdm's estimate (average rate since the restart)
+    assert 0.5 <= left / (end - now) <= 2.0, (left, end - now)
+    assert updates[-1][0] == total and "100%" in buf.getvalue().splitlines()[-1].split("\r")[-1]
+    buf.truncate(0)
+    LEGO(random_state=0, verbose=True).fit(X[t[:300, :2]], np.where(np.arange(300) % 2, 1, -1))
+    assert "100%" in buf.getvalue().split("\r")[-1], buf.getvalue()[-200:]
+
+
+def test_progress_parts_leave_the_iterates_as_they_are():
+    """The engine's progress updates split a segment at multiples of the block size: W is bit
+    for bit the W of one block loop over the whole stream (block_size fixed, segments split or
+    not, compared through a stream of one checkpoint-free segment)."""
+    from tripletbench.algorithms import _stream
+    from tripletbench.datasets.constraints import sample_class_triplets
+
+    rng = np.random.default_rng(1)
+    X, y = rng.normal(size=(200, 30)), rng.integers(0, 4, 200)
+    t = sample_class_triplets(y, 2000, rng)
+    a = SDCA(random_state=0, preprocessor=X, n_epochs=3).fit(t).get_bilinear_matrix()
+    old = _stream.PROGRESS_SEGMENTS
+    try:
+        _stream.PROGRESS_SEGMENTS = 1  # one part per segment: the loop before progress parts
+        b = SDCA(random_state=0, preprocessor=X, n_epochs=3).fit(t).get_bilinear_matrix()
+    finally:
+        _stream.PROGRESS_SEGMENTS = old
+    assert np.array_equal(a, b)
+
+
+def test_an_exact_map_shows_a_bar_over_its_queries_that_reaches_100_percent(monkeypatch):
+    import io
+
+    from tqdm.auto import tqdm
+
+    from tripletbench.evaluation.retrieval import mean_average_precision
+
+    buf = io.StringIO()
+    monkeypatch.setattr("tqdm.auto.tqdm", lambda *a, **k: tqdm(*a, **{**k, "file": buf}))
+    rng = np.random.default_rng(0)
+    X, y = rng.normal(size=(3000, 8)), rng.integers(0, 3, 3000)
+    value, _ = mean_average_precision(lambda A, B: A @ B.T, X, y, X, y, batch_size=100,
+                                      progress=True)  # fmt: skip
+    last = buf.getvalue().split("\r")[-1]
+    assert "100%" in last and "3000/3000" in last, buf.getvalue()[-300:]
+    quiet, _ = mean_average_precision(lambda A, B: A @ B.T, X, y, X, y, batch_size=100)
+    assert quiet == value
