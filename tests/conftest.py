@@ -50,3 +50,11 @@ def ci_run(tmp_path_factory):
         [*CI_TARGETS, *(str(tmp_path / p) for p in OAHU_SVM_CELLS)], tmp_path, timeout=1800
     )
     return tmp_path
+
+
+def pytest_collection_modifyitems(config, items):
+    """A test that uses the CI pipeline run (the ``ci_run`` fixture: the workflow on
+    config/ci.yaml, minutes) is slow, wherever it is: not in the fast subset, ``-m "not slow"``."""
+    for item in items:
+        if "ci_run" in getattr(item, "fixturenames", ()):
+            item.add_marker(pytest.mark.slow)

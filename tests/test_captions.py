@@ -362,6 +362,7 @@ def _sdca_figure(cfg, name, tmp_path, monkeypatch) -> str:
     return (tmp_path / "out.md").read_text()
 
 
+@pytest.mark.slow
 def test_sdca_figure_captions_set_the_iterations_beside_the_papers(default, tmp_path, monkeypatch):
     text = _sdca_figure(default, "figure_sdca_1", tmp_path, monkeypatch)
     assert "100,000 class-based random triplets (as the paper)" in text

@@ -78,6 +78,7 @@ def test_every_supervised_variant_is_checked():
     assert {f"{name}_Supervised" for name in sv.SUPERVISED} | {"LMNN", "OPML"} == set(ESTIMATORS)
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("name", sorted(ESTIMATORS))
 def test_check_estimator(name):
     expected = EXPECTED_FAILURES.get(name, {})

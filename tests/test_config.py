@@ -19,6 +19,7 @@ def default():
     return yaml.safe_load((ROOT / "config/default.yaml").read_text())
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("name", ["default", "paper", "ci"])
 def test_shipped_configs_are_valid(name):
     cfg = yaml.safe_load((ROOT / f"config/{name}.yaml").read_text())
@@ -114,6 +115,7 @@ def test_unknown_dataset_in_an_oahu_block_is_named():
         check_config(cfg)
 
 
+@pytest.mark.slow
 def test_dry_run_shows_the_plan_and_a_bad_config_stops_it(tmp_path):
     snakemake = [sys.executable, "-m", "snakemake"]
     out = subprocess.run(
@@ -286,6 +288,7 @@ def test_a_list_of_sizes_with_a_repeated_value_is_refused_by_the_schema(place):
 # --- issue 37, rule 7: temporary files are private ---------------------------------------------
 
 
+@pytest.mark.slow
 def test_a_schema_planted_in_the_temporary_folder_is_never_read(tmp_path):
     """The schema was written to $TMPDIR/tripletbench-schema-<digest>.json and a file found there
     was trusted: a planted copy without the ranges let n_triplets 0 through and moved the figures
@@ -587,6 +590,7 @@ def test_the_paper_configs_human_block_is_the_defaults_with_three_seeds():
     }
 
 
+@pytest.mark.slow
 def test_a_fit_evaluate_job_asks_for_one_seeds_memory_and_all_its_seeds_runtime(tmp_path):
     """workflow/resources.yaml's fit_evaluate values are per seed (common.smk cell_resource): a
     job, which runs its seeds one after another, asks for one seed's memory and the runtime of

@@ -15,6 +15,7 @@ def rel_diff(W, ref):
     return np.abs(W - ref).max() / np.abs(ref).max()
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("nnz", [None, 8])
 @pytest.mark.parametrize("block_size", [1, 7, 128])
 def test_oasis_blocked_equals_one_step_at_a_time(nnz, block_size):

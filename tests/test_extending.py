@@ -12,6 +12,8 @@ import pytest
 import yaml
 from pipeline import _package_dirs, checkout_env
 
+pytestmark = pytest.mark.slow  # runs the workflow: not in the fast subset (-m "not slow")
+
 ROOT = Path(__file__).resolve().parents[1]
 MINIMAL = ROOT / "config/examples/minimal.yaml"
 

@@ -147,6 +147,7 @@ def test_the_figures_set_must_be_one_of_the_sets():
     _check_human({"sets": ["cars60"], "embedding_figure": {"set": None}, "methods": {}})
 
 
+@pytest.mark.slow
 @needs_mirror
 def test_three_aligned_maps_of_the_material_items_from_the_mirror(tmp_path):
     """The real material answers and images at a tiny size (200 training answers, hog, one
@@ -197,6 +198,7 @@ def test_three_aligned_maps_of_the_material_items_from_the_mirror(tmp_path):
     plt.close(fig)
 
 
+@pytest.mark.slow
 def test_offline_the_figure_says_not_run(tmp_path):
     """The embedded route plans no human job: the figure's three panels say why, its caption
     too, and no caption names an issue."""

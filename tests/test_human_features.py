@@ -84,6 +84,7 @@ def _probe_items(judgments) -> list[int]:
     return sorted({*judgments.triplets[0].tolist(), 0, judgments.n_items - 1})
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("name", ["food", "cars", "mat"])
 def test_hog_rows_are_the_library_call_on_the_file_each_item_id_names(name, request):
     j = request.getfixturevalue(name)
@@ -97,6 +98,7 @@ def test_hog_rows_are_the_library_call_on_the_file_each_item_id_names(name, requ
         np.testing.assert_array_equal(X[i], _hog_by_hand(_file_of_item(j, i)))
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("name", ["food", "cars", "mat"])
 def test_global_rows_are_the_projects_descriptor_of_the_file_each_item_id_names(
     name, request

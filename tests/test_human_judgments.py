@@ -445,6 +445,7 @@ def test_a_cars_set_smaller_than_published_is_a_warning_and_a_caption_line(tmp_p
         cars60.load_judgments(tmp_path / "c2", mirror=str(folder), allow_unpinned=True)
 
 
+@pytest.mark.slow
 def test_a_food_set_with_a_duplicated_or_empty_hit_file_is_a_warning(tmp_path):
     """A HIT file copied under a second name (more triplets than published) and a HIT file
     holding ``[]`` (fewer): each a warning naming the counts, never silent."""

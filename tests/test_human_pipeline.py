@@ -23,6 +23,8 @@ from conftest import ROOT
 
 from tests.pipeline import issue_mentions, latex_failures, planned_jobs
 
+pytestmark = pytest.mark.slow  # runs the workflow: not in the fast subset (-m "not slow")
+
 MIRROR = ROOT.parent / "shared" / "mirror"
 needs_mirror = pytest.mark.skipif(
     not (MIRROR / "SHA256SUMS").is_file(), reason="no data mirror beside the checkout"

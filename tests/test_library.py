@@ -58,6 +58,7 @@ def _import_in_fresh_interpreter(name: str, block_pandas=False) -> dict:
     return json.loads(out.stdout.strip().splitlines()[-1])
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("name", sorted(_learners()))
 def test_each_learner_imports_alone_without_the_data_layer(name):
     """``from tripletbench.algorithms import <Learner>`` in a fresh interpreter, from outside the
@@ -78,6 +79,7 @@ def test_each_learner_imports_alone_without_the_data_layer(name):
     assert module in ours
 
 
+@pytest.mark.slow
 def test_the_modules_and_time_of_importing_sdca_are_listed():
     """The measured import of SDCA (printed with ``pytest -s``): its own modules, and the
     third-party packages it brings (numpy, scipy, scikit-learn, threadpoolctl, tqdm)."""
@@ -157,6 +159,7 @@ def test_code_hashes_name_checkout_paths_of_namespaced_modules():
     assert settings._module_path("datasets") is None  # e.g. Hugging Face's
 
 
+@pytest.mark.slow
 def test_no_code_imports_the_packages_by_their_old_top_level_names():
     """Every import goes through tripletbench. (or is relative inside a package): the code, the
     workflow's scripts, rules and Snakefiles, the tests. (A merged branch written in the old
@@ -250,6 +253,7 @@ assert a.best_score_ > 0.8 and b.best_score_ > 0.8 and c.best_score_ > 0.5
 """
 
 
+@pytest.mark.slow
 @pytest.mark.network
 def test_the_readme_library_section_runs_from_a_wheel_beside_hf_datasets_and_metric_learn(
     tmp_path,

@@ -32,9 +32,12 @@ from tripletbench.harness.captions import scaling_words
 from tripletbench.harness.config import ConfigError, check_config
 
 MIRROR = ROOT.parent / "shared" / "mirror"
-pytestmark = pytest.mark.skipif(
-    not (MIRROR / "SHA256SUMS").is_file(), reason="no data mirror beside the checkout"
-)
+pytestmark = [
+    pytest.mark.skipif(
+        not (MIRROR / "SHA256SUMS").is_file(), reason="no data mirror beside the checkout"
+    ),
+    pytest.mark.slow,  # runs the workflow: not in the fast subset (-m "not slow")
+]
 
 
 def _listed():

@@ -345,6 +345,7 @@ def test_a_training_triplet_may_hold_no_evaluation_pair_among_any_two_items():
     assert triplets_touching(t, banned).tolist() == [True, True, False, True, True]
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("learner", ["OAHU", "OASIS"])
 def test_heldout_triplet_stats_are_the_same_gathered_in_chunks(learner):
     """harness.oahu_experiment.heldout_triplet_stats gathers the test triplets' points a chunk at

@@ -274,6 +274,7 @@ def test_bad_backend_raises():
         OAHU(backend="numpy", device="cuda", preprocessor=X).fit(T)
 
 
+@pytest.mark.slow
 def test_numpy_backend_imports_no_torch():
     """A fit, transform and the kNN deployment with the NumPy backend leave torch unloaded."""
     code = (

@@ -105,6 +105,7 @@ def _without(modules, code: str) -> subprocess.CompletedProcess:
     )
 
 
+@pytest.mark.slow
 def test_a_core_install_imports_every_library_module_and_says_what_a_feature_needs():
     """Every optional module blocked: each module of algorithms, evaluation and datasets imports;
     SVM-relative's default solver and OAHU's default backend fit; CLARABEL, OAHU's torch

@@ -11,6 +11,7 @@ import pytest
 ROOT = Path(__file__).resolve().parents[1]
 
 
+@pytest.mark.slow
 def test_measurements_run_single_threaded_even_when_the_environment_asks_for_more():
     code = (
         "from tripletbench.studies.performance.measure import blas_threads, single_threaded, run\n"

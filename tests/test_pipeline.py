@@ -19,6 +19,8 @@ NEEDS_APT = pytest.mark.skipif(
 
 from tests.pipeline import OAHU_SVM_CELLS  # noqa: E402  (the ci_run fixture: conftest.py)
 
+pytestmark = pytest.mark.slow  # runs the workflow: not in the fast subset (-m "not slow")
+
 
 @NEEDS_APT
 def test_ci_config_reproduces_the_stored_numbers(ci_run):

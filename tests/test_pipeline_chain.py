@@ -14,6 +14,8 @@ import yaml
 
 from tests.pipeline import OAHU_SVM_CELLS, ROOT, planned_jobs
 
+pytestmark = pytest.mark.slow  # runs the workflow: not in the fast subset (-m "not slow")
+
 NEEDS_APT = pytest.mark.skipif(
     shutil.which("apt-get") is None, reason="the embedded route needs Debian's apt"
 )

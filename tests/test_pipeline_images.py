@@ -14,6 +14,8 @@ import yaml
 from tests.pipeline import issue_mentions, latex_failures, run_targets
 from tests.test_caltech256 import make_folder
 
+pytestmark = pytest.mark.slow  # runs the workflow: not in the fast subset (-m "not slow")
+
 ROOT = Path(__file__).resolve().parents[1]
 TARGETS = ["table_sdca_3", "figure_oasis_2", "table_oasis_2"]
 

@@ -12,6 +12,8 @@ import yaml
 
 from tests.pipeline import ROOT
 
+pytestmark = pytest.mark.slow  # runs the workflow: not in the fast subset (-m "not slow")
+
 COLUMNS = {
     "dataset", "factor", "setting", "eta", "n_epochs", "momentum", "reference", "tau",
     "n_closure", "n_reference", "n_test", "n_constraints", "seed", "oahu_error", "init_error",

@@ -11,6 +11,8 @@ import pytest
 
 from tests.pipeline import issue_mentions, latex_failures
 
+pytestmark = pytest.mark.slow  # runs the workflow: not in the fast subset (-m "not slow")
+
 
 @pytest.mark.skipif(shutil.which("apt-get") is None, reason="the embedded route needs Debian's apt")
 def test_svm_targets_on_the_ci_config(ci_run):

@@ -88,6 +88,7 @@ def test_an_item_a_later_config_list_drops_is_refused(tmp_path):
         check_profiles(["snakemake", "--profile", str(mapping), "--config", "b=2"], {}, ROOT)
 
 
+@pytest.mark.slow
 def test_the_workflow_refuses_a_profile_with_configfile_twice_before_any_job(tmp_path):
     """Through Snakemake itself: the run stops at parse time with the profile named."""
     dirs = tmp_path / "dirs.yaml"

@@ -20,6 +20,8 @@ import pytest
 
 from tests.pipeline import checkout_env, clone_run
 
+pytestmark = pytest.mark.slow  # runs the workflow: not in the fast subset (-m "not slow")
+
 NEEDS_APT = pytest.mark.skipif(
     shutil.which("apt-get") is None, reason="the embedded route needs Debian's apt"
 )

@@ -145,6 +145,7 @@ def test_an_empty_or_root_output_folder_is_refused(key, value):
         checked(cfg)
 
 
+@pytest.mark.slow
 def test_the_dry_run_stops_on_an_empty_results_dir(tmp_path):
     cfg = ci()
     cfg["results_dir"] = ""
@@ -414,6 +415,7 @@ print("RESULT " + json.dumps(out))
 """
 
 
+@pytest.mark.slow
 def test_every_script_reading_a_prepared_file_refuses_a_corrupt_one(tmp_path):
     """Each rule script that reads a prepared data file goes through
     ``tripletbench.datasets.base.load_prepared``: a truncated file gives the clear DataError (with the remedy)
@@ -434,6 +436,7 @@ def test_every_script_reading_a_prepared_file_refuses_a_corrupt_one(tmp_path):
         assert "corrupt or truncated" in message and "rerun the workflow" in message, script
 
 
+@pytest.mark.slow
 def test_the_workflow_rebuilds_a_truncated_prepared_file_and_keeps_the_good_split(tmp_path):
     """The issue's case through Snakemake: the split made from the good file survives the rerun;
     a job that needs the prepared file gets it rebuilt."""
@@ -851,6 +854,7 @@ def test_learners_refuse_negative_steps_sweeps_and_bounds(name, params, needle):
         make_learner(name, **params)._check_params()
 
 
+@pytest.mark.slow
 def test_a_profile_cannot_open_unpinned_downloads(tmp_path):
     """issue 22: a profile's `config: [allow_unpinned_downloads=true]` filled Snakemake's record
     of --config, so a file switched the opt-in on; only the typed command line counts."""
@@ -883,6 +887,7 @@ def test_a_profile_cannot_open_unpinned_downloads(tmp_path):
     assert rc == 0, out[-3000:]
 
 
+@pytest.mark.slow
 def test_a_yaml_alias_expansion_is_refused_before_anything_walks_it(tmp_path):
     """issue 22: a 1.3 KB alias bomb under svm.solver_options took 95 s at 10^6 leaves and was
     killed at 10^7; the size check stops counting at 100,000 values."""

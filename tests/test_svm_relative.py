@@ -454,6 +454,7 @@ def test_dcd_reaches_clarabels_optimum_with_a_kkt_certificate(C, sparse):
     assert np.sum(u < -1e-6) > 0
 
 
+@pytest.mark.slow
 @pytest.mark.skipif(
     not has_reuters_cache() and shutil.which("apt-get") is None,
     reason="the Reuters stand-in is not in data_cache and apt-get cannot fetch it",

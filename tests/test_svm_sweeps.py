@@ -11,6 +11,8 @@ from tripletbench.studies.svm import sweeps as svm_sweeps
 from tripletbench.harness.plots import robust_limits
 from tripletbench.studies.svm.rows import readings_markdown
 
+pytestmark = pytest.mark.slow  # runs the workflow: not in the fast subset (-m "not slow")
+
 SVM = {
     "C": 1.0,
     "kernel": {"n_train_triplets": 300, "gamma": None, "solver": "CLARABEL"},

@@ -24,6 +24,8 @@ from tripletbench.datasets.imageclef_flickr import (
     table4_split,
 )
 
+pytestmark = pytest.mark.slow  # runs the workflow: not in the fast subset (-m "not slow")
+
 
 def _labels(n_per_class=(5, 7, 9), n_background=50):
     y = np.concatenate([np.full(n, c) for c, n in enumerate(n_per_class)])
