@@ -52,9 +52,14 @@ def ci_run(tmp_path_factory):
     return tmp_path
 
 
+WORKFLOW_FIXTURES = ("ci_run", "ci_all")
+"""Fixtures that run the workflow (minutes): ``ci_run`` (config/ci.yaml, this file) and
+``ci_all`` (its ``reproduce_all``, tests/test_report.py)."""
+
+
 def pytest_collection_modifyitems(config, items):
-    """A test that uses the CI pipeline run (the ``ci_run`` fixture: the workflow on
-    config/ci.yaml, minutes) is slow, wherever it is: not in the fast subset, ``-m "not slow"``."""
+    """A test that uses a run of the workflow (:data:`WORKFLOW_FIXTURES`) is slow, wherever it
+    is: not in the fast subset, ``-m "not slow"``."""
     for item in items:
-        if "ci_run" in getattr(item, "fixturenames", ()):
+        if set(WORKFLOW_FIXTURES) & set(getattr(item, "fixturenames", ())):
             item.add_marker(pytest.mark.slow)

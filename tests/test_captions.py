@@ -607,3 +607,24 @@ def test_no_cell_hashes_caption_text():
             found += [f"{name}.{t}" for t in targets if wording.search(t)]
     assert found == [], found
     assert OAHU_CHOICES and "third decimal" in OAHU_ORDER_SPREAD
+
+
+def test_the_oahu_diagnosis_compares_oahu_with_euclidean_knn_from_the_runs_themselves():
+    """The caption's comparison of OAHU with plain Euclidean kNN is computed from the cells'
+    rows at build time: a changed row changes the sentence (no number typed in)."""
+    import pandas as pd
+
+    from tripletbench.studies.oahu.captions import oahu_diagnosis
+
+    def runs(eucl):
+        rows = []
+        for m, err in (("OAHU", 0.294), ("OAHU-init", 0.238), ("Eucl", eucl)):
+            for seed in (0, 1):
+                rows.append(dict(dataset="vehicle", algorithm=m, seed=seed, metric="error_rate",
+                                 value=err))  # fmt: skip
+        return pd.DataFrame(rows)
+
+    below = oahu_diagnosis(runs(0.211))[0]
+    assert "above plain Euclidean kNN's (Eucl, no learning) 0.211" in below, below
+    above = oahu_diagnosis(runs(0.350))[0]
+    assert "below plain Euclidean kNN's (Eucl, no learning) 0.350" in above, above

@@ -53,6 +53,7 @@ def test_unknown_method_is_named():
         check_config(cfg)
 
 
+@pytest.mark.slow
 def test_a_variant_row_names_its_algorithm():
     cfg = default()
     cfg["sdca_table2"]["methods"]["SDCA-random"] = {

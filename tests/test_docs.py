@@ -82,3 +82,19 @@ def test_the_readme_is_short_and_its_docs_links_exist():
     ci = (ROOT / ".ci" / "run").read_text().strip().splitlines()[-1]
     assert ci == "bash setup.sh && .venv/bin/python -m pytest tests"
     assert ci in readme
+
+
+DURATION = re.compile(r"\b\d+(?:\.\d+)? ?(?:s|min|h)\b(?: \d+ ?min\b)?|\babout (?:a|an) (?:minute|hour)\b")
+STATING = ("README.md", "config/README.md", "docs/extending.md", "config/examples/minimal.yaml")
+
+
+def test_every_stated_command_duration_is_one_measured_here():
+    """One source for every duration of a command: docs/durations.md's table (each row dated,
+    its commit and conditions named); the pages that quote one state no other."""
+    table = (ROOT / "docs/durations.md").read_text()
+    rows = [r.split("|")[2].strip() for r in table.splitlines() if r.startswith("| ")][2:]
+    assert rows and all(DURATION.fullmatch(r) for r in rows), rows
+    for name in STATING:
+        for line in (ROOT / name).read_text().splitlines():
+            for found in DURATION.findall(line):
+                assert found in rows, f"{name}: {found!r} is not in docs/durations.md ({line})"

@@ -29,6 +29,7 @@ def test_oasis_blocked_equals_one_step_at_a_time(nnz, block_size):
     assert 0.3 < m.trace_["utilization"][-1] <= 1.0  # the updates really happen
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("nnz", [None, 8])
 def test_sdca_blocked_equals_one_step_at_a_time(nnz):
     X, t = synthetic(30, 300, 2000, seed=3, nnz=nnz)

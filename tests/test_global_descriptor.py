@@ -242,6 +242,7 @@ def test_lbp():
 # --------------------------------------------------------------------------- shrinking
 
 
+@pytest.mark.slow
 def test_max_side_shrinks_with_thumbnail(monkeypatch):
     big = np.asarray(Image.fromarray(data.chelsea()).resize((600, 1000)))  # (1000, 600, 3)
     assert big.shape == (1000, 600, 3)

@@ -113,6 +113,7 @@ def mat(tmp_path_factory):
 # --- Food-100 -------------------------------------------------------------------------------------
 
 
+@pytest.mark.slow
 def test_food100_counts_equal_the_publishers_and_the_set_equals_all_triplets_csv(food):
     """The raw answers parsed by the publisher's rule give the publisher's 250,320 triplets,
     190,376 unique, over 100 items; as a set (and here as a multiset) they equal the triplet file

@@ -71,6 +71,7 @@ def test_a_lock_from_another_host_is_refused_with_the_file_to_remove(tmp_path):
     assert (tmp_path / LOCK).exists()
 
 
+@pytest.mark.slow
 def test_a_second_workflow_run_is_refused_before_it_touches_anything(tmp_path):
     """Through Snakemake: a run with jobs on a folder whose lock a live run holds stops in its
     onstart, before keep_previous; the kept outputs under .previous are as they were."""
@@ -162,6 +163,7 @@ def test_a_lock_file_is_never_seen_half_written(tmp_path, monkeypatch):
         acquire(tmp_path)
 
 
+@pytest.mark.slow
 def test_a_run_with_no_hooks_is_refused_a_dry_run_passes():
     """--no-hooks skips onstart, so such a run would take no lock: refused; dry runs pass."""
     from tripletbench.harness.run_lock import check_hooks

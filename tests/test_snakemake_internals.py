@@ -43,6 +43,7 @@ def _fake_workflow(**drop):
     return wf
 
 
+@pytest.mark.slow
 def test_the_installed_snakemake_has_every_internal_the_workflow_uses(tmp_path):
     """A real (tiny) workflow run under the installed Snakemake: the parse-time check passes, a
     job is forced through the adapter while the DAG is built, onstart sees the jobs to run, and

@@ -9,6 +9,7 @@ import subprocess
 import sys
 from pathlib import Path
 
+import pytest
 import yaml
 
 from tests.pipeline import ROOT
@@ -16,6 +17,7 @@ from tests.pipeline import ROOT
 SNAKEFILES = [ROOT / "Snakefile", ROOT / "workflow/Snakefile", *sorted((ROOT / "workflow/rules").rglob("*.smk"))]
 
 
+@pytest.mark.slow
 def test_every_snakefile_is_formatted_by_snakefmt():
     res = subprocess.run(
         [sys.executable, "-m", "snakefmt", "--check", "--diff", *map(str, SNAKEFILES)],
@@ -31,6 +33,7 @@ def _snakemake(*args, timeout=300):
     )
 
 
+@pytest.mark.slow
 def test_snakemake_lint_is_clean_on_the_default_and_ci_configs(tmp_path):
     for configfile in ("config/default.yaml", "config/ci.yaml"):
         res = _snakemake(
@@ -41,6 +44,7 @@ def test_snakemake_lint_is_clean_on_the_default_and_ci_configs(tmp_path):
         assert res.returncode == 0 and "Lints for" not in out, f"{configfile}:\n{out[-6000:]}"
 
 
+@pytest.mark.slow
 def test_no_rule_is_tried_on_another_rules_files(tmp_path):
     """Every rule's output patterns are narrow enough that Snakemake never tries one rule on the
     files of another: a dry run of reproduce_all builds its DAG under
@@ -103,6 +107,7 @@ def test_config_readme_describes_every_config_key():
     assert {"notes.protocol", "notes.paper", "notes.ours"} <= documented
 
 
+@pytest.mark.slow
 def test_the_catalog_layout_runs_the_same_workflow(tmp_path):
     """`snakemake -s workflow/Snakefile` (with config/config.yaml, the catalog's names) plans the
     same jobs as the top-level Snakefile with config/default.yaml, for the default target (`all`:

@@ -41,9 +41,11 @@ OAHU_ORDER_SPREAD = (
     "permutations of the feature columns with the matching weight columns; float32): OAHU's kNN "
     "error spans 0.046, 0.021 and 0.025 per seed (standard deviation 0.012 over orders against "
     "0.023 over seeds; float64 moved it by at most 0.011). Read an OAHU error as +- 0.02 per run "
-    "and a mean over 3 seeds as about +- 0.01 (two such means can differ by 0.02: on Table 3 "
-    "of the default config, seeds 0-2, the torch backend's OAHU row gives 0.312 where the "
-    "NumPy backend's gives 0.289, OAHU-combined 0.306 and 0.304; measured 2026-11-27): its third "
+    "and a mean over 3 seeds as about +- 0.01 (two such means can differ by 0.02: in one "
+    "measurement, not this run's, 2026-11-27 on the 2-core development machine, Table 3 of the "
+    "default config, seeds 0-2, the torch backend's OAHU row gave 0.312 where the NumPy "
+    "backend's gave 0.289, OAHU-combined 0.306 and 0.304; a run at another commit or on another "
+    "machine gives other numbers within this spread): its third "
     "decimal carries no information, and smaller differences between OAHU rows, or between OAHU "
     "and another method, may be operation order alone. Our rows run the NumPy backend "
     "(algorithms/oahu.py); the torch backend gives other numbers within this spread."
@@ -244,9 +246,17 @@ def oahu_diagnosis(runs: pd.DataFrame) -> list[str]:
             if e > e0
             else ""
         )
+        eu = mean(d, "Eucl", "error_rate")
+        eucl = (
+            f" and {'above' if e > eu else 'below' if e < eu else 'equal to'} plain Euclidean "
+            f"kNN's (Eucl, no learning) {eu:.3f}"
+            if not np.isnan(eu)
+            else ""
+        )
         out.append(
             f"Diagnosis, {d} (mean over runs): OAHU's kNN error {e:.3f} is "
-            f"{'above' if e > e0 else 'below'} its untrained network's (OAHU-init) {e0:.3f}, "
+            f"{'above' if e > e0 else 'below'} its untrained network's (OAHU-init) {e0:.3f}"
+            f"{eucl}, "
             f"while the share of test-half class triplets it orders correctly (combined distance) "
             f"goes from {a0:.3f} untrained to {a:.3f} trained: training does what the loss asks. "
             f"Each layer alone (E0..EL, eq. 23 with that layer's candidates): kNN error "

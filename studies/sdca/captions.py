@@ -400,9 +400,10 @@ SDCA_TABLE2_GAPS = [  # (the columns it concerns, the rows it concerns, the stat
     (
         {"vehicle", "vowel", "letter", "segment"},
         {"LEGO"},
-        "LEGO stays 0.03-0.07 above the paper on the four embedded sets under every variant an "
-        "independent replay tried (a fixed eta, an update on violation only, 1,000 or 200 "
-        "triplets; measured 2026-11); the cause is not found.",
+        "LEGO above the paper (this table's ours - paper column): an independent replay "
+        "(2026-11, the 2-core development machine, embedded route, not this run) found it above "
+        "the paper on the four embedded sets under every variant it tried (a fixed eta, an "
+        "update on violation only, 1,000 or 200 triplets); the cause is not found.",
     ),
     (
         {"vehicle", "vowel"},
