@@ -545,7 +545,7 @@ def test_the_measured_gap_lines_follow_the_tables_columns_and_rows():
     (line,) = sdca_table2_gaps(["vehicle", "svmguide4"], every)
     assert line.startswith("What we measured about the gaps to the paper: ")
     assert "svmguide4, measured on the mirror's files" in line  # its column is shown
-    assert "vehicle and vowel, RCA" in line and "LEGO stays" in line
+    assert "vehicle and vowel, RCA" in line and "LEGO above the paper" in line
     (line,) = sdca_table2_gaps(["letter"], every)  # the RCA statement concerns vehicle and vowel
     assert "svmguide4" not in line and "vehicle and vowel, RCA" not in line and "LEGO" in line
     assert sdca_table2_gaps(["letter"], ["Eucl", "SDCA"]) == []  # no row it concerns
