@@ -39,6 +39,7 @@ SPEC = DatasetSpec(
     name="segment",
     description="Statlog image segmentation",
     paper_shape=(2310, 19, 7),
+    paper_lists=(1937, 19, 7),  # the SDCA paper's Table 1
     download=(
         RemoteFile(
             "https://www.csie.ntu.edu.tw/~cjlin/libsvmtools/datasets/multiclass/segment.scale",

@@ -34,7 +34,8 @@ class DatasetSpec:
 
     name: str
     description: str
-    paper_shape: tuple[int, int, int]  # (n_samples, n_features, n_classes) expected
+    paper_shape: tuple[int, int, int]  # (n_samples, n_features, n_classes) of the files (the
+    # name is historical: where the paper lists another size, paper_lists says so)
     download: tuple[RemoteFile, ...] = ()  # () = no download route (datasets/glass.py)
     parse_download: Callable[[list[Path]], tuple[np.ndarray, np.ndarray]] | None = None
     scale_download: bool = False
@@ -46,6 +47,8 @@ class DatasetSpec:
     scaling_download: str = ""  # how the publisher scaled the files, where they come scaled
     title: str = ""  # the human name in tables and figures (default:
     # tripletbench.harness.plots.DISPLAY_NAMES)
+    paper_lists: tuple[int, int, int] | None = None  # the (n_samples, n_features, n_classes)
+    # the paper's table lists, where it differs from the files' (captions say both)
     tabular: bool = True  # False: not a feature table (image archive, corpus, pairs files), not a
     # name for the experiments' `datasets` lists (tripletbench.datasets.DATASETS leaves it out)
 

@@ -628,3 +628,13 @@ def test_the_oahu_diagnosis_compares_oahu_with_euclidean_knn_from_the_runs_thems
     assert "above plain Euclidean kNN's (Eucl, no learning) 0.211" in below, below
     above = oahu_diagnosis(runs(0.350))[0]
     assert "below plain Euclidean kNN's (Eucl, no learning) 0.350" in above, above
+
+
+def test_table2_says_where_a_sets_rows_differ_from_the_papers_table():
+    """segment: the files have 2,310 rows and all are used; the SDCA paper's Table 1 lists
+    1,937. The data line says both, from the dataset's spec; a set that matches says nothing."""
+    from tripletbench.studies.sdca.captions import _t2_data_line
+
+    line = _t2_data_line({"data": {"route": "embedded"}}, ["vehicle", "segment"], [])
+    assert "segment: " in line and "all 2,310 rows of the files (the paper lists 1,937)" in line
+    assert line.count("rows of the files") == 1, line

@@ -151,10 +151,19 @@ def _t2_data_line(config: dict, datasets, missing) -> str:
     from tripletbench.datasets import get_dataset
 
     route, mirror = config["data"]["route"], config["data"].get("mirror")
+
+    def size(spec) -> str:  # where the paper lists another number of rows than the files'
+        listed = spec.paper_lists
+        if not listed or listed[0] == spec.paper_shape[0]:
+            return ""
+        return f", all {spec.paper_shape[0]:,} rows of the files (the paper lists {listed[0]:,})"
+
     return (
         "Data: "
         + "; ".join(
-            f"{d}: {scaling_words(get_dataset(d), route)}" for d in datasets if d not in missing
+            f"{d}: {scaling_words(get_dataset(d), route)}{size(get_dataset(d))}"
+            for d in datasets
+            if d not in missing
         )
         + "."
         + (f" Downloads from the data mirror {mirror}." if mirror and route == "download" else "")
