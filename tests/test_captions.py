@@ -638,3 +638,29 @@ def test_table2_says_where_a_sets_rows_differ_from_the_papers_table():
     line = _t2_data_line({"data": {"route": "embedded"}}, ["vehicle", "segment"], [])
     assert "segment: " in line and "all 2,310 rows of the files (the paper lists 1,937)" in line
     assert line.count("rows of the files") == 1, line
+
+
+def test_the_sdca_figures_say_which_method_ends_lower_from_the_runs_own_curves():
+    """Figures 1-2's captions state where OASIS and SDCA end in this run (the last step, mean
+    over seeds) beside the paper's order, computed from the rows: swap the values and the
+    sentence follows."""
+    import pandas as pd
+
+    from tripletbench.studies.sdca.captions import curve_ends
+
+    def rows(oasis, sdca):
+        out = []
+        for m, end in (("OASIS", oasis), ("SDCA", sdca)):
+            for seed in (0, 1):
+                for step, v in ((1, 1.0), (100, end + 0.01 * seed)):
+                    out.append(dict(method=m, seed=seed, step=step, metric="mistake_rate",
+                                    value=v))  # fmt: skip
+        return pd.DataFrame(out)
+
+    said = curve_ends(rows(0.093, 0.129), {"mistake_rate": "mistakes"}, "The paper: SDCA lower.")
+    assert "mistakes OASIS 0.098, SDCA 0.134 (OASIS lower)" in said and said.endswith(
+        "The paper: SDCA lower."
+    ), said
+    said = curve_ends(rows(0.3, 0.2), {"mistake_rate": "mistakes"}, "")
+    assert "OASIS 0.305, SDCA 0.205 (SDCA lower)" in said, said
+    assert curve_ends(rows(0.3, 0.2), {"avg_cumulative_hinge": "hinge"}, "x") == ""

@@ -482,3 +482,23 @@ def paper_ranking(values: pd.DataFrame, paper: pd.DataFrame, focus: str, tol: fl
             )
         )
     ]
+
+
+def curve_ends(rows: pd.DataFrame, metrics: dict, paper: str) -> str:
+    """One sentence from this run's curves (tidy rows: method, seed, step, metric, value): for
+    each metric of ``metrics`` (metric -> words), OASIS's and SDCA's mean over seeds at the last
+    step, and which ends lower, then ``paper`` (what the paper reports). "" without both
+    methods. Computed when the figure is built: it follows the run's files."""
+    parts = []
+    for metric, words in metrics.items():
+        r = rows[rows.metric == metric]
+        last = r[r.step == r.groupby("method").step.transform("max")]
+        end = last.groupby("method").value.mean()
+        if not {"OASIS", "SDCA"} <= set(end.index):
+            continue
+        o, s = float(end["OASIS"]), float(end["SDCA"])
+        lower = "OASIS" if o < s else "SDCA" if s < o else "neither"
+        parts.append(f"{words} OASIS {o:.3f}, SDCA {s:.3f} ({lower} lower)")
+    if not parts:
+        return ""
+    return f"At the last step of this run (mean over seeds): {'; '.join(parts)}. {paper}"
