@@ -159,6 +159,25 @@ def save_figure(fig, *paths) -> None:
     plt.close(fig)
 
 
+def legend_outside(ax, where: str = "right", **kwargs) -> None:
+    """``ax``'s legend outside its axes, so that it covers no curve or band: at its right
+    (``where="right"``) or below the figure's axes in one row (``"below"``: one legend for all
+    panels, from ``ax``'s handles)."""
+    options = {"fontsize": 7, "frameon": False, **kwargs}
+    if where == "right":
+        ax.legend(loc="upper left", bbox_to_anchor=(1.01, 1.0), borderaxespad=0.0, **options)
+        return
+    handles, labels = ax.get_legend_handles_labels()
+    ax.figure.legend(
+        handles,
+        labels,
+        loc="upper center",
+        bbox_to_anchor=(0.5, 0.0),
+        ncol=min(len(labels), 7),
+        **options,
+    )
+
+
 def _log_tick(v: float, _pos=None) -> str:
     """A log axis's tick label: the number, in thousands from 1,000 on (2000 -> "2k"), in
     millions from 1,000,000 on ("1M")."""

@@ -18,7 +18,14 @@ from tripletbench.studies.oahu.captions import (
 )
 from tripletbench.harness.io import save_csv, save_text, start_log
 from tripletbench.studies.oahu.paper import oahu_own_settings, vs_paper
-from tripletbench.harness.plots import clipped_band, display_name, log_axes, method_style, save_figure
+from tripletbench.harness.plots import (
+    clipped_band,
+    display_name,
+    legend_outside,
+    log_axes,
+    method_style,
+    save_figure,
+)
 from tripletbench.harness.settings import check_fresh
 from tripletbench.harness.tables import collect
 
@@ -101,8 +108,9 @@ if name == "figure_oahu_4":
     ax1.set_xlabel("number of constraints (uniform subsample of the stream)")
     ax1.set_ylabel(f"kNN (k = {c['k']}) test error rate")
     # the paper's Figure 4: (a) Fashion-MNIST, (b) CIFAR-10; another dataset is no panel of it
-    panel = {"fashion_mnist": "(a) ", "cifar10_gray": "(b) "}.get(c["dataset"], "")
-    ax1.set_title(f"{panel}Error rate vs constraints, {display_name(c['dataset'])}", fontsize=9)
+    panel = {"fashion_mnist": "(a)", "cifar10_gray": "(b)"}.get(c["dataset"])
+    panel = f"the paper's {panel}: " if panel else ""
+    ax1.set_title(f"{panel}error rate vs constraints, {display_name(c['dataset'])}", fontsize=9)
     ax1.grid(alpha=0.3)
     ax1.legend(fontsize=7)
     last = a.step.max()
@@ -124,8 +132,10 @@ if name == "figure_oahu_4":
     ax2.set_ylim(0, 1)
     ax2.set_xlabel("constraints seen (online steps)")
     ax2.set_ylabel("metric weight alpha_l (stacked)")
-    ax2.set_title(f"(c) OAHU's alpha along training, {display_name(c['dataset'])}", fontsize=9)
-    ax2.legend(fontsize=7, ncol=2)
+    ax2.set_title(
+        f"the paper's (c): OAHU's alpha along training, {display_name(c['dataset'])}", fontsize=9
+    )
+    legend_outside(ax2, "right")  # the stacked bands fill the axes
     save(fig)
     t3 = cfg["table3"]
     lines = [

@@ -11,7 +11,13 @@ from tripletbench.datasets.caltech256 import image_set
 from tripletbench.harness.experiment import test_rows
 from tripletbench.harness.io import save_csv, save_text, start_log
 from tripletbench.studies.oasis.paper import vs_paper
-from tripletbench.harness.plots import clipped_band, display_name, method_style, save_figure
+from tripletbench.harness.plots import (
+    clipped_band,
+    display_name,
+    legend_outside,
+    method_style,
+    save_figure,
+)
 from tripletbench.harness.tables import collect
 
 start_log(snakemake.log[0])
@@ -54,9 +60,9 @@ for ax, d in zip(axes[0], panels):
     ax.set_ylabel("precision at top k")
     ax.set_xlim(1, stats.k.max())
     stats.loc[stats.dataset == d, "chance"] = level
-axes[0][-1].legend(fontsize=7, loc="upper right")
 fig.suptitle("OASIS paper, Fig. 2: precision at top k (mean ± s.e. over seeds)", fontsize=10)
 fig.tight_layout()
+legend_outside(axes[0][-1], "below")  # one legend under the panels: over none of the curves
 save_figure(fig, snakemake.output.png, snakemake.output.pdf)
 save_csv(snakemake.output.csv, stats)
 missing = [d for d in cfg["datasets"] if d not in panels]
