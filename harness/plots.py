@@ -278,10 +278,12 @@ def curves(
                 [step],
                 [value],
                 marker="*",
-                ms=10,
+                ms=11,
                 ls="none",
                 color=line.get_color(),
-                label=f"{method}, paper ({step:,} iterations)",
+                markerfacecolor="none",  # hollow: the paper's number, not a point of our curve
+                markeredgewidth=1.3,
+                label=f"{method}, the paper's value ({step:,} iterations, its data)",
             )
     log_axes(ax, ("x" if logx else "") + ("y" if logy else ""))
     ax.set_xlabel("iterations (triplets drawn, with replacement)")

@@ -178,7 +178,9 @@ elif name == "figure_scaling":
         f"sample, LMNN ({cfg['scaling_lmnn']}) on the samples and their labels. One BLAS "
         f"thread; the rule asks Snakemake for every core, so it starts no other job of this "
         f"run beside it (other processes of the machine are not controlled: see the load); "
-        f"seeds {seeds}.",
+        f"seeds {seeds}. OASIS and SDCA are fitted once on 10 triplets and metric-learn (LMNN) "
+        "is imported before any timing, so that no size carries the compilation of the loops "
+        "(or the load of its cache) or the library's import.",
     )
 else:
     curves(
