@@ -219,7 +219,14 @@ def method_style(name: str) -> dict:
     """Matplotlib keyword arguments (``color``, ``marker``) of method ``name``: the same in every
     figure, and different for every listed method and variant."""
     slot = _STYLE_ORDER.index(name) if name in _STYLE_ORDER else zlib.crc32(name.encode())
-    return {"color": _PALETTE[slot % len(_PALETTE)], "marker": _MARKERS[slot % len(_MARKERS)]}
+    color = _FIXED_COLORS.get(name, _PALETTE[slot % len(_PALETTE)])
+    return {"color": color, "marker": _MARKERS[slot % len(_MARKERS)]}
+
+
+_FIXED_COLORS = {"COMET": "black"}
+"""Colours set by hand where the palette's slot came too close to a method shown beside it
+(COMET's Dark2 teal beside LEGO's green: CIEDE2000 distance 14.7; tests/test_figure_ticks.py
+holds the papers' methods at 15 or more)."""
 
 
 def clipped_band(mean, spread, limits=(None, None)):

@@ -80,3 +80,25 @@ def test_every_figure_is_saved_through_save_figure():
                 if isinstance(node, ast.Attribute) and node.attr == "savefig":
                     found.append(f"{path.relative_to(ROOT)}:{node.lineno}")
     assert not found, f"save these through harness.plots.save_figure: {found}"
+
+
+def test_the_methods_figures_show_together_have_colours_a_reader_tells_apart():
+    """The methods of the papers' figures (and our baselines beside them), pairwise at a
+    CIEDE2000 colour distance of 15 or more (COMET's teal and LEGO's green were 14.7 apart in
+    OAHU's Figure 7)."""
+    from matplotlib.colors import to_rgb
+    from skimage.color import deltaE_ciede2000, rgb2lab
+
+    from tripletbench.harness.plots import method_style
+
+    core = ["OASIS", "SDCA", "LEGO", "OAHU", "ITML", "LMNN", "RCA", "Eucl", "OPML", "RDML",
+            "COMET", "OAHU-init", "OAHU-combined", "SVM-relative"]  # fmt: skip
+    styles = {m: method_style(m) for m in core}
+    lab = {m: rgb2lab(np.array([[to_rgb(s["color"])]]))[0, 0] for m, s in styles.items()}
+    close = [
+        (a, b, round(float(deltaE_ciede2000(lab[a], lab[b])), 1))
+        for i, a in enumerate(core)
+        for b in core[i + 1 :]
+        if deltaE_ciede2000(lab[a], lab[b]) < 15
+    ]
+    assert not close, close
