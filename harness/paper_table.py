@@ -421,7 +421,11 @@ def write_table(t: PaperTable, csv, md, tex, cd=None, cd_md=None, cd_csv=None) -
     save_csv(csv, summary)
     provenance = settings_caption(t.methods_cfg) if t.methods_cfg else []
     notes = [*t.caption, "", *_legend(t)]
-    parts = [f"# {t.title}", "", *notes, "", *provenance, ""]
+    # the table first, after one short paragraph (the caption's first line); the rest of the
+    # caption, the legend and the settings provenance in a notes section below the tables
+    lead, rest = (t.caption[:1], t.caption[1:]) if t.caption else ([], [])
+    parts = [f"# {t.title}", "", *lead, ""]
+    sections = [s(summary) if callable(s) else s for s in t.sections]
     floats, rank_parts = [], []
     for metric in t.metrics:
         frame, bold = wide(summary, t, metric)
@@ -448,7 +452,7 @@ def write_table(t: PaperTable, csv, md, tex, cd=None, cd_md=None, cd_csv=None) -
             times.to_markdown(),
             "",
         ]
-    parts += _section_parts(t, summary)
+    parts += _section_parts(sections)
     ranked = [mt for mt in t.metrics if mt.ranked]
     if ranked:
         metric = ranked[0]
@@ -476,18 +480,21 @@ def write_table(t: PaperTable, csv, md, tex, cd=None, cd_md=None, cd_csv=None) -
                     rank_frame(comparison),
                 )
             )
-    save_text(md, "\n".join(parts + rank_parts) + "\n")
-    save_text(tex, latex_tables(t.name, floats, [*notes, "", *provenance]))
+    below = ["", "## Notes", "", *rest, "", *_legend(t), "", *provenance]
+    save_text(md, "\n".join(parts + rank_parts + below) + "\n")
+    # every section in the .tex too: a table as a float of its own, lines among the notes
+    floats += [(f"{t.title}: {s[0].rstrip(':')}", s[1]) for s in sections if isinstance(s, tuple)]
+    lines = [line for s in sections if not isinstance(s, tuple) for line in [*s, ""]]
+    save_text(tex, latex_tables(t.name, floats, [*notes, "", *lines, *provenance]))
     return summary
 
 
-def _section_parts(t: PaperTable, summary: pd.DataFrame) -> list[str]:
-    """The Markdown lines of ``t.sections`` (a function of the summary is called with it): a
-    (heading, frame) as a heading and a table, a list of lines as they are."""
+def _section_parts(sections: list) -> list[str]:
+    """The Markdown lines of a table's sections (``PaperTable.sections``, each already called
+    with the summary where it is a function): a (heading, frame) as a heading and a table, a list
+    of lines as they are."""
     parts = []
-    for section in t.sections:
-        if callable(section):
-            section = section(summary)
+    for section in sections:
         if isinstance(section, tuple):
             heading, frame = section
             plain = isinstance(frame.index, pd.RangeIndex)  # no row labels to show

@@ -405,6 +405,7 @@ LATEX_PREAMBLE = (
     r"\usepackage[utf8]{inputenc}",
     r"\usepackage{booktabs}",
     r"\usepackage{graphicx}",
+    r"\usepackage{float}",  # [H]: each table where it stands, its notes after it
 )
 
 #: Symbols of our captions and cells that LaTeX's utf8 input encoding does not know, as LaTeX.
@@ -654,7 +655,9 @@ def latex_tables(name: str, floats: list, notes: list[str]) -> str:
     ``table`` float per ``(short caption, frame)`` of ``floats`` (label ``tab:NAME`` or
     ``tab:NAME-2``, ...; a tabular wider than the text is scaled down to ``\\linewidth``), and then
     ``notes`` (caption lines, :func:`latex_notes`) as a footnote-size paragraph outside the
-    floats, so that a long provenance breaks across pages instead of overfilling a float.
+    floats, so that a long provenance breaks across pages instead of overfilling a float. The
+    floats are placed here (``[H]``, the float package), so the notes come after their tables,
+    never on a page before them.
 
     Short captions are plain text (escaped here). Returns the file's text."""
     labels = [f"tab:{name}" + (f"-{i + 1}" if i else "") for i in range(len(floats))]
@@ -662,7 +665,7 @@ def latex_tables(name: str, floats: list, notes: list[str]) -> str:
     out += [f"%   {p}" for p in LATEX_PREAMBLE]
     for label, (short, df) in zip(labels, floats):
         out += [
-            r"\begin{table}[htbp]",
+            r"\begin{table}[H]",
             r"\centering",
             r"\caption{" + latex_text(short) + r"}\label{" + label + "}",
             r"\resizebox{\ifdim\width>\linewidth\linewidth\else\width\fi}{!}{%",
