@@ -664,3 +664,18 @@ def test_the_sdca_figures_say_which_method_ends_lower_from_the_runs_own_curves()
     said = curve_ends(rows(0.3, 0.2), {"mistake_rate": "mistakes"}, "")
     assert "OASIS 0.305, SDCA 0.205 (SDCA lower)" in said, said
     assert curve_ends(rows(0.3, 0.2), {"avg_cumulative_hinge": "hinge"}, "x") == ""
+
+
+def test_the_human_caption_names_only_the_configs_sets():
+    """A config with one set: the caption names that set, its mirror folder and no ceiling
+    sentence about sets it does not run (item of a config with the cars alone)."""
+    from tripletbench.studies.human.captions import _header, _missing, _references
+
+    config = {"data": {"route": "embedded"}, "human": {"sets": ["cars60"]}}
+    head = _header(config)
+    assert "the 60 cars" in head and "Food-100" not in head and "material" not in head, head
+    miss = " ".join(_missing(config, ["cars60"]))
+    assert "`cars/`" in miss and "`food/`" not in miss, miss
+    assert _references(["cars60"]).endswith("coin flip).")
+    both = _references(["material", "food100"])
+    assert "ceiling (material only)" in both and "Food-100 have about one answer" in both

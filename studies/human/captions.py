@@ -5,6 +5,8 @@ from __future__ import annotations
 
 import pandas as pd
 
+from .sets import SETS, module
+
 FEATURE_SET_WORDS = {
     "global": (
         "global: the project's 297-d global descriptor (colour 81, edge directions 37, Gabor "
@@ -60,7 +62,7 @@ def human_table(config: dict, cfg: dict, missing, runs: pd.DataFrame) -> list[st
         *([learners] if learners else []),
         *_embeddings(cfg),
         *([f"Mean fit time per fold (wall clock): {times}."] if times else []),
-        _references(),
+        _references(cfg["sets"]),
         *human_published(cfg),
         ("The learning curve (protocol c) is figure_human_curve."),
     ]
@@ -71,13 +73,18 @@ def _header(config: dict) -> str:
     from .experiment import route_and_mirror
 
     route, mirror = route_and_mirror(config)
+    sets = "; ".join(SET_WORDS.get(n, n) for n in config["human"]["sets"])  # the config's only
     return (
-        "Triplet accuracy on people's relative comparisons (Food-100, Wilber et al. 2014; the "
-        "60 cars, Kleindessner & von Luxburg 2017; material appearance, Lagunas et al. "
-        f"2019), {route} data route{f' (mirror {mirror})' if mirror else ''}. "
+        f"Triplet accuracy on people's relative comparisons ({sets}), "
+        f"{route} data route{f' (mirror {mirror})' if mirror else ''}. "
         'A test triplet (i, j, k), "i is closer to j than to '
         'k", is right when d(i, j) < d(i, k) and counts **half when the two distances tie**; '
-        "each answer counts once (material: a row weighted by its answer count)."
+        "each answer counts once"
+        + (
+            " (material: a row weighted by its answer count)."
+            if "material" in config["human"]["sets"]
+            else "."
+        )
     )
 
 
@@ -90,9 +97,9 @@ def _missing(config: dict, missing) -> list[str]:
     return [
         f"**{', '.join(missing)}: {missing_reason(config)}**"
         ": these collections have no packaged copy; the download route (the publishers' "
-        "archives, pinned as cblearn pins them) or a data mirror holding `food/`, `cars/` "
-        "and `material/` builds them (config/mirror.yaml; `human.mirror` for these sets "
-        "alone)."
+        "archives, pinned as cblearn pins them) or a data mirror holding "
+        + " and ".join(f"`{module(n).SOURCE}/`" for n in missing if n in SETS)
+        + " builds them (config/mirror.yaml; `human.mirror` for these sets alone)."
     ]
 
 
@@ -256,16 +263,35 @@ def _embeddings(cfg: dict) -> list[str]:
     ]
 
 
-def _references() -> str:
-    """The reference rows: chance and the material ceiling."""
-    return (
+def _references(sets) -> str:
+    """The reference rows: chance and, where the sets include material, its ceiling."""
+    chance = (
         "Reference rows: chance = a distance that ties every pair (0.5 exactly under "
-        "ties-as-half, the expectation of a coin flip); ceiling (material only) = the share "
-        "of the test answers that agree with their question's majority answer, ties half "
-        "(tripletbench.evaluation.human_protocols.human_ceiling): the best any distance can score against "
-        "the answers. Food-100 and the cars have about one answer per question, so no "
-        "ceiling is shown for them."
+        "ties-as-half, the expectation of a coin flip)"
     )
+    if "material" not in sets:
+        return chance + "."
+    others = [SET_WORDS[n].split(",")[0] for n in sets if n != "material" and n in SET_WORDS]
+    return (
+        chance + "; ceiling (material only) = the share "
+        "of the test answers that agree with their question's majority answer, ties half "
+        "(tripletbench.evaluation.human_protocols.human_ceiling): the best any distance can "
+        "score against the answers."
+        + (
+            f" {' and '.join(others)} have about one answer per question, so no ceiling is "
+            "shown for them."
+            if others
+            else ""
+        )
+    )
+
+
+SET_WORDS = {
+    "food100": "Food-100, Wilber et al. 2014",
+    "cars60": "the 60 cars, Kleindessner & von Luxburg 2017",
+    "material": "material appearance, Lagunas et al. 2019",
+}
+"""How a caption names each set of the config (a set not listed here: by its name)."""
 
 
 def human_published(cfg: dict) -> list[str]:
