@@ -80,9 +80,15 @@ for ax, (key, D2, title) in zip(axes, panels):
     (y0, y1), out_y = robust_limits(Y[:, 1])
     outside = out_x | out_y
     Yc = np.column_stack([np.clip(Y[:, 0], x0, x1), np.clip(Y[:, 1], y0, y1)])
-    for i, cls in enumerate(classes):
+    # the largest class first and lighter, each smaller one over it (601 "neither" pages drawn
+    # last hid the 46 corn and grain pages of panel a); colours by class name, as the legend
+    sizes = {cls: int((labels == cls).sum()) for cls in classes}
+    largest = max(classes, key=lambda c: sizes[c])
+    for i, cls in sorted(enumerate(classes), key=lambda ic: -sizes[ic[1]]):
         m = labels == cls
-        ax.scatter(Yc[m & ~outside, 0], Yc[m & ~outside, 1], s=6, alpha=0.6, color=f"C{i}",
+        big = cls == largest and len(classes) > 1
+        ax.scatter(Yc[m & ~outside, 0], Yc[m & ~outside, 1], s=5 if big else 9,
+                   alpha=0.35 if big else 0.85, color=f"C{i}", zorder=1 if big else 2,
                    label=f"{cls} ({m.sum()})")
         ax.scatter(Yc[m & outside, 0], Yc[m & outside, 1], s=18, marker="^", color=f"C{i}",
                    edgecolors="k", linewidths=0.4, clip_on=False, zorder=3)
@@ -94,7 +100,9 @@ for ax, (key, D2, title) in zip(axes, panels):
     ax.set_title(f"{title}\n2-D share of positive eigenvalues: {explained:.1%}", fontsize=9)
     ax.set_xlabel("MDS dimension 1", fontsize=8)
     ax.set_ylabel("MDS dimension 2", fontsize=8)
-    ax.legend(fontsize=7, markerscale=2)
+    handles, names = ax.get_legend_handles_labels()  # the legend in class order
+    order = sorted(range(len(names)), key=lambda k: names[k])
+    ax.legend([handles[k] for k in order], [names[k] for k in order], fontsize=7, markerscale=2)
     ax.grid(alpha=0.3)
     numbers = {"panel": key, "notion": notion_c if key == "c" else notion_b, "learned": key != "a",
                "seed": seed, "n_documents": len(labels), "eigenvalue_1": ev[0],
