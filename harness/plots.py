@@ -356,6 +356,14 @@ def cd_diagram(comparison: dict, path, title: str) -> None:
             },
         )
         ax.set_xlabel("average rank (1 = best)")
+        ties = [
+            f"{', '.join(g.index)} at {r:g}"
+            for r, g in comparison["avg_rank"].groupby(comparison["avg_rank"].round(9))
+            if len(g) > 1
+        ]
+        if ties:  # their connectors are drawn at one x, one over the other: say so
+            fig.text(0.5, -0.02, f"Tied average ranks (connectors drawn over each other): "
+                     f"{'; '.join(ties)}.", ha="center", va="top", fontsize=7, wrap=True)
     ax.set_title(title, fontsize=9)
     fig.tight_layout()
     save_figure(fig, path)

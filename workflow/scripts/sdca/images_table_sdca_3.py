@@ -33,7 +33,7 @@ table = PaperTable(
     name="sdca_table3",
     # the sets this run has (a title never names a set the table does not show)
     title="SDCA paper (Wu et al., AAAI 2014), Table 3: mAP on "
-    + ", ".join(display_name(d) for d in cfg["sdca_table3_datasets"] if d not in missing)
+    + "; ".join(display_name(d) for d in cfg["sdca_table3_datasets"] if d not in missing)
     + " (the paper's: Caltech-256, 50 classes)",
     values=seed_values(test_rows(runs), ["mAP"]),
     metrics=[Metric("mAP", "mAP")],
