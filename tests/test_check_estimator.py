@@ -9,6 +9,7 @@ failure has its one-line reason. Small settings keep the module fast (a few seco
 estimator); they do not change what the checks test.
 """
 
+import re
 import warnings
 
 import pytest
@@ -19,7 +20,7 @@ from tripletbench.algorithms import supervised as sv
 
 TRIPLET_API = (
     "predict/decision_function take triplets ((n, 3, d) points or (n, 3) indices: the "
-    "benchmark's triplet API, DESIGN.md), and scikit-learn calls them on X; LMNN and OPML keep "
+    "benchmark's triplet API), and scikit-learn calls them on X; LMNN and OPML keep "
     "them (the *_Supervised variants have none, as metric-learn's)"
 )
 # the checks that call predict / decision_function on samples X
@@ -97,3 +98,22 @@ def test_check_estimator(name):
         f"{sorted(set(expected) - failed_as_expected)}"
     )
     assert all(r["status"] in ("passed", "xfail") for r in results)
+
+
+def test_the_check_estimator_list_in_the_docs_is_the_tests():
+    """docs/library.md's table lists, per estimator, exactly the checks this module expects to
+    fail, with their reason; every other estimator is in its "every check passes" row."""
+    from pathlib import Path
+
+    text = (Path(__file__).resolve().parents[1] / "docs/library.md").read_text()
+    section = text.split("## scikit-learn's check_estimator", 1)[1].split("\n## ", 1)[0]
+    rows = [r for r in section.splitlines() if r.startswith("| `")]
+    for name in ESTIMATORS:
+        (row,) = [r for r in rows if f"`{name}`" in r.split("|")[1]]
+        listed = set(re.findall(r"`(check_\w+)`", row))
+        expected = EXPECTED_FAILURES.get(name, {})
+        assert listed == set(expected), (name, listed ^ set(expected))
+        if expected:
+            assert next(iter(expected.values())) in row, name
+        else:
+            assert "none: every check passes" in row, name
