@@ -76,7 +76,8 @@ from tripletbench.harness.config import check_schema, experiment_blocks, schema_
 BLOCKS_ON = experiment_blocks(config)
 # The schema first as one line naming the key (check_schema), then Snakemake's validate, which
 # fills in the defaults; the schema holds the names of the datasets and learners found.
-check_schema(config)
+if workflow.is_main_process:  # a job's process gets the config the main process checked
+    check_schema(config)
 validate(config, schema_file())
 
 from tripletbench.datasets import MODULES as DATASET_MODULES  # noqa: E402
