@@ -330,8 +330,9 @@ def check_evaluable(
             f"{path} learns from {TUPLE_KINDS[size]}, not {kind}: set constraints: "
             f"{TUPLE_KINDS[size]} or remove the key"
         )
+    settings = tuple(sorted((fixed or {}).items(), key=str))  # hashable: the trials' cache key
     try:
-        _trial_fit(path, kind, tuple(sorted((fixed or {}).items(), key=str)))
+        _trial_fit(path, kind, settings)
     except Exception as err:  # noqa: BLE001 -- any library error: the class cannot be evaluated
         raise TypeError(
             f"{path} is not a metric learner the harness can evaluate: a trial fit on 40 "
@@ -343,7 +344,7 @@ def check_evaluable(
     if cell is not None:
         where, *size = cell
         try:
-            _trial_fit(path, kind, tuple(sorted((fixed or {}).items(), key=str)), tuple(size))
+            _trial_fit(path, kind, settings, tuple(size))
         except Exception as err:  # noqa: BLE001 -- any library error at the real size
             n_t, n_p, d, _ = size
             raise TypeError(
