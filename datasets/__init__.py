@@ -48,33 +48,56 @@ import pkgutil
 from tripletbench.algorithms._checks import DataError
 
 from .fetch import ChecksumError, DataUnavailable
+from .human_set import HumanSet
 from .spec import DatasetSpec
 
 NOT_DATASET_MODULES = frozenset(
-    {"base", "bovw", "constraints", "fetch", "global_descriptor", "preprocess", "spec", "text"}
+    {
+        "base",
+        "bovw",
+        "constraints",
+        "fetch",
+        "global_descriptor",
+        "human_features",
+        "human_judgments",
+        "human_set",
+        "names",
+        "preprocess",
+        "rows",
+        "spec",
+        "text",
+    }
 )
 """Modules of this package that hold no dataset (shared code)."""
 
 
-def _discover() -> dict[str, tuple[str, DatasetSpec]]:
-    """name -> (module, spec) of every dataset module of this package: a module that defines
-    ``SPEC``, a :class:`~tripletbench.datasets.base.DatasetSpec`. Raises ``ImportError`` for two specs of one
+def _discover() -> tuple[dict[str, tuple[str, DatasetSpec]], dict[str, HumanSet]]:
+    """``(specs, human_sets)`` of the dataset modules of this package: name -> (module, spec)
+    of every module that defines ``SPEC`` (a :class:`~tripletbench.datasets.base.DatasetSpec`),
+    and name -> declaration of every module that defines ``HUMAN_SET`` (a crowd-sourced set,
+    :class:`~tripletbench.datasets.human_set.HumanSet`). Raises ``ImportError`` for two of one
     name."""
     found: dict[str, tuple[str, DatasetSpec]] = {}
+    human: dict[str, HumanSet] = {}
     for info in sorted(pkgutil.iter_modules(__path__), key=lambda i: i.name):
         if info.name.startswith("_") or info.name in NOT_DATASET_MODULES:
             continue
         module = f"{__name__}.{info.name}"
-        spec = getattr(importlib.import_module(module), "SPEC", None)
-        if not isinstance(spec, DatasetSpec):
-            continue
-        if spec.name in found:
-            raise ImportError(f"two dataset modules define a dataset named {spec.name!r}")
-        found[spec.name] = (module, spec)
-    return found
+        loaded = importlib.import_module(module)
+        spec = getattr(loaded, "SPEC", None)
+        if isinstance(spec, DatasetSpec):
+            if spec.name in found:
+                raise ImportError(f"two dataset modules define a dataset named {spec.name!r}")
+            found[spec.name] = (module, spec)
+        hset = getattr(loaded, "HUMAN_SET", None)
+        if isinstance(hset, HumanSet):
+            if hset.name in human:
+                raise ImportError(f"two dataset modules define a human set named {hset.name!r}")
+            human[hset.name] = hset
+    return found, human
 
 
-_FOUND = _discover()
+_FOUND, HUMAN_SETS = _discover()
 MODULES: dict[str, str] = {name: module for name, (module, _) in _FOUND.items()}
 """Dataset name -> the dotted name of its module (its parser: the prepare rule's code hash)."""
 ALL_SPECS: dict[str, DatasetSpec] = {name: spec for name, (_, spec) in _FOUND.items()}
@@ -82,6 +105,10 @@ ALL_SPECS: dict[str, DatasetSpec] = {name: spec for name, (_, spec) in _FOUND.it
 images, LFW, WebKB and Reuters text) that other modules turn into features."""
 DATASETS: dict[str, DatasetSpec] = {n: s for n, s in ALL_SPECS.items() if s.tabular}
 """The feature tables: the names an experiment's ``datasets`` list may hold."""
+HUMAN_SETS: dict[str, HumanSet]
+"""The crowd-sourced sets (people's relative comparisons) by their config name: every module's
+``HUMAN_SET`` (:class:`~tripletbench.datasets.human_set.HumanSet`), in module order; the human
+study's ``human.sets`` may hold these names."""
 
 
 def get_dataset(name: str) -> DatasetSpec:
@@ -99,6 +126,8 @@ __all__ = [
     "DataError",
     "DataUnavailable",
     "DatasetSpec",
+    "HUMAN_SETS",
+    "HumanSet",
     "MODULES",
     "get_dataset",
 ]

@@ -1,9 +1,10 @@
 """Features of the items of the human-judgment collections: one float64 row per item, in the
 collection's item order (row ``i`` describes item ``i``, the index the triplets use), computed
-from the item images (or, for Food-100, its ingredient annotations) with well-kept libraries.
+from the item images with well-kept libraries, or by the set's own module.
 Cached in memory only (per process; :func:`clear_cache`); nothing is written to disk.
 
-Feature sets (:data:`FEATURE_SETS`; :func:`item_features` picks one by name):
+Feature sets (:func:`item_features` picks one by name): the image descriptors every set has
+(:data:`IMAGE_FEATURE_SETS`) and a set's own:
 
 * ``"global"``: the project's 297-dimensional global image descriptor (colour histogram and
   moments, edge directions, Gabor texture, LBP; Wu et al., AAAI 2014, parts and lengths; our
@@ -37,28 +38,17 @@ Feature sets (:data:`FEATURE_SETS`; :func:`item_features` picks one by name):
     (``HOG_PARAMS``);
   - **length**: 7 x 7 block positions x 2 x 2 cells x 9 bins = 1,764 (``hog_dims``); the vector
     is used as skimage returns it (``feature_vector=True``), no further normalisation.
-* ``"ingredients"`` (Food-100 only): the dish's recipe ingredients (the archive's
-  ``ingredients.json``: for each image a dish ``name`` and a list of ``ingredients``, each with a
-  ``name``) as a **binary bag of words**: scikit-learn's ``CountVectorizer(binary=True)`` with
-  its defaults otherwise (lower-cased; tokens of two or more word characters, the default
-  ``token_pattern``; no stop words; every word that occurs at least once), fitted on one document
-  per item, the item's ingredient names joined by newlines. Entry ``(i, w)`` is 1.0 when word
-  ``w`` occurs in an ingredient name of item ``i`` (not a count, no tf-idf, no row
-  normalisation). The dish name and the amounts are not used (the name repeats the
-  ingredients and would bring the dish's title words in). On the real file 90 of the 100 images
-  have ingredients: 7 entries are ``null`` and 3 dishes have an empty ingredient list; those 10
-  items get a **row of zeros** (:func:`ingredient_mask` says which rows are annotated), so
-  their Euclidean distance to a dish is the square root of that dish's word count (372 words
-  on the real file). Columns are the vocabulary in ``CountVectorizer``'s sorted order
-  (:func:`ingredient_vocabulary`).
+* a set's own feature sets (precomputed item features, annotations of the items), declared
+  by its module (:class:`tripletbench.datasets.human_set.ItemFeatureSet`, e.g. Food-100's
+  ``"ingredients"``, :mod:`tripletbench.datasets.food100`) and cached here alike
+  (:func:`item_features` with ``own``).
 
 Every array is float64, finite, of shape ``(n_items, d)``.
 """
 
 from __future__ import annotations
 
-import json
-from pathlib import Path
+from typing import Mapping
 
 import numpy as np
 
@@ -68,6 +58,7 @@ from .base import DataError
 from .global_descriptor import DEFAULT_MAX_SIDE
 from .global_descriptor import N_DIMS as GLOBAL_DIMS
 from .human_judgments import Judgments
+from .human_set import IMAGE_FEATURE_SETS
 
 HOG_SIZE = 64
 HOG_PARAMS = {
@@ -80,8 +71,6 @@ HOG_PARAMS = {
 }
 """``skimage.feature.hog`` keyword arguments: Dalal & Triggs' (2005) default detector."""
 
-FEATURE_SETS = ("global", "hog", "ingredients")
-INGREDIENTS_MEMBER = "ingredients.json"
 
 _CACHE: dict = {}
 
@@ -191,106 +180,37 @@ def hog_features(judgments: Judgments, size: int = HOG_SIZE) -> np.ndarray:
     return _cached(judgments, "hog", (size,), compute)
 
 
-# --- Food-100 ingredients ---------------------------------------------------------------------
-
-
-def ingredient_documents(judgments: Judgments) -> tuple[list[str], np.ndarray]:
-    """``(documents, annotated)``: per item (in item order) its ingredient names joined by
-    newlines ("" where ``ingredients.json`` does not annotate the image) and whether it is
-    annotated. Raises :class:`DataError` for a collection without ``ingredients.json`` (only
-    Food-100 has one) or an unreadable file."""
-    store = judgments.images.store
-    try:
-        data = store.read(INGREDIENTS_MEMBER)
-    except DataError as err:  # DataUnavailable included
-        raise DataError(
-            f"{judgments.name}: no ingredient annotations ({err}); only Food-100 has them"
-        ) from None
-    try:
-        annotations = json.loads(data.decode("utf-8"))
-    except (UnicodeDecodeError, json.JSONDecodeError) as err:
-        raise DataError(f"{store.where(INGREDIENTS_MEMBER)}: not readable JSON ({err})") from None
-    docs, annotated = [], np.zeros(judgments.n_items, dtype=bool)
-    for i, member in enumerate(judgments.images.members):
-        entry = annotations.get(Path(member).name)
-        names = []
-        if entry:
-            try:
-                names = [str(x["name"]) for x in entry.get("ingredients") or [] if x.get("name")]
-            except (AttributeError, TypeError, KeyError) as err:
-                raise DataError(
-                    f"{store.where(INGREDIENTS_MEMBER)}: the entry of {Path(member).name} is not "
-                    f"{{'ingredients': [{{'name': ...}}, ...]}} ({err})"
-                ) from None
-        annotated[i] = bool(names)
-        docs.append("\n".join(names))
-    return docs, annotated
-
-
-def _vectorizer():
-    from sklearn.feature_extraction.text import CountVectorizer
-
-    return CountVectorizer(binary=True)
-
-
-def ingredient_features(judgments: Judgments) -> np.ndarray:
-    """(n_items, n_words) float64 in {0, 1}: the binary bag of words of each item's ingredient
-    names (module docstring); columns in :func:`ingredient_vocabulary` order; unannotated items
-    are rows of zeros."""
-
-    def compute():
-        docs, _ = ingredient_documents(judgments)
-        return _vectorizer().fit_transform(docs).toarray().astype(np.float64)
-
-    return _cached(judgments, "ingredients", (), compute)
-
-
-def ingredient_vocabulary(judgments: Judgments) -> np.ndarray:
-    """The words (str) of :func:`ingredient_features`' columns, in order."""
-    docs, _ = ingredient_documents(judgments)
-    return np.asarray(_vectorizer().fit(docs).get_feature_names_out(), dtype=str)
-
-
-def ingredient_mask(judgments: Judgments) -> np.ndarray:
-    """(n_items,) bool: True where ``ingredients.json`` annotates the item with ingredients."""
-    return ingredient_documents(judgments)[1]
-
-
 # --- by name ---------------------------------------------------------------------------------
 
 
-def available_feature_sets(judgments: Judgments) -> tuple[str, ...]:
-    """The feature sets a collection has: the image descriptors always, ``"ingredients"`` where
-    its archive holds ``ingredients.json`` (Food-100)."""
-    names = judgments.images.store.names()
-    return FEATURE_SETS if INGREDIENTS_MEMBER in names else FEATURE_SETS[:2]
-
-
-def item_features(judgments: Judgments, kind: str, **params) -> np.ndarray:
-    """The feature set ``kind`` (one of :data:`FEATURE_SETS`) of every item: (n_items, d)
-    float64 in item order. ``params``: ``max_side`` for "global", ``size`` for "hog"."""
+def item_features(judgments: Judgments, kind: str, own: Mapping | None = None, **params):
+    """The feature set ``kind`` of every item: (n_items, d) float64 in item order, cached per
+    process. ``kind``: one of :data:`IMAGE_FEATURE_SETS` (``params``: ``max_side`` for "global",
+    ``size`` for "hog") or of ``own``, the set's own feature sets (name ->
+    :class:`tripletbench.datasets.human_set.ItemFeatureSet`, computed by its ``compute``).
+    Raises ``ValueError`` naming the feature sets the collection has for another ``kind``;
+    :class:`DataError` for a computed array that is not finite or not one row per item."""
+    own = own or {}
     if kind == "global":
         return global_features(judgments, **params)
     if kind == "hog":
         return hog_features(judgments, **params)
-    if kind == "ingredients":
-        return ingredient_features(judgments, **params)
-    raise ValueError(f"unknown feature set {kind!r}; expected one of {FEATURE_SETS}")
+    if kind in own:
+        return _cached(judgments, kind, (), lambda: own[kind].compute(judgments))
+    raise ValueError(
+        f"{judgments.name}: unknown feature set {kind!r}; it has "
+        f"{', '.join((*IMAGE_FEATURE_SETS, *own))}"
+    )
 
 
 __all__ = [
-    "FEATURE_SETS",
     "HOG_PARAMS",
     "HOG_SIZE",
-    "available_feature_sets",
+    "IMAGE_FEATURE_SETS",
     "clear_cache",
     "global_features",
     "hog_dims",
     "hog_features",
     "hog_image",
-    "ingredient_documents",
-    "ingredient_features",
-    "ingredient_mask",
-    "ingredient_vocabulary",
     "item_features",
 ]

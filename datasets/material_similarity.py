@@ -77,6 +77,7 @@ from .human_judgments import (
     compare_with_published,
     not_tabular,
 )
+from .human_set import HumanSet
 
 REPO = "https://github.com/mlagunas/material-appearance-similarity"
 COMMIT = "e5fccab94462f8b245e29818a31e83253369db6e"  # main, 2024-08-28 ("Update README.md")
@@ -111,7 +112,9 @@ N_ITEMS = 100
 PUBLISHED_COUNTS = {"train": (22_801, 92_892), "test": (3_000, 11_800)}
 """Questions and answers per split (cblearn's description of the dataset; the real files)."""
 
-_REFUSE = not_tabular("material_similarity", "tripletbench.datasets.material_similarity.load_judgments")
+_REFUSE = not_tabular(
+    "material_similarity", "tripletbench.datasets.material_similarity.load_judgments"
+)
 
 
 def make_spec(raw: str = RAW, archive_url: str = f"{REPO}/archive/{COMMIT}.zip") -> DatasetSpec:
@@ -279,7 +282,7 @@ def majority(judgments: Judgments, split: str) -> tuple[np.ndarray, np.ndarray]:
 
 
 def _layout(mirror: str | None) -> str:
-    """"archive" (cblearn's pinned archive) or "files" (the files at the commit) for ``mirror``.
+    """ "archive" (cblearn's pinned archive) or "files" (the files at the commit) for ``mirror``.
     Raises :class:`DataUnavailable` naming what a folder mirror lacks."""
     if mirror is None:
         return "archive"
@@ -365,10 +368,28 @@ def load_judgments(
     return compare_with_published(j, got, published)
 
 
+HUMAN_SET = HumanSet(
+    name="material",
+    title="Material appearance",
+    in_text="material appearance",
+    cite="Lagunas et al. 2019",
+    load=load_judgments,
+    source=SOURCE,
+    mirror_paths=(SOURCE,),  # the files at COMMIT or cblearn's archive (load_judgments)
+    counted=True,
+    publisher_split=(
+        f"the publisher's {PUBLISHED_COUNTS['train'][0]:,} training and "
+        f"{PUBLISHED_COUNTS['test'][0]:,} test questions"
+    ),
+)
+"""Material appearance in the human study: the image descriptors; rows with answer counts (the
+human ceiling) and the authors' train/test split (protocol (d))."""
+
 __all__ = [
     "ARCHIVE_SPEC",
     "COMMIT",
     "GIT_IDS",
+    "HUMAN_SET",
     "IMAGE_FOLDERS",
     "PUBLISHED_COUNTS",
     "SPEC",

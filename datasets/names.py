@@ -22,14 +22,12 @@ DISPLAY_NAMES = {
     "webkb_topic_facultystudent": "WebKB, Topic+FacultyStudent",
     "reuters_topic": "Reuters corn/grain, Topic (stand-in)",
     "reuters_topic_corngrain": "Reuters corn/grain, Topic+FacultyStudent (stand-in)",
-    "food100": "Food-100 (Wilber et al. 2014)",
-    "cars60": "60 cars (Kleindessner & von Luxburg 2017)",
-    "material": "Material appearance (Lagunas et al. 2019)",
 }
 
 
 def display_name(name: str) -> str:
     """The human name of a dataset, image set, notion or method (:data:`DISPLAY_NAMES`, else a
+    crowd-sourced set's :attr:`~tripletbench.datasets.human_set.HumanSet.display`, else a
     dataset module's ``SPEC.title``; ``caltech256_N`` = "Caltech-256, N classes"; method names
     are shown as they are)."""
     import re
@@ -39,7 +37,9 @@ def display_name(name: str) -> str:
         return f"Caltech-256, {m.group(1)} classes"
     if name in DISPLAY_NAMES:
         return DISPLAY_NAMES[name]
-    from tripletbench.datasets import ALL_SPECS
+    from tripletbench.datasets import ALL_SPECS, HUMAN_SETS
 
+    if name in HUMAN_SETS:
+        return HUMAN_SETS[name].display
     spec = ALL_SPECS.get(name)
     return spec.title if spec is not None and spec.title else name

@@ -43,7 +43,8 @@ def schema() -> dict:
     (:attr:`tripletbench.harness.study.Study.schema`) and its name lists
     filled in from what is found (one source of truth): ``definitions.dataset`` from
     :data:`tripletbench.datasets.DATASETS`, the learner names of ``definitions.algorithm`` from
-    :data:`tripletbench.algorithms.ALGORITHMS`."""
+    :data:`tripletbench.algorithms.ALGORITHMS`, and each study's own lists
+    (:attr:`tripletbench.harness.study.Study.complete_schema`)."""
     import yaml
 
     from tripletbench.algorithms import ALGORITHMS
@@ -57,6 +58,8 @@ def schema() -> dict:
             out["definitions"].update(part.get("definitions") or {})
     out["definitions"]["dataset"]["enum"] = sorted(DATASETS)
     out["definitions"]["algorithm"]["anyOf"][0]["enum"] = sorted(ALGORITHMS)
+    for s in studies():  # a study's own name lists (Study.complete_schema)
+        s.complete_schema(out)
     return out
 
 

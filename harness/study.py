@@ -46,6 +46,10 @@ def _no_skip(config: dict, blocks_on) -> dict:
     return {}
 
 
+def _no_names(schema: dict) -> None:
+    return None
+
+
 @dataclass(frozen=True)
 class Study:
     """One study's declaration (``tripletbench.studies.<name>.STUDY``).
@@ -74,7 +78,9 @@ class Study:
     ``dataset(block, name)`` gives the dataset spec of a name in one of its blocks when that is
     not a plain dataset (an image set, a collection), else None; ``regression_skip(config,
     blocks_on)`` gives the stored result files (config/ci_expected.csv) this run cannot build, each
-    with the reason the regression check prints.
+    with the reason the regression check prints; ``complete_schema(schema)`` fills in, in the
+    merged config schema, the name lists of its blocks that come from what is found (a study's
+    own plugins, e.g. the human study's sets), as the core fills in the datasets and learners.
     """
 
     name: str
@@ -92,6 +98,7 @@ class Study:
     check: Callable[..., None] = _no_checks
     dataset: Callable[[str, str], object] = _no_dataset
     regression_skip: Callable[[dict, list], dict] = _no_skip
+    complete_schema: Callable[[dict], None] = _no_names
 
 
 def lazy(module: str, name: str) -> Callable:

@@ -45,6 +45,16 @@ def checkout_env(repo: Path) -> dict:
     return {**os.environ, "PYTHONPATH": os.pathsep.join(path)}
 
 
+def copy_checkout(dest: Path) -> Path:
+    """The checkout's code and configs (no results, caches or virtual environment) at ``dest``."""
+    skip = shutil.ignore_patterns(
+        ".git", ".venv", ".snakemake", "data_cache", "results", "figures", "__pycache__", "*.egg-info"
+    )
+    shutil.copytree(ROOT, dest, ignore=skip)
+    checkout_env(dest)  # the copy's own code, imported as tripletbench.* by its jobs
+    return dest
+
+
 def run_targets(targets, out, configfile="config/ci.yaml", extra=(), timeout=600):
     """``snakemake TARGETS --configfile CONFIGFILE`` with results and figures under ``out``, on 2
     cores; fails the test with the log's tail if Snakemake fails."""

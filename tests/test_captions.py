@@ -678,4 +678,4 @@ def test_the_human_caption_names_only_the_configs_sets():
     assert "`cars/`" in miss and "`food/`" not in miss, miss
     assert _references(["cars60"]).endswith("coin flip).")
     both = _references(["material", "food100"])
-    assert "ceiling (material only)" in both and "Food-100 have about one answer" in both
+    assert "ceiling (material only)" in both and "food100: no answer counts per question" in both

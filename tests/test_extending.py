@@ -10,7 +10,7 @@ from pathlib import Path
 import numpy as np
 import pytest
 import yaml
-from pipeline import _package_dirs, checkout_env
+from pipeline import _package_dirs, checkout_env, copy_checkout
 
 pytestmark = pytest.mark.slow  # runs the workflow: not in the fast subset (-m "not slow")
 
@@ -112,18 +112,6 @@ def test_leaving_out_one_block_leaves_out_its_rules_only(tmp_path, missing):
     for block, rules in owned.items():
         if block != missing:
             assert rules <= jobs, (block, rules - jobs)
-
-
-def copy_checkout(dest: Path) -> Path:
-    """The checkout's code and configs (no results, caches or virtual environment) at ``dest``."""
-    import shutil
-
-    skip = shutil.ignore_patterns(
-        ".git", ".venv", ".snakemake", "data_cache", "results", "figures", "__pycache__", "*.egg-info"
-    )
-    shutil.copytree(ROOT, dest, ignore=skip)
-    checkout_env(dest)  # the copy's own code, imported as tripletbench.* by its jobs
-    return dest
 
 
 def test_a_copy_of_the_checkout_imports_every_module_from_the_copy(tmp_path):

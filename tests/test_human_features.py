@@ -1,4 +1,5 @@
-"""Features of the human-judgment items (issue 38, part 2; :mod:`tripletbench.datasets.human_features`) on the
+"""Features of the human-judgment items (:mod:`tripletbench.datasets.human_features`, Food-100's
+own ingredients in :mod:`tripletbench.datasets.food100`) on the
 real images of ``../shared/mirror``: shapes, finiteness, rows in the collections' item order
 (the indices the triplets use), and rows equal to the library calls made by hand on the files
 the item ids name.
@@ -21,6 +22,7 @@ from sklearn.feature_extraction.text import CountVectorizer
 from tripletbench.datasets import cars60, food100
 from tripletbench.datasets import human_features as hf
 from tripletbench.studies.human import captions
+from tripletbench.studies.human.sets import item_features
 from tripletbench.datasets import material_similarity as material
 from tripletbench.datasets.base import DataError
 from tripletbench.datasets.global_descriptor import descriptor_from_bytes
@@ -43,9 +45,7 @@ def cars(tmp_path_factory):
 
 @pytest.fixture(scope="module")
 def mat(tmp_path_factory):
-    return material.load_judgments(
-        tmp_path_factory.mktemp("material"), mirror=str(MIRROR)
-    )
+    return material.load_judgments(tmp_path_factory.mktemp("material"), mirror=str(MIRROR))
 
 
 def _file_of_item(judgments, i: int) -> bytes:
@@ -100,14 +100,10 @@ def test_hog_rows_are_the_library_call_on_the_file_each_item_id_names(name, requ
 
 @pytest.mark.slow
 @pytest.mark.parametrize("name", ["food", "cars", "mat"])
-def test_global_rows_are_the_projects_descriptor_of_the_file_each_item_id_names(
-    name, request
-):
+def test_global_rows_are_the_projects_descriptor_of_the_file_each_item_id_names(name, request):
     j = request.getfixturevalue(name)
     X = hf.global_features(j)
-    assert (
-        X.shape == (j.n_items, 297) and X.dtype == np.float64 and np.isfinite(X).all()
-    )
+    assert X.shape == (j.n_items, 297) and X.dtype == np.float64 and np.isfinite(X).all()
     assert len(np.unique(X.round(12), axis=0)) == j.n_items
     for i in _probe_items(j):
         np.testing.assert_array_equal(X[i], descriptor_from_bytes(_file_of_item(j, i)))
@@ -121,15 +117,14 @@ def test_food100_ingredients_bag_of_words(food):
     """Binary CountVectorizer on each item's ingredient names (from ingredients.json, looked up
     by the item id's file name), zeros where no ingredients are annotated (10 of 100 items).
     """
-    B = hf.ingredient_features(food)
-    vocab = hf.ingredient_vocabulary(food)
-    mask = hf.ingredient_mask(food)
+    B = hf.item_features(food, "ingredients", own=food100.HUMAN_SET.features)
+    assert item_features("food100", food, "ingredients") is B  # cached per process
+    vocab = food100.ingredient_vocabulary(food)
+    mask = food100.ingredient_mask(food)
     assert B.shape == (100, len(vocab)) == (100, 372) and B.dtype == np.float64
     assert set(np.unique(B)) == {0.0, 1.0}
     assert mask.sum() == 90 and (B[~mask] == 0).all() and (B[mask].sum(1) > 0).all()
-    annotations = json.loads(
-        (MIRROR / "food/food100-dataset/ingredients.json").read_text()
-    )
+    annotations = json.loads((MIRROR / "food/food100-dataset/ingredients.json").read_text())
     docs = []
     for item in food.items:
         entry = annotations[item.split("/")[-1]] or {}
@@ -143,13 +138,15 @@ def test_food100_ingredients_bag_of_words(food):
     if first and first["ingredients"]:
         word = cv.build_analyzer()(first["ingredients"][0]["name"])[0]
         assert B[i, vocab.tolist().index(word)] == 1.0
-    assert hf.available_feature_sets(food) == ("global", "hog", "ingredients")
+    assert food100.HUMAN_SET.feature_sets == ("global", "hog", "ingredients")
 
 
 def test_only_food100_has_ingredients_and_unknown_sets_are_refused(cars):
-    assert hf.available_feature_sets(cars) == ("global", "hog")
+    assert cars60.HUMAN_SET.feature_sets == ("global", "hog")
     with pytest.raises(DataError, match="only Food-100"):
-        hf.ingredient_features(cars)
+        food100.ingredient_features(cars)
+    with pytest.raises(ValueError, match="unknown feature set 'ingredients'; it has global, hog"):
+        item_features("cars60", cars, "ingredients")
     with pytest.raises(ValueError, match="unknown feature set"):
         hf.item_features(cars, "sift")
     words = captions.feature_set_words("hog")

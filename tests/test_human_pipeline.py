@@ -230,7 +230,7 @@ def test_a_row_without_a_feature_map_is_na_on_held_out_items_only():
     assert ("material (a)", "SOE") not in st and ("material (d) majority", "SOE") not in st
     assert ("material (b)", "Eucl · hog") not in st
     assert st["food100 (b)"] == "needs download"
-    assert st[("cars60 (b)", "ceiling")] == "n/a (one answer per question)"
+    assert st[("cars60 (b)", "ceiling")] == "n/a (answers not counted per question)"
     assert ("material (b)", "ceiling") not in st
     assert st[("material (d) majority", "ceiling")] == "n/a (1 by definition)"
     assert st[("material (a)", "OASIS · ingredients")] == "n/a (Food-100 only)"

@@ -1,5 +1,6 @@
-"""People's relative comparisons: Food-100 (Wilber et al. 2014), the 60 cars (Kleindessner & von
-Luxburg 2017) and material appearance (Lagunas et al. 2019): triplet accuracy of every learner
+"""People's relative comparisons: the crowd-sourced sets of :mod:`tripletbench.datasets` (each a
+module declaring ``HUMAN_SET``: Food-100, Wilber et al. 2014; the 60 cars, Kleindessner & von
+Luxburg 2017; material appearance, Lagunas et al. 2019): triplet accuracy of every learner
 and of cblearn's ordinal embeddings on the answers, its learning curve and 2-D maps (the
 ``human`` block).
 
@@ -33,4 +34,5 @@ STUDY = Study(
     learner_row=lazy(f"{__name__}.config", "learner_row"),
     check=lazy(f"{__name__}.config", "check"),
     regression_skip=lazy(f"{__name__}.config", "regression_skip"),
+    complete_schema=lazy(f"{__name__}.config", "complete_schema"),
 )

@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import pandas as pd
 
-from .sets import SETS, module
+from .sets import SETS, feature_owners
 
 FEATURE_SET_WORDS = {
     "global": (
@@ -17,28 +17,32 @@ FEATURE_SET_WORDS = {
         "aspect not kept), 9 unsigned orientation bins, 8 x 8-px cells, 2 x 2-cell blocks, "
         "L2-Hys (Dalal & Triggs 2005), {dims} dimensions"
     ),
-    "ingredients": (
-        "ingredients: binary bag of words of the Food-100 recipe ingredient names "
-        "(scikit-learn CountVectorizer, binary=True), {dims} words; unannotated dishes: zeros"
-    ),
 }
-"""Each item feature set of :mod:`tripletbench.datasets.human_features` in words."""
+"""Each image feature set of :mod:`tripletbench.datasets.human_features` in words (a set's own
+feature sets say it in their declaration, :class:`tripletbench.datasets.human_set.ItemFeatureSet`)."""
+
+
+def _own_feature(kind: str):
+    """The declaration of feature set ``kind`` where a set provides it (None: an image one)."""
+    for name in feature_owners(kind):
+        if kind in SETS[name].features:
+            return SETS[name].features[kind]
+    return None
 
 
 def feature_set_words(kind: str, dims: int | None = None, **params) -> str:
-    """One line saying what feature set ``kind`` of
-    :mod:`tripletbench.datasets.human_features` is, for a table's or figure's caption."""
-    from tripletbench.datasets.human_features import (
-        DEFAULT_MAX_SIDE,
-        FEATURE_SETS,
-        HOG_SIZE,
-        hog_dims,
-    )
+    """One line saying what feature set ``kind`` is (an image one of
+    :mod:`tripletbench.datasets.human_features`, or a set's own), for a table's or figure's
+    caption. Raises ``ValueError`` for a feature set no set has."""
+    from tripletbench.datasets.human_features import DEFAULT_MAX_SIDE, HOG_SIZE, hog_dims
 
-    if kind not in FEATURE_SET_WORDS:
-        raise ValueError(f"unknown feature set {kind!r}; expected one of {FEATURE_SETS}")
+    from .sets import all_feature_sets
+
+    own = _own_feature(kind)
+    if kind not in FEATURE_SET_WORDS and own is None:
+        raise ValueError(f"unknown feature set {kind!r}; expected one of {all_feature_sets()}")
     size = params.get("size", HOG_SIZE)
-    return FEATURE_SET_WORDS[kind].format(
+    return (own.words if own is not None else FEATURE_SET_WORDS[kind]).format(
         max_side=params.get("max_side", DEFAULT_MAX_SIDE),
         size=size,
         dims=dims if dims is not None else (hog_dims(size) if kind == "hog" else "?"),
@@ -73,18 +77,15 @@ def _header(config: dict) -> str:
     from .experiment import route_and_mirror
 
     route, mirror = route_and_mirror(config)
-    sets = "; ".join(SET_WORDS.get(n, n) for n in config["human"]["sets"])  # the config's only
+    sets = "; ".join(SETS[n].words for n in config["human"]["sets"])  # the config's only
+    counted = [n for n in config["human"]["sets"] if SETS[n].counted]  # as the columns name it
     return (
         f"Triplet accuracy on people's relative comparisons ({sets}), "
         f"{route} data route{f' (mirror {mirror})' if mirror else ''}. "
         'A test triplet (i, j, k), "i is closer to j than to '
         'k", is right when d(i, j) < d(i, k) and counts **half when the two distances tie**; '
         "each answer counts once"
-        + (
-            " (material: a row weighted by its answer count)."
-            if "material" in config["human"]["sets"]
-            else "."
-        )
+        + (f" ({', '.join(counted)}: a row weighted by its answer count)." if counted else ".")
     )
 
 
@@ -98,7 +99,7 @@ def _missing(config: dict, missing) -> list[str]:
         f"**{', '.join(missing)}: {missing_reason(config)}**"
         ": these collections have no packaged copy; the download route (the publishers' "
         "archives, pinned as cblearn pins them) or a data mirror holding "
-        + " and ".join(f"`{module(n).SOURCE}/`" for n in missing if n in SETS)
+        + " and ".join(f"`{SETS[n].source}/`" for n in missing if n in SETS)
         + " builds them (config/mirror.yaml; `human.mirror` for these sets alone)."
     ]
 
@@ -171,31 +172,35 @@ def _protocol_b(cfg: dict) -> list[str]:
 
 
 def _protocol_d(cfg: dict) -> list[str]:
-    """Protocol (d), the publisher's split, where the block runs it on material."""
-    if not ("material" in cfg["sets"] and "publisher" in cfg.get("protocols", [])):
+    """Protocol (d), the publisher's split, where the block runs it on a set that has one."""
+    split = {n: SETS[n] for n in cfg["sets"] if SETS[n].publisher_split}
+    if not (split and "publisher" in cfg.get("protocols", [])):
         return []
     return [
-        "Protocol (d), the last section (material only): the publisher's "
-        "22,801 training and 3,000 test questions; scored against every test answer "
-        "(comparable to the ceiling) and against each test question's majority answer "
-        "(ties left out; the authors' measure)."
+        f"Protocol (d), the last section ({', '.join(split)} only): "
+        + "; ".join(f"{n}: {s.publisher_split}" for n, s in split.items())
+        + "; scored against every test answer (comparable to the ceiling) and against each "
+        "test question's majority answer (ties left out; the authors' measure)."
     ]
 
 
 def _features(cfg: dict) -> str:
     """The feature sets of the block in a few words, and their normalisation."""
+    images = {
+        "global": "the project's 297-d global image descriptor",
+        "hog": "HOG (Dalal & Triggs' parameters) on the 64 x 64 grey image, 1,764-d",
+    }
+
+    def words(f):
+        own = _own_feature(f)
+        if own is None:
+            return f"{f} = {images[f]}"
+        owners = [SETS[n].title for n in feature_owners(f)]
+        return f"{f} = {own.short} ({', '.join(owners)} only)"
+
     return (
-        "Features (tripletbench.datasets.human_features): "
-        + ", ".join(
-            {
-                "global": "global = the project's 297-d global image descriptor",
-                "hog": "hog = HOG (Dalal & Triggs' parameters) on the 64 x 64 grey image, "
-                "1,764-d",
-                "ingredients": "ingredients = the Food-100 recipes' ingredient words as a "
-                "binary bag of words (Food-100 only)",
-            }[f]
-            for f in cfg["features"]
-        )
+        "Features (tripletbench.datasets.human_features and the sets' own modules): "
+        + ", ".join(words(f) for f in cfg["features"])
         + f"; normalisation: {'each vector at unit length' if cfg['normalize'] == 'l2' else 'none'} "
         "(ours). Eucl = the Euclidean distance on a feature set."
     )
@@ -264,34 +269,28 @@ def _embeddings(cfg: dict) -> list[str]:
 
 
 def _references(sets) -> str:
-    """The reference rows: chance and, where the sets include material, its ceiling."""
+    """The reference rows: chance and, where the sets include a ``counted`` one (several
+    answers per question: material), its ceiling."""
     chance = (
         "Reference rows: chance = a distance that ties every pair (0.5 exactly under "
         "ties-as-half, the expectation of a coin flip)"
     )
-    if "material" not in sets:
+    counted = [n for n in sets if SETS[n].counted]  # named as the table's columns are
+    if not counted:
         return chance + "."
-    others = [SET_WORDS[n].split(",")[0] for n in sets if n != "material" and n in SET_WORDS]
+    others = [n for n in sets if not SETS[n].counted]
     return (
-        chance + "; ceiling (material only) = the share "
+        chance + f"; ceiling ({', '.join(counted)} only) = the share "
         "of the test answers that agree with their question's majority answer, ties half "
         "(tripletbench.evaluation.human_protocols.human_ceiling): the best any distance can "
         "score against the answers."
         + (
-            f" {' and '.join(others)} have about one answer per question, so no ceiling is "
-            "shown for them."
+            f" {' and '.join(others)}: no answer counts per question (each row is one "
+            "answer), so no ceiling is shown for them."
             if others
             else ""
         )
     )
-
-
-SET_WORDS = {
-    "food100": "Food-100, Wilber et al. 2014",
-    "cars60": "the 60 cars, Kleindessner & von Luxburg 2017",
-    "material": "material appearance, Lagunas et al. 2019",
-}
-"""How a caption names each set of the config (a set not listed here: by its name)."""
 
 
 def human_published(cfg: dict) -> list[str]:
@@ -300,6 +299,8 @@ def human_published(cfg: dict) -> list[str]:
     from .experiment import all_columns, published
 
     rows, paper = published(cfg, all_columns(cfg["sets"], cfg.get("protocols", [])))
+    # what the sets' declarations say others published and the table does not show
+    found = list(dict.fromkeys(SETS[n].literature for n in cfg["sets"] if SETS[n].literature))
     shown = "; ".join(
         f"**{name}** ({r.dataset}, {r.paper:.4f}): {cfg['published'][name]['source']}"
         for name, r in zip(rows, paper.itertuples())
@@ -312,9 +313,10 @@ def human_published(cfg: dict) -> list[str]:
                 if rows
                 else "No published number is shown. "
             )
-            + "No other number under these protocols was found: Wilber et al. (2014) and "
-            "Vankadara et al. (ordinal embedding, systematic evaluation) report embedding "
-            "errors on Food-100 or the cars in figures or under other splits, and their text "
-            "was not within our reach as numbers."
-        )
+            + (
+                f"No other number under these protocols was found: {'; '.join(found)}."
+                if found
+                else ""
+            )
+        ).strip()
     ]

@@ -188,9 +188,22 @@ def check(config: dict, libraries: bool = True) -> None:
     _check_human(config.get("human") or {}, libraries=libraries)
 
 
+def complete_schema(schema: dict) -> None:
+    """Fill in the human block's name lists (Study.complete_schema) from the sets found in
+    :mod:`tripletbench.datasets` (every module's ``HUMAN_SET``): ``definitions.human_set`` (and
+    with null, ``human_set_or_null``: ``embedding_figure.set``) and
+    ``definitions.human_feature_set`` (the image feature sets and every set's own)."""
+    from .sets import SETS, all_feature_sets
+
+    defs = schema["definitions"]
+    defs["human_set"]["enum"] = list(SETS)
+    defs["human_set_or_null"]["enum"] = [None, *SETS]
+    defs["human_feature_set"]["enum"] = all_feature_sets()
+
+
 def method_blocks(config: dict):
     """The rows of ``human.methods`` (Study.method_blocks); its sets are not feature tables
-    (:data:`tripletbench.studies.human.experiment.SETS`), so no dataset is looked up."""
+    (:data:`tripletbench.studies.human.sets.SETS`), so no dataset is looked up."""
     human = config.get("human") or {}
     if human.get("methods"):
         yield "human", human["methods"], []

@@ -5,8 +5,10 @@ here, where every rule and script finds them: :mod:`.sets` (the sets and their a
 :mod:`.folds` (the protocols and their splits), :mod:`.ordinal` (the ordinal embeddings),
 :mod:`.cells` (one cell's rows) and :mod:`.rows` (the table's rows, columns and statuses).
 
-Everything about the data is in :mod:`tripletbench.datasets.food100`, :mod:`tripletbench.datasets.cars60`,
-:mod:`tripletbench.datasets.material_similarity` (parsing), :mod:`tripletbench.datasets.human_features` (features) and
+Everything about the data is in the sets' own modules (each declares a ``HUMAN_SET``,
+:class:`tripletbench.datasets.human_set.HumanSet`: :mod:`tripletbench.datasets.food100`,
+:mod:`tripletbench.datasets.cars60`, :mod:`tripletbench.datasets.material_similarity`),
+:mod:`tripletbench.datasets.human_features` (the image features) and
 :mod:`tripletbench.evaluation.human_protocols` (folds, scoring with ties as half, the human ceiling); the
 learners are fitted by :func:`tripletbench.harness.experiment.fit_learner`, as every other experiment fits
 them; the ordinal embeddings by :func:`fit_ordinal_embedding` (cblearn).
@@ -66,8 +68,8 @@ value. This module only puts them together:
   curve's last point; scored on the whole (a) test fold. The Euclidean, chance and ceiling
   rows do not depend on the training answers: the (a) rows are the curve's flat references
   (no curve rows of their own);
-* protocol **(d)** (``"publisher"``, material only): the publisher's training questions
-  (Lagunas et al. 2019), one triplet per answer as above, scored on the test questions against
+* protocol **(d)** (``"publisher"``, a set that declares a ``publisher_split``: material): the
+  publisher's training questions (Lagunas et al. 2019 for material), one triplet per answer as above, scored on the test questions against
   every individual answer (``"answers"``, comparable to the ceiling) and against each
   question's majority answer (``"majority"``, ties left out; the authors' measure).
 
@@ -77,7 +79,8 @@ and the training permutation, and each row records its ``seed`` and its protocol
 the digest of the publisher's split), so a table can check that every method saw the same folds.
 
 Reference rows: ``chance`` (a distance that ties every pair: 0.5 exactly under ties-as-half,
-the expected accuracy of a coin flip) and, on material, ``ceiling``
+the expected accuracy of a coin flip) and, on a set that declares ``counted`` (several answers
+per question: material), ``ceiling``
 (:func:`tripletbench.evaluation.human_protocols.human_ceiling` of the test answers: the share of answers
 that agree with their question's majority, ties half; the best any distance can score against
 the answers). On Food-100 and the cars a question is mostly asked once, so their "ceiling"
@@ -113,11 +116,13 @@ from .rows import (
 )
 from .sets import (
     SETS,
+    all_feature_sets,
     available,
     feature_sets,
+    human_set,
+    item_features,
     load,
     missing_reason,
-    module,
     normalize,
     route_and_mirror,
 )
@@ -129,6 +134,7 @@ __all__ = [
     "PROTOCOLS",
     "PROTOCOL_LETTERS",
     "SETS",
+    "all_feature_sets",
     "answers",
     "available",
     "item_scores",
@@ -141,9 +147,10 @@ __all__ = [
     "fit_ordinal_embedding",
     "is_feature_free",
     "fitted_rows",
+    "human_set",
+    "item_features",
     "load",
     "missing_reason",
-    "module",
     "normalize",
     "published",
     "ordinal_class",

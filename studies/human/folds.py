@@ -34,7 +34,9 @@ def splits(judgments, cfg: dict, seed: int):
     maps a scoring (``"answers"``, ``"majority"``) to ``(triplets, weights)``. The protocols of
     ``cfg["protocols"]``: (a) ``"triplets"`` and (b) ``"items"`` for every set, (c) ``"curve"``
     on (a)'s folds (one entry per fold and size of ``cfg["curve_sizes"]`` below the fold's
-    training answers), (d) ``"publisher"`` for material. ``records``: protocol -> its
+    training answers), (d) ``"publisher"`` for a set whose rows carry the publisher's split
+    (the per-row column ``split``, "train" / "test": a set that declares ``publisher_split``,
+    :func:`tripletbench.studies.human.sets.load` checks the two agree). ``records``: protocol -> its
     :meth:`tripletbench.evaluation.human_protocols.Protocol.record` (seed, sizes, ``digest`` of the index
     arrays; (c) has (a)'s, (d) a digest of the publisher's split)."""
     import hashlib
@@ -77,7 +79,7 @@ def splits(judgments, cfg: dict, seed: int):
             train = training_triplets(t, c, s.train, bound, seed)
             tests = {"answers": (t[s.test], None if c is None else c[s.test])}
             out.append(("items", str(k), train, tests))
-    if "publisher" in protocols and judgments.name == "material_similarity":
+    if "publisher" in protocols and "split" in judgments.columns:
         p = publisher_split(judgments)
         rows = np.arange(len(p["train_triplets"]))
         train = training_triplets(p["train_triplets"], p["train_counts"], rows, bound, seed)

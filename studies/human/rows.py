@@ -8,7 +8,7 @@ import numpy as np
 import pandas as pd
 
 from .folds import PROTOCOL_LETTERS, PROTOCOLS
-from .sets import SETS
+from .sets import SETS, feature_owners
 
 EUCLIDEAN = "Eucl"  # the cell "method" of the Euclidean distance on each feature set, and of
 # the reference rows (chance, ceiling): none of them fits anything
@@ -75,13 +75,14 @@ def table_column(name: str, protocol: str, scoring: str) -> str:
 
 def all_columns(sets=tuple(SETS), protocols=PROTOCOLS) -> list[str]:
     """Every table column of ``sets`` under ``protocols`` (:func:`table_column`): (a) and (b)
-    per set, (d) ``answers`` and ``majority`` for material; (c) has none."""
+    per set, (d) ``answers`` and ``majority`` for a set with a publisher split (material); (c)
+    has none."""
     out = []
     for name in sets:
         for p in protocols:
             if p in ("triplets", "items"):
                 out.append(table_column(name, p, "answers"))
-            elif p == "publisher" and name == "material":
+            elif p == "publisher" and SETS[name].publisher_split:
                 out += [table_column(name, p, c) for c in ("answers", "majority")]
     return out
 
@@ -135,9 +136,11 @@ def table_status(
     columns, methods, missing: dict, feature_free=(), not_run=None, published_rows=()
 ) -> dict:
     """Why a table cell has no number (:class:`tripletbench.harness.paper_table.PaperTable`'s ``status``):
-    a whole column whose set did not run (``missing``: set -> reason), a feature set that is
-    another set's only (``ingredients``: Food-100), no ceiling where a question is mostly
-    answered once (Food-100, the cars) or where the majority is the reference (d, majority),
+    a whole column whose set did not run (``missing``: set -> reason), a feature set the
+    column's set does not have ("n/a (Food-100 only)": the sets that have it,
+    :attr:`~tripletbench.datasets.human_set.HumanSet.feature_sets`), no ceiling on a set whose
+    answers are not counted per question (not ``counted``: Food-100, the cars) or where the
+    majority is the reference (d, majority),
     on protocol (b) every row of ``feature_free`` (:func:`feature_free_rows` of the config's
     methods: a method with no feature map cannot place an item it never saw: "n/a (no feature
     map)"), in every column the rows of ``not_run`` (row -> status, :func:`not_run_status`: a
@@ -152,14 +155,16 @@ def table_status(
             out[col] = missing[s]
             continue
         for m in methods:
-            if m.endswith(" · ingredients") and s != "food100":
-                out[(col, m)] = "n/a (Food-100 only)"
+            feats = m.split(" · ", 1)[1] if " · " in m else ""
+            if feats and feats not in SETS[s].feature_sets:
+                owners = ", ".join(SETS[o].title for o in feature_owners(feats))
+                out[(col, m)] = f"n/a ({owners} only)"
             elif m in not_run:
                 out[(col, m)] = not_run[m]
             if col.endswith("(b)") and m in feature_free:
                 out[(col, m)] = "n/a (no feature map: cannot place a held-out item)"
-        if s != "material":
-            out[(col, "ceiling")] = "n/a (one answer per question)"
+        if not SETS[s].counted:
+            out[(col, "ceiling")] = "n/a (answers not counted per question)"
         if col.endswith("majority"):
             out[(col, "ceiling")] = "n/a (1 by definition)"
         for m in published_rows:

@@ -1,6 +1,8 @@
-"""The human-judgment sets and their availability: the config's set names and their dataset
-modules, whether the configured route or mirror can give a set (and why not, for the table and the
-figures), loading a set's judgments, its feature sets and their normalisation."""
+"""The human-judgment sets and their availability: the config's set names (every
+``HUMAN_SET`` of :mod:`tripletbench.datasets`, :class:`tripletbench.datasets.human_set.HumanSet`),
+whether the configured route or mirror can give a set (and why not, for the table and the
+figures), loading a set's judgments, its feature sets and their normalisation. Nothing here
+names a set: each set's module declares what the study needs of it."""
 
 from __future__ import annotations
 
@@ -8,54 +10,76 @@ from pathlib import Path
 
 import numpy as np
 
-SETS = {  # the config's set name -> its module's name under datasets/
-    "material": "material_similarity",
-    "cars60": "cars60",
-    "food100": "food100",
-}
+from tripletbench.datasets import HUMAN_SETS
+from tripletbench.datasets.human_set import HumanSet
+
+SETS: dict[str, HumanSet] = HUMAN_SETS
+"""The config's set name -> its declaration (found in :mod:`tripletbench.datasets`)."""
 
 
-def module(name: str):
-    """The dataset module of set ``name`` (:data:`SETS`)."""
-    import importlib
+def human_set(name: str) -> HumanSet:
+    """The declaration of set ``name``; raises ``ValueError`` listing the known sets."""
+    try:
+        return SETS[name]
+    except KeyError:
+        raise ValueError(f"unknown human set {name!r}; known sets: {', '.join(SETS)}") from None
 
-    return importlib.import_module(f"tripletbench.datasets.{SETS[name]}")
+
+def all_feature_sets() -> list[str]:
+    """Every feature set some set has (the image descriptors first, then the sets' own, in
+    module order): the schema's list and the rules' wildcard."""
+    return list(dict.fromkeys(f for s in SETS.values() for f in s.feature_sets))
 
 
 def available(name: str, route: str, mirror: str | None) -> bool:
-    """Whether set ``name`` can be fetched: the download route only (no embedded copy exists);
-    with a folder mirror, the mirror must hold the publisher's archive or its members (food,
-    cars: ``<source>/<archive>`` or ``<source>/<top>/``; material: ``material/``)."""
-    if route != "download":
-        return False
-    if not mirror:
-        return True
-    from tripletbench.datasets.base import DataUnavailable, mirror_location
-
-    try:
-        kind, base = mirror_location(mirror)
-    except DataUnavailable:
-        return False
-    if kind != "folder":
-        return True
-    mod = module(name)
-    if name == "material":
-        return (Path(base) / "material").is_dir()
-    return (Path(base) / mod.SOURCE / mod.ARCHIVE).is_file() or (
-        Path(base) / mod.SOURCE / mod.TOP
-    ).is_dir()
+    """Whether set ``name`` can be fetched (:meth:`HumanSet.available`): the download route
+    only; with a folder mirror, one of the set's ``mirror_paths`` must be there."""
+    return human_set(name).available(route, mirror)
 
 
 def load(name: str, cache_dir, mirror: str | None, allow_unpinned: bool = False):
-    """Set ``name``'s :class:`tripletbench.datasets.human_judgments.Judgments` (fetched once by pooch)."""
-    return module(name).load_judgments(
-        Path(cache_dir), mirror=mirror, allow_unpinned=allow_unpinned
-    )
+    """Set ``name``'s :class:`tripletbench.datasets.human_judgments.Judgments` (fetched once).
+    Raises :class:`tripletbench.datasets.DataError` where the set's declaration and its rows
+    disagree: ``publisher_split`` declared and no per-row ``split`` column, or the reverse
+    (protocol (d) runs on that column; its table column follows the declaration), ``counted``
+    declared and no answer counts, or the reverse (the ceiling row is computed where counts
+    are; the table's n/a follows the declaration)."""
+    from tripletbench.datasets import DataError
+
+    hset = human_set(name)
+    j = hset.load(Path(cache_dir), mirror=mirror, allow_unpinned=allow_unpinned)
+    if bool(hset.publisher_split) != ("split" in j.columns):
+        raise DataError(
+            f"human set {name}: its declaration says publisher_split="
+            f"{hset.publisher_split!r} but its rows {'lack' if hset.publisher_split else 'have'}"
+            " a 'split' column (the publisher's train/test split); make the two agree"
+        )
+    if hset.counted != (j.counts is not None):
+        raise DataError(
+            f"human set {name}: its declaration says counted={hset.counted} but its rows "
+            f"{'have no' if hset.counted else 'have'} answer counts; make the two agree"
+        )
+    return j
 
 
 def feature_sets(name: str, wanted) -> list[str]:
-    """The feature sets of ``wanted`` that set ``name`` has (``ingredients``: Food-100 only)."""
-    return [f for f in wanted if f != "ingredients" or name == "food100"]
+    """The feature sets of ``wanted`` that set ``name`` has (:attr:`HumanSet.feature_sets`)."""
+    have = human_set(name).feature_sets
+    return [f for f in wanted if f in have]
+
+
+def item_features(name: str, judgments, kind: str) -> np.ndarray:
+    """Feature set ``kind`` of set ``name``'s items: (n_items, d) float64 in item order, an
+    image one or the set's own (:func:`tripletbench.datasets.human_features.item_features`,
+    cached per process). Raises ``ValueError`` for a feature set the set does not have."""
+    from tripletbench.datasets.human_features import item_features as compute
+
+    return compute(judgments, kind, own=human_set(name).features)
+
+
+def feature_owners(kind: str) -> list[str]:
+    """The sets that have feature set ``kind`` (all of them for an image descriptor)."""
+    return [n for n, s in SETS.items() if kind in s.feature_sets]
 
 
 def normalize(X: np.ndarray, how: str) -> np.ndarray:

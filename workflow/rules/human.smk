@@ -1,5 +1,7 @@
-# Human judgments (tripletbench.studies.human): metric learners on people's relative comparisons (Food-100, the 60
-# cars, the material appearance answers; studies/human/experiment.py). Download route only: on the embedded
+# Human judgments (tripletbench.studies.human): metric learners on people's relative comparisons (the
+# crowd-sourced sets of datasets/, each a module declaring HUMAN_SET: Food-100, the 60 cars, the
+# material appearance answers; studies/human/experiment.py). The sets' and feature sets' names
+# below come from those declarations. Download route only: on the embedded
 # route every set shows "needs download", unless the block names its own mirror (human.mirror:
 # the CI config's ../shared/mirror; a folder that is absent leaves the sets out, the run goes
 # on). One fetch per set (local rule), one features job per (set, feature set), one cell per
@@ -83,7 +85,7 @@ rule human_features:
         f"{LOGS}/human/features_{{hset}}_{{features}}.log",
     wildcard_constraints:
         hset="|".join(human_mod.SETS),
-        features="global|hog|ingredients",
+        features="|".join(human_mod.all_feature_sets()),
     group:
         "cells"
     conda:

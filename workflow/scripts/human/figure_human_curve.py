@@ -1,8 +1,8 @@
 """Rule figure_human_curve: protocol (c), the learning curve on people's relative comparisons
 (tripletbench.studies.human.experiment): test triplet accuracy (ties as half) of each learner row on each feature set
-against the number of human triplets it was trained on, one panel per set (Food-100, Wilber et
-al. 2014; the 60 cars, Kleindessner & von Luxburg 2017; material appearance, Lagunas et al.
-2019; cited for the data: their text is not in ../shared/papers, and no paper number is drawn).
+against the number of human triplets it was trained on, one panel per set of the config (each
+cited for its data, as its module declares: HUMAN_SET of tripletbench.datasets; no paper number
+is drawn).
 The curve and its protocol are ours.
 
 Our choices, all stated in the caption: the curve's points are nested subsets of each (a) fold's
@@ -10,8 +10,8 @@ training answers (the first n of the one seeded permutation that also bounds (a)
 tripletbench.studies.human.experiment.training_triplets), each scored on that whole (a) test fold; the last point of
 each line is (a) itself (its training set, the x value the mean over folds and seeds of its
 size); mean over the folds of every seed, a band of ± one standard deviation (clipped to
-[0, 1]); a log x axis; the Euclidean distance on each feature set, chance and (material) the
-human ceiling as horizontal lines from the (a) rows of the same folds (they use no training
+[0, 1]); a log x axis; the Euclidean distance on each feature set, chance and (a set with
+counted answers, material) the human ceiling as horizontal lines from the (a) rows of the same folds (they use no training
 answers). Lines drawn: per panel at most ``human.curve_figure.lines`` (default 6) learner rows,
 each at its feature set best on protocol (a), the best by (a) (null: every row on every feature
 set); the caption names the rest, and every line is in the plotted values."""
@@ -24,6 +24,7 @@ import pandas as pd  # noqa: E402
 
 from tripletbench.studies.human.experiment import (  # noqa: E402
     EUCLIDEAN,
+    human_set,
     is_feature_free,
     missing_reason,
     row_name,
@@ -43,12 +44,14 @@ from tripletbench.harness.tables import collect  # noqa: E402
 
 CELL = ("set", "job", "seed")  # the cell each run file holds (tripletbench.harness.tables.collect)
 COLUMNS = ["protocol", "fold", "scoring", "method", "features", "metric", "value", "n_train"]
-LINESTYLES = {"global": "-", "hog": "--", "ingredients": ":"}  # one per feature set (ours)
 REFERENCES = (EUCLIDEAN, "chance", "ceiling")
 
 start_log(snakemake.log[0])
 config = snakemake.config
 cfg = snakemake.params.block
+# one line style per feature set of the config, in its order (ours)
+LINESTYLES = dict(zip(cfg["features"], ["-", "--", ":", (0, (5, 1, 1, 1, 1, 1))]))
+STYLE_WORDS = {"-": "solid", "--": "dashed", ":": "dotted"}
 available = list(snakemake.params.available)
 paths = list(snakemake.input.runs)
 if paths:
@@ -134,7 +137,7 @@ for ax, s in zip(axes.ravel(), sets):
             # a wide pale line: the dotted style is a feature set's (ingredients)
             h = ax.axhline(r.mean, color="0.8", ls="-", lw=3.0, zorder=0)
         else:
-            label = "human ceiling (material)"
+            label = f"human ceiling ({human_set(s).title})"
             h = ax.axhline(r.mean, color="black", ls="-.", lw=1.0)
         handles.setdefault(label, h)
     log_axes(ax, "x")
@@ -162,6 +165,7 @@ embeddings = "; ".join(
     if is_feature_free(mc)
 )
 not_run = [s for s in sets if s not in available]
+counted = [human_set(s).in_text for s in sets if human_set(s).counted]  # a ceiling line
 refusals = [
     f"{row_name(m, f)} on {s} at n = {int(n):,} ({err})"
     for (s, m, f, n), err in refused.assign(error=refused.get("error", "refused"))
@@ -177,11 +181,13 @@ hidden = {  # set -> the (method, features) lines not drawn
 }
 text = (
     "Protocol (c), the learning curve: test triplet accuracy (a test answer is right when "
-    "d(i, j) < d(i, k), half when the two tie; material rows weighted by their answer counts) "
-    "against the number of human triplets a learner was trained on (one triplet per answer), "
-    "on people's relative comparisons: Food-100 (Wilber et al. 2014), the 60 cars "
-    "(Kleindessner & von Luxburg 2017), material appearance (Lagunas et al. 2019), cited for "
-    "the data; no paper's curve is drawn beside ours: the figure and every choice below are ours. "
+    "d(i, j) < d(i, k), half when the two tie"
+    + (f"; {', '.join(counted)} rows weighted by their answer counts" if counted else "")
+    + ") against the number of human triplets a learner was trained on (one triplet per answer), "
+    "on people's relative comparisons: "
+    + "; ".join(human_set(s).words for s in sets)
+    + ", cited for the data; no paper's curve is drawn beside ours: the figure and every choice "
+    "below are ours. "
     f"Folds: protocol (a), {cfg['n_splits']}-fold over the answers"
     + (" grouped by question" if cfg.get("grouped", True) else "")
     + f", seed(s) {seeds}, the same folds for every method. For each fold the training answers "
@@ -196,7 +202,9 @@ text = (
     + "item features "
     + ", ".join(cfg["features"])
     + f" ({'each vector at unit length' if cfg['normalize'] == 'l2' else 'as computed'}), "
-    "line style by feature set (solid global, dashed hog, dotted ingredients). "
+    "line style by feature set ("
+    + ", ".join(f"{STYLE_WORDS.get(v, 'dash-dotted')} {k}" for k, v in LINESTYLES.items())
+    + "). "
     + (
         f"Ordinal embeddings (cblearn; not tuned, their dimension ours): {embeddings}; they use "
         "no item features (a position per item fitted from the training answers; solid line). "
@@ -205,9 +213,13 @@ text = (
     )
     + "Horizontal "
     "lines, from protocol (a) on the same folds (they use no training answers): the Euclidean "
-    "distance on each feature set, chance (a distance that ties every pair: 0.5) and, on "
-    "material, the human ceiling (the share of test answers that agree with their question's "
-    "majority, ties half: the best any distance can score)."
+    "distance on each feature set, chance (a distance that ties every pair: 0.5)"
+    + (
+        f" and, on {', '.join(counted)}, the human ceiling (the share of test answers that "
+        "agree with their question's majority, ties half: the best any distance can score)"
+        if counted else ""
+    )
+    + "."
     + (f" Not run: {', '.join(not_run)} ({reason})." if not_run else "")
     + (" Points not drawn (the learner refused that training set): " + "; ".join(refusals) + "."
        if refusals else "")

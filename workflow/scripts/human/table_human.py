@@ -1,8 +1,9 @@
 """Rule table_human: triplet accuracy (ties as half) of the Euclidean distance on each feature set
 and of each learner row on people's relative comparisons (tripletbench.studies.human.experiment), beside chance and the
-material human ceiling: protocol (a) held-out answers as the table (mean ± std over the folds of
-every seed), protocol (b) held-out items as a section below it (a row without a feature map:
-"n/a"), material's publisher split (d) as the last section; "needs download" (or why not run)
+human ceiling of a set with counted answers (material): protocol (a) held-out answers as the
+table (mean ± std over the folds of every seed), protocol (b) held-out items as a section below
+it (a row without a feature map: "n/a"), the publisher split (d) of a set that has one
+(material) as the last section; "needs download" (or why not run)
 where the route cannot give a set; a learner row that is not run (``not_run``) or not on a
 feature set (its ``features``) says n/a with the configured reason. An ordinal-embedding row (a
 cblearn class, no features) is one row, n/a on (b). The learning curve (c) is
@@ -15,6 +16,7 @@ from tripletbench.studies.human.experiment import (
     PROTOCOL_LETTERS,
     feature_free_rows,
     fitted_rows,
+    human_set,
     missing_reason,
     not_run_status,
     published,
@@ -132,14 +134,15 @@ if "items" in cfg["protocols"]:
         "held-out item (mean ± std over the folds of every seed; a row without a feature "
         "map cannot place a new item: n/a):",
     )
-if "material" in cfg["sets"] and "publisher" in cfg["protocols"]:
+split_sets = [s for s in cfg["sets"] if human_set(s).publisher_split]
+if split_sets and "publisher" in cfg["protocols"]:
     section(
         "publisher",
-        [table_column("material", "publisher", c) for c in ("answers", "majority")],
+        [table_column(s, "publisher", c) for s in split_sets for c in ("answers", "majority")],
         [str(s) for s in cfg["seeds"]],
-        "Protocol (d), material: the publisher's training questions, scored on its test "
-        "questions against every answer and against each question's majority (mean ± std "
-        "over the seeds):",
+        f"Protocol (d), {', '.join(split_sets)}: the publisher's "
+        "training questions, scored on its test questions against every answer and against "
+        "each question's majority (mean ± std over the seeds):",
     )
 rows_a, paper_a = published(cfg, cols_a)
 table = PaperTable(
