@@ -73,6 +73,21 @@ def mean_std(df, keys, col):
     return s
 
 
+def panel_gaps(s, datasets) -> str:
+    """The caption sentence naming the rows a panel lacks that another panel shows (a
+    panel's rows are its cells' methods: Table 3's rows where the dataset is a Table 3 column,
+    figure7.methods otherwise), "" where every panel shows the same rows."""
+    rows = {d: set(s[s.dataset == d].algorithm) for d in datasets}
+    every = set().union(*rows.values()) if rows else set()
+    gaps = [f"{d} lacks {', '.join(sorted(every - r))}" for d, r in rows.items() if every - r]
+    if not gaps:
+        return ""
+    return (
+        " Not in every panel: " + "; ".join(gaps) + " (a panel of a Table 3 dataset shows "
+        "Table 3's rows, another figure7.methods)."
+    )
+
+
 def errorbars(ax, x, g, label, limits=(0.0, 1.0)):
     """Mean with error bars of +- one std clipped to the metric's range (tripletbench.harness.plots), in the
     method's colour and marker (the same in every figure)."""
@@ -320,6 +335,7 @@ else:  # figure_oahu_7
                 f"seeds {sorted(int(x) for x in rec.seed.unique())}",
             )
             + "."
+            + panel_gaps(s, datasets)
         ),
         "",
     ]
