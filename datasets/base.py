@@ -188,7 +188,7 @@ def expected_sources(spec: DatasetSpec, route: str) -> dict[str, str | None]:
 def check_prepared_spec(path) -> None:
     """Check that prepared file ``path`` (``<dataset>_<route>.npz``, as rule prepare_dataset
     names it) holds that dataset: its route, its source files (names, and sha256 where pinned),
-    its shape and number of classes (:attr:`DatasetSpec.paper_shape`). A file whose name is no
+    its shape and number of classes (:attr:`DatasetSpec.shape`). A file whose name is no
     dataset of ours is left unchecked. Raises :class:`DataError` naming what differs (e.g.
     another dataset's file copied over it, which a sidecar written afresh would not see)."""
     from . import get_dataset  # the registry imports this module
@@ -211,7 +211,7 @@ def check_prepared_spec(path) -> None:
             n_classes = len(data["classes"])
     except (OSError, KeyError, ValueError, zipfile.BadZipFile) as err:
         raise DataError(f"prepared file {path} is not a prepared dataset: {err}") from None
-    n, d, k = spec.paper_shape
+    n, d, k = spec.shape
     if stored_route != route:
         problems.append(f"route {stored_route!r}, not {route!r}")
     want = expected_sources(spec, route)
@@ -397,7 +397,7 @@ def load(
         X, names = parse(paths)
     X = check_features(np.asarray(X, dtype=np.float64), spec.name)
     classes, y = np.unique(np.asarray(names).astype(str), return_inverse=True)
-    n, d, k = spec.paper_shape
+    n, d, k = spec.shape
     if X.shape != (n, d) or len(classes) != k:
         raise DataError(
             f"{spec.name} ({route}): got {X.shape[0]} x {X.shape[1]} with {len(classes)} classes, "

@@ -68,7 +68,7 @@ def _not_tabular(paths):
 SPEC = DatasetSpec(
     name="caltech256",
     description="Caltech-256 object categories (Griffin, Holub, Perona 2007)",
-    paper_shape=(30607, 0, 257),
+    shape=(30607, 0, 257),
     download=(RemoteFile(URL, f"md5:{MD5}", ARCHIVE, source="caltech256", max_bytes=2 * 2**30),),
     parse_download=_not_tabular,
     scale_download=False,

@@ -101,7 +101,7 @@ def make_spec(url: str = URL, known_hash: str | None = KNOWN_HASH) -> DatasetSpe
     return DatasetSpec(
         name="cars60",
         description="60 cars (Kleindessner & von Luxburg 2017): most-central-of-three answers",
-        paper_shape=(N_ITEMS, 0, len(CLASSES)),
+        shape=(N_ITEMS, 0, len(CLASSES)),
         download=(RemoteFile(url, known_hash, ARCHIVE, source=SOURCE),),
         parse_download=not_tabular("cars60", "tripletbench.datasets.cars60.load_judgments"),
         scale_download=False,

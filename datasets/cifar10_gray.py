@@ -55,7 +55,7 @@ def _parse(paths):
 SPEC = DatasetSpec(
     name="cifar10_gray",
     description="CIFAR-10, grayscale (Toronto, binary version)",
-    paper_shape=(60000, 1024, 10),
+    shape=(60000, 1024, 10),
     download=(RemoteFile(URL, f"md5:{MD5}", "cifar-10-binary.tar.gz", source="cifar10"),),
     parse_download=_parse,
     scale_download=False,

@@ -39,7 +39,7 @@ def _parse(paths):
 SPEC = DatasetSpec(
     name="emnist",
     description="EMNIST balanced (NIST)",
-    paper_shape=(131600, 784, 47),
+    shape=(131600, 784, 47),
     download=(RemoteFile(URL, f"md5:{MD5}", "emnist-gzip.zip", source="emnist", max_bytes=2**30),),
     parse_download=_parse,
     scale_download=False,

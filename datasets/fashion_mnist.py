@@ -83,7 +83,7 @@ def _parse(paths):
 SPEC = DatasetSpec(
     name="fashion_mnist",
     description="Fashion-MNIST (zalandoresearch)",
-    paper_shape=(70000, 784, 10),
+    shape=(70000, 784, 10),
     download=tuple(RemoteFile(URL + f, h, f, source="fashion_mnist") for f, h in zip(FILES, PINS)),
     parse_download=_parse,
     scale_download=False,

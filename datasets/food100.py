@@ -94,7 +94,7 @@ def make_spec(url: str = URL, known_hash: str | None = KNOWN_HASH) -> DatasetSpe
     return DatasetSpec(
         name="food100",
         description="Food-100 (Wilber et al. 2014): crowd grid answers over 100 dish photos",
-        paper_shape=(N_ITEMS, 0, 0),
+        shape=(N_ITEMS, 0, 0),
         download=(RemoteFile(url, known_hash, ARCHIVE, source=SOURCE),),
         parse_download=not_tabular("food100", "tripletbench.datasets.food100.load_judgments"),
         scale_download=False,

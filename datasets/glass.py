@@ -27,7 +27,7 @@ SPEC = DatasetSpec(
     name="glass",
     description="UCI glass identification",
     title="Glass",
-    paper_shape=(214, 9, 6),
+    shape=(214, 9, 6),
     embedded=(
         EmbeddedFile(
             "r-cran-mlbench",

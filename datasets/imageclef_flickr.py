@@ -82,7 +82,7 @@ def _not_tabular(paths):
 SPEC = DatasetSpec(
     name="imageclef_flickr",
     description="ImageCLEF + Flickr (SDCA paper Table 4): MIRFLICKR-25000 + MIRFLICKR-1M",
-    paper_shape=(1_025_000, 297, 0),
+    shape=(1_025_000, 297, 0),
     download=(
         # stated caps (bytes a fetch may read): the 25,000 images' archive is about 3 GB, the
         # annotations' small; each of the ten 1M archives about 12 GB
@@ -109,7 +109,7 @@ def background_spec(shard: int) -> DatasetSpec:
     return DatasetSpec(
         name=SPEC.name,
         description=f"{SPEC.description}: background {name}",
-        paper_shape=SPEC.paper_shape,
+        shape=SPEC.shape,
         download=(RemoteFile(f"{BASE_1M}/{name}", None, name, SOURCE, max_bytes=32 * 2**30),),
         parse_download=_not_tabular,
         tabular=False,

@@ -20,7 +20,7 @@ def _parse_embedded(paths):
 SPEC = DatasetSpec(
     name="letter",
     description="UCI letter recognition",
-    paper_shape=(20000, 16, 26),
+    shape=(20000, 16, 26),
     download=(
         RemoteFile(
             "https://www.csie.ntu.edu.tw/~cjlin/libsvmtools/datasets/multiclass/letter.scale",

@@ -64,7 +64,7 @@ def _unused_parser(paths):  # the spec is used for fetching only; load_lfw parse
 SPEC = DatasetSpec(
     name="lfw",
     description="LFW with PubFig attribute features (73-d) and the View 1 / View 2 pairs",
-    paper_shape=(0, N_ATTRIBUTES, 0),
+    shape=(0, N_ATTRIBUTES, 0),
     download=(RemoteFile(ATTR_URL, None, "lfw_attributes.txt", source="lfw"),)
     + tuple(
         RemoteFile(url, f"sha256:{h}", f, source="lfw", max_bytes=PAIR_SIZES[f])

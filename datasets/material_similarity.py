@@ -122,7 +122,7 @@ def make_spec(raw: str = RAW, archive_url: str = f"{REPO}/archive/{COMMIT}.zip")
     return DatasetSpec(
         name="material_similarity",
         description="Material appearance similarity (Lagunas et al. 2019): 2AFC crowd answers",
-        paper_shape=(N_ITEMS, 0, 0),
+        shape=(N_ITEMS, 0, 0),
         download=tuple(
             RemoteFile(f"{raw}/data/{f}", f"sha256:{h}", f, source=SOURCE)
             for f, h in ANSWERS.values()
@@ -149,7 +149,7 @@ def make_archive_spec(url: str = ARCHIVE_URL, known_hash: str | None = ARCHIVE_H
     return DatasetSpec(
         name="material_similarity",
         description="Material appearance similarity: the authors' repository archive (cblearn)",
-        paper_shape=(N_ITEMS, 0, 0),
+        shape=(N_ITEMS, 0, 0),
         download=(RemoteFile(url, known_hash, ARCHIVE_NAME, source=SOURCE),),
         parse_download=_REFUSE,
         scale_download=False,

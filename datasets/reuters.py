@@ -41,7 +41,7 @@ def _no_download(paths):
 SPEC = DatasetSpec(
     name="reuters",
     description="Reuters-21578 ModApte corn/grain documents (Debian weka), text stand-in",
-    paper_shape=(N_DOCUMENTS["train"] + N_DOCUMENTS["test"], 0, 3),
+    shape=(N_DOCUMENTS["train"] + N_DOCUMENTS["test"], 0, 3),
     download=(),
     parse_download=_no_download,
     scale_download=False,

@@ -1,6 +1,6 @@
 """Statlog image segmentation (2310 x 19, 7 classes x 330). The SDCA paper's Table 1 lists 19
 features and 7 classes but 1937 rows; the LIBSVM ``segment.scale`` file and the Statlog data have
-2310 (``paper_shape`` is the files' shape), and all 2310 are used.
+2310 (``shape`` is the files' shape), and all 2310 are used.
 
 Download route: the LIBSVM site's ``segment.scale``.
 Embedded route: Debian ``weka``, ``segment-challenge.arff`` (1500 rows) + ``segment-test.arff``
@@ -38,7 +38,7 @@ def _parse_embedded(paths):
 SPEC = DatasetSpec(
     name="segment",
     description="Statlog image segmentation",
-    paper_shape=(2310, 19, 7),
+    shape=(2310, 19, 7),
     paper_lists=(1937, 19, 7),  # the SDCA paper's Table 1
     download=(
         RemoteFile(

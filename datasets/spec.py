@@ -34,8 +34,8 @@ class DatasetSpec:
 
     name: str
     description: str
-    paper_shape: tuple[int, int, int]  # (n_samples, n_features, n_classes) of the files (the
-    # name is historical: where the paper lists another size, paper_lists says so)
+    shape: tuple[int, int, int]  # (n_samples, n_features, n_classes) of the files, checked on
+    # every load (where the paper lists another size, paper_lists says so)
     download: tuple[RemoteFile, ...] = ()  # () = no download route (datasets/glass.py)
     parse_download: Callable[[list[Path]], tuple[np.ndarray, np.ndarray]] | None = None
     scale_download: bool = False
@@ -51,6 +51,20 @@ class DatasetSpec:
     # the paper's table lists, where it differs from the files' (captions say both)
     tabular: bool = True  # False: not a feature table (image archive, corpus, pairs files), not a
     # name for the experiments' `datasets` lists (tripletbench.datasets.DATASETS leaves it out)
+
+    @property
+    def paper_shape(self) -> tuple[int, int, int]:
+        """Deprecated name of :attr:`shape` (the files' shape, not the paper's: see
+        :attr:`paper_lists`); reading it warns."""
+        import warnings
+
+        warnings.warn(
+            "DatasetSpec.paper_shape is the files' shape and is now named DatasetSpec.shape "
+            "(the paper's own size, where it differs: DatasetSpec.paper_lists)",
+            DeprecationWarning,
+            stacklevel=2,
+        )
+        return self.shape
 
     def has_route(self, route: str, mirror: str | None = None) -> bool:
         """True if the dataset can be obtained through ``route`` ('embedded' or 'download'); with

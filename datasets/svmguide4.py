@@ -1,5 +1,5 @@
 """svmguide4 (LIBSVM files: 612 x 10, 6 classes; 300 train + 312 test rows). The SDCA paper's
-Table 1 lists 612 rows and 6 classes but 6 features; the files have 10 (``paper_shape`` is the
+Table 1 lists 612 rows and 6 classes but 6 features; the files have 10 (``shape`` is the
 files' shape; columns 1-7 satisfy the identities of Hu's seven moment invariants, columns 8-10
 are of another kind, so no natural 6-column subset exists).
 
@@ -27,7 +27,7 @@ from .base import DatasetSpec, RemoteFile, load_libsvm
 SPEC = DatasetSpec(
     name="svmguide4",
     description="svmguide4 (LIBSVM guide)",
-    paper_shape=(612, 10, 6),
+    shape=(612, 10, 6),
     download=(
         RemoteFile(
             "https://www.csie.ntu.edu.tw/~cjlin/libsvmtools/datasets/multiclass/svmguide4",

@@ -25,7 +25,7 @@ def _parse_embedded(paths):
 SPEC = DatasetSpec(
     name="vehicle",
     description="Statlog vehicle silhouettes",
-    paper_shape=(846, 18, 4),
+    shape=(846, 18, 4),
     download=(
         RemoteFile(
             "https://www.csie.ntu.edu.tw/~cjlin/libsvmtools/datasets/multiclass/vehicle.scale",

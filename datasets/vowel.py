@@ -47,7 +47,7 @@ def _parse_embedded(paths):
 SPEC = DatasetSpec(
     name="vowel",
     description="Deterding vowel recognition",
-    paper_shape=(990, 10, 11),
+    shape=(990, 10, 11),
     download=(
         RemoteFile(
             "https://www.csie.ntu.edu.tw/~cjlin/libsvmtools/datasets/multiclass/vowel.scale",

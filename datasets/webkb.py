@@ -101,7 +101,7 @@ def make_spec(
     return DatasetSpec(
         name="webkb",
         description="WebKB 4 Universities pages (CMU)",
-        paper_shape=(4183, 0, 4),
+        shape=(4183, 0, 4),
         download=(
             RemoteFile(
                 url,

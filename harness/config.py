@@ -340,7 +340,7 @@ def smallest_cell(config: dict, place: str, mcfg: dict, datasets) -> tuple | Non
 
     Known: a block that the generic cell runner fits (a study's ``fit_blocks``: its
     ``n_triplets``, ``train_fraction`` and ``fit_fraction``) on a feature table (the dataset
-    spec's ``paper_shape``, the file's shape); the row fits at most ``max_triplets`` triplets on
+    spec's ``shape``, the file's shape); the row fits at most ``max_triplets`` triplets on
     the points of the fit part (the training part when it has no grid to choose on)."""
     if not any(place in s.fit_blocks for s in studies()):
         return None
@@ -355,7 +355,7 @@ def smallest_cell(config: dict, place: str, mcfg: dict, datasets) -> tuple | Non
         spec = dataset_spec(exp, name)
         if not getattr(spec, "tabular", False):  # an image set, a corpus: a job computes X
             continue
-        n, d, k = spec.paper_shape
+        n, d, k = spec.shape
         part = block.get("train_fraction", 0.5) * (block.get("fit_fraction", 0.8) if many else 1)
         n_points = int(n * part)
         cells.append((n_con / d, (f"{place} on {name}", int(n_con), n_points, int(d), int(k))))

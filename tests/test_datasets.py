@@ -75,7 +75,7 @@ def _toy_spec(url, sha):
     return DatasetSpec(
         name="toy",
         description="toy",
-        paper_shape=(3, 2, 2),
+        shape=(3, 2, 2),
         download=(RemoteFile(url, sha, "toy.svm"),),
         parse_download=lambda p: datasets.base.load_libsvm(p, 2),
         scale_download=False,
@@ -109,7 +109,7 @@ def test_embedded_copy_with_wrong_checksum_is_rejected(tmp_path):
     spec = DatasetSpec(
         name="toy",
         description="toy",
-        paper_shape=(1, 1, 1),
+        shape=(1, 1, 1),
         download=(),
         parse_download=None,
         scale_download=False,
@@ -136,7 +136,7 @@ def test_dataset_without_embedded_copy_says_needs_download(tmp_path):
 def test_embedded_copies_match_the_papers_table(name):
     spec = datasets.get_dataset(name)
     d = load(spec, "embedded", ROOT / "data_cache")
-    n, dim, k = spec.paper_shape
+    n, dim, k = spec.shape
     assert d["X"].shape == (n, dim) and len(d["classes"]) == k
     X = d["X"][:528] if name == "vowel" else d["X"]  # vowel: scaled on its 528 training rows
     lo = 0.0 if name == "fashion_mnist" else -1.0  # LIBSVM sets: [-1, 1]; images: [0, 1]
@@ -168,7 +168,7 @@ def test_a_corrupt_deb_names_the_package_and_the_remedy(tmp_path, monkeypatch):
     spec = DatasetSpec(
         name="toy",
         description="toy",
-        paper_shape=(1, 1, 1),
+        shape=(1, 1, 1),
         embedded=(EmbeddedFile("some-package", "usr/share/x.txt", "0" * 64),),
     )
     with pytest.raises(DataError) as err:
@@ -206,7 +206,7 @@ def test_a_corrupt_archive_or_compressed_file_is_named_with_the_remedy(tmp_path,
     spec = DatasetSpec(
         name="toy",
         description="toy",
-        paper_shape=(1, 1, 1),
+        shape=(1, 1, 1),
         embedded=(EmbeddedFile("pkg", "x.gz", hashlib.sha256(content).hexdigest()),),
         parse_embedded=VOWEL.parse_embedded,
     )
@@ -255,7 +255,7 @@ def test_a_mirror_file_that_is_a_symlink_is_refused_and_nothing_is_cached(tmp_pa
     spec = DatasetSpec(
         name="toy",
         description="toy",
-        paper_shape=(1, 1, 1),
+        shape=(1, 1, 1),
         download=(RemoteFile("https://example.org/x.txt", pin, "x.txt", source="toy"),),
     )
     with pytest.raises(DataUnavailable, match="symbolic link") as err:
@@ -369,7 +369,7 @@ def test_a_mirror_folder_linked_out_of_the_mirror_is_refused(tmp_path):
     spec = DatasetSpec(
         name="toy",
         description="toy",
-        paper_shape=(1, 1, 1),
+        shape=(1, 1, 1),
         download=(RemoteFile("https://example.org/x.txt", pin, "x.txt", source="toy"),),
     )
     with pytest.raises(DataUnavailable, match="leads out of the data mirror") as err:
@@ -436,7 +436,7 @@ def _one_file(url, name="x.txt", max_bytes=63_065, known=None):
     return DatasetSpec(
         name="toy",
         description="toy",
-        paper_shape=(1, 1, 1),
+        shape=(1, 1, 1),
         download=(RemoteFile(url, known, name, max_bytes=max_bytes),),
     )
 
@@ -520,3 +520,16 @@ def test_an_archive_member_over_its_cap_is_refused_before_it_is_read(tmp_path, m
     store = human_judgments.MemberStore("zip", archive, "food100-dataset/")
     with pytest.raises(DataError, match=r"all-triplets\.csv holds 6,291,456 bytes, more than"):
         store.read("all-triplets.csv")
+
+
+def test_the_files_shape_is_named_shape_and_the_old_name_warns():
+    """``DatasetSpec.shape`` is the files' (n_samples, n_features, n_classes), checked on every
+    load; the paper's own size, where it differs, is ``paper_lists`` (segment: 2,310 rows in the
+    files, 1,937 in the SDCA paper's table). The old name ``paper_shape`` still reads, with a
+    DeprecationWarning that names both."""
+    from tripletbench.datasets import get_dataset
+
+    seg = get_dataset("segment")
+    assert seg.shape == (2310, 19, 7) and seg.paper_lists[0] == 1937
+    with pytest.warns(DeprecationWarning, match="now named DatasetSpec.shape"):
+        assert seg.paper_shape == seg.shape

@@ -138,7 +138,7 @@ def test_libsvm_route_from_the_http_mirror_to_prepared_arrays(name, http_mirror,
 
     spec = datasets.get_dataset(name)
     d = load(spec, "download", tmp_path, mirror=http_mirror)
-    n, dim, k = spec.paper_shape
+    n, dim, k = spec.shape
     assert d["X"].shape == (n, dim) and len(d["classes"]) == k
     # scaled here: every row in [-1, 1]; scaled by LIBSVM (a .scale file): the first (training)
     # file's rows, on their own range (a .t file's rows were scaled on the training range and may

@@ -282,7 +282,7 @@ def _prepared(tmp_path, name="vehicle_embedded.npz", like="vehicle_embedded.npz"
     path = folder / name
     dataset, _, route = like.removesuffix(".npz").rpartition("_")
     spec = get_dataset(dataset)
-    n, d, k = spec.paper_shape
+    n, d, k = spec.shape
     rng = np.random.default_rng(1)
     files = [f"{f}:{h or '0' * 64}" for f, h in expected_sources(spec, route).items()]
     save_npz(

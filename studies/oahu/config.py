@@ -26,7 +26,7 @@ def check(config: dict, libraries: bool = True) -> None:
         k = setting(config, f"{place}.k")
         for name in [n for n in names if n]:
             try:
-                n, _, n_classes = get_dataset(name).paper_shape
+                n, _, n_classes = get_dataset(name).shape
             except DataError:
                 continue
             if n_samples is not None and int(n_samples) > n:

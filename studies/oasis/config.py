@@ -35,7 +35,7 @@ def _check_images(images: dict) -> None:
             iset = image_set(name)
         except DataError:
             continue  # named by the dataset check with its own message
-        classes.append(iset.n_classes or FASHION.paper_shape[2])
+        classes.append(iset.n_classes or FASHION.shape[2])
     if k and classes and int(k) > n_train * min(classes):
         raise ConfigError(
             f"config images.precision_at_k: {k} exceeds the database that the test queries rank "

@@ -154,9 +154,9 @@ def _t2_data_line(config: dict, datasets, missing) -> str:
 
     def size(spec) -> str:  # where the paper lists another number of rows than the files'
         listed = spec.paper_lists
-        if not listed or listed[0] == spec.paper_shape[0]:
+        if not listed or listed[0] == spec.shape[0]:
             return ""
-        return f", all {spec.paper_shape[0]:,} rows of the files (the paper lists {listed[0]:,})"
+        return f", all {spec.shape[0]:,} rows of the files (the paper lists {listed[0]:,})"
 
     return (
         "Data: "

@@ -21,7 +21,7 @@ def split_sizes(config: dict, name: str, fraction: float = 0.7) -> tuple[int, in
     (:func:`tripletbench.datasets.preprocess.make_split`, the convergence figures' split) of dataset or image
     set ``name``. An image set holds ``images.n_train_per_class + n_test_per_class`` images of
     each of its classes: exact. A dataset's class sizes are not known before its data is read,
-    only its size and classes (:attr:`~tripletbench.datasets.base.DatasetSpec.paper_shape`): each class
+    only its size and classes (:attr:`~tripletbench.datasets.base.DatasetSpec.shape`): each class
     rounds once (at most half an item), so the counts are the sizes the split is certain to
     hold. Raises :class:`~tripletbench.datasets.base.DataError` for an unknown name."""
     import math
@@ -36,7 +36,7 @@ def split_sizes(config: dict, name: str, fraction: float = 0.7) -> tuple[int, in
         k = iset.n_classes or 10
         train = k * part(per, fraction)
         return train, k * per - train, f"{k} classes x {per} images, {fraction:.0%} per class"
-    n, _, k = get_dataset(name).paper_shape
+    n, _, k = get_dataset(name).shape
     train = math.ceil(fraction * n - k / 2 - 1e-9)
     test = math.ceil((1 - fraction) * n - k / 2 - 1e-9)
     how = (
