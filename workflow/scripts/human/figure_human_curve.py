@@ -140,6 +140,10 @@ for ax, s in zip(axes.ravel(), sets):
             label = f"human ceiling ({human_set(s).title})"
             h = ax.axhline(r.mean, color="black", ls="-.", lw=1.0)
         handles.setdefault(label, h)
+    # the horizontal lines inside the axes (axhline does not widen the y range by itself)
+    levels = [*refs[refs.set == s]["mean"], *ax.get_ylim()]
+    pad = 0.04 * (max(levels) - min(levels))
+    ax.set_ylim(max(min(levels) - pad, 0.0), min(max(levels) + pad, 1.0))
     log_axes(ax, "x")
     ax.set_xlabel("human triplets used for training")
     ax.set_ylabel("test triplet accuracy (ties ½)")
