@@ -15,7 +15,6 @@ from pathlib import Path
 
 import numpy as np
 import pandas as pd
-import pytest
 from pipeline import ROOT, run_targets
 
 REBUILT = [  # the tables and figures whose captions quote numbers computed from their cells
