@@ -1,4 +1,4 @@
-"""The learner API against metric-learn's meanings (issue 13 item 4): pair_score / pair_distance,
+"""The learner API against metric-learn's meanings: pair_score / pair_distance,
 get_metric, components_, callable preprocessors, pair classifiers with a threshold, the
 *_Supervised variants, NotFittedError, partial_fit."""
 
@@ -147,7 +147,7 @@ def test_get_metric_is_the_distance_and_is_frozen(models, data, name):
     P = P[P[:, 0] != P[:, 1]]
     got = np.array([f(X[i], X[j]) for i, j in P])
     np.testing.assert_allclose(got, m.pair_distance(X[P]), rtol=1e-9, atol=1e-12)
-    if name != "SVM-relative":  # its pair_distance refuses a pair of one point (issue 13 note)
+    if name != "SVM-relative":  # its pair_distance refuses a pair of one point
         assert f(X[0], X[0]) == pytest.approx(0.0, abs=1e-7)
     if isinstance(m, MahalanobisMixin):
         assert f(X[0], X[1], squared=True) == pytest.approx(f(X[0], X[1]) ** 2)

@@ -239,7 +239,7 @@ def test_the_figures_dataset_may_be_an_image_set_the_route_can_build():
     ],
 )
 def test_image_sizes_the_protocol_cannot_use_are_refused_before_any_job(images, needle):
-    """issue 22: n_train_per_class 2 failed deep in sample_triplets; precision_at_k beyond the
+    """n_train_per_class 2 failed deep in sample_triplets; precision_at_k beyond the
     database was reported as hits / k over fewer than k items."""
     cfg = default()
     cfg["images"].update(images)
@@ -254,7 +254,7 @@ def test_image_sizes_the_protocol_cannot_use_are_refused_before_any_job(images, 
     [
         (lambda c: c["svm"].update(token_pattern="\\w+("), r"svm\.token_pattern: .* not a regular"),
         (lambda c: c["svm"].update(token_pattern="(a)(b)"), r"svm\.token_pattern: .* 2 capturing"),
-        # issue 37: "" failed later as "median squared distance ... is 0"
+        # "" failed later as "median squared distance ... is 0"
         (lambda c: c["svm"].update(token_pattern=""), r"svm\.token_pattern: '' matches the empty"),
         (lambda c: c["svm"].update(token_pattern="\\w*"), r"svm\.token_pattern: .* the empty"),
         (lambda c: c["svm"].update(token_pattern="\\b(\\w+)?"), r"token_pattern: .* the empty"),
@@ -276,7 +276,7 @@ def test_a_token_pattern_that_cannot_tokenize_is_refused_before_any_job(mutate, 
     ],
 )
 def test_a_list_of_sizes_with_a_repeated_value_is_refused_by_the_schema(place):
-    """issue 22: lists that name cells or rows must not repeat a value (two cells, one path)."""
+    """Lists that name cells or rows must not repeat a value (two cells, one path)."""
     cfg = default()
     node = cfg
     for key in place[:-1]:
@@ -286,7 +286,7 @@ def test_a_list_of_sizes_with_a_repeated_value_is_refused_by_the_schema(place):
         validate(cfg, str(SCHEMA))
 
 
-# --- issue 37, rule 7: temporary files are private ---------------------------------------------
+# --- temporary files are private ---------------------------------------------------------------
 
 
 @pytest.mark.slow
@@ -372,7 +372,7 @@ def test_no_project_code_writes_a_temporary_file_at_a_predictable_shared_path():
     assert found == []
 
 
-# --- issue 37, rule 8: a value is checked for what it means, before any job ---------------------
+# --- a value is checked for what it means, before any job ---------------------------------------
 
 
 def _set(cfg, dotted, value):
@@ -397,7 +397,7 @@ def _set(cfg, dotted, value):
     ],
 )
 def test_a_decimal_number_where_an_integer_is_meant_is_refused_by_its_key(dotted, value, needle):
-    """issue 37: n_triplets 2000.0 passed the schema (JSON Schema counts 2000.0 as an integer,
+    """n_triplets 2000.0 passed the schema (JSON Schema counts 2000.0 as an integer,
     and jsonschema does) and raised a raw TypeError later; seeds [1.0] asked for files no rule
     makes (seed1.0). The start-up check refuses the float, naming its dotted key."""
     cfg = _set(default(), dotted, value)
@@ -421,7 +421,7 @@ def test_a_decimal_number_where_an_integer_is_meant_is_refused_by_its_key(dotted
     ],
 )
 def test_a_size_beyond_a_sane_maximum_is_refused_before_any_job(dotted, value):
-    """issue 37: n_triplets 10^12 was accepted and the job died allocating 7.28 TiB. Every size
+    """n_triplets 10^12 was accepted and the job died allocating 7.28 TiB. Every size
     that allocates has a maximum in the schema (and the shipped configs stay within them)."""
     cfg = _set(default(), dotted, value)
     with pytest.raises(Exception, match=r"is greater than the maximum of") as err:
@@ -430,7 +430,7 @@ def test_a_size_beyond_a_sane_maximum_is_refused_before_any_job(dotted, value):
 
 
 def test_a_key_given_twice_in_a_config_file_is_refused_with_file_line_and_key(tmp_path):
-    """issue 37: two OASIS rows in one methods block were merged silently, the last one winning.
+    """Two OASIS rows in one methods block were merged silently, the last one winning.
     Every config file given is read again with a loader that refuses a repeated key."""
     import json
 
@@ -467,7 +467,7 @@ def test_a_key_given_twice_in_a_config_file_is_refused_with_file_line_and_key(tm
 )
 @pytest.mark.parametrize("value", ["~/x", "~", "~other/x", "$HOME/x", "out/${USER}"])
 def test_a_path_with_a_tilde_or_a_variable_is_refused(dotted, value):
-    """issue 37: results_dir "~/x" made a folder literally named "~" in the checkout. Every
+    """results_dir "~/x" made a folder literally named "~" in the checkout. Every
     path-valued key (tripletbench.harness.config.PATH_KEYS) refuses a leading ~ and a $VAR (Snakemake expands
     neither; we refuse rather than expand, so the plan's paths are the ones the config shows)."""
     from tripletbench.harness.config import path_keys
@@ -536,7 +536,7 @@ def test_a_data_mirror_folder_may_start_with_a_tilde(tmp_path, monkeypatch):
     ],
 )
 def test_sizes_the_data_cannot_hold_are_refused_before_any_job(mutate, needle):
-    """issue 37: figures.n_queries 100000 on vehicle was cut to 254 while the caption said
+    """figures.n_queries 100000 on vehicle was cut to 254 while the caption said
     100000; likewise n_database, the scaling sizes and the OAHU subsample (cut to all samples).
     Sizes that must fit the data or one another are refused, naming the key and the limit."""
     cfg = default()

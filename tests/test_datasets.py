@@ -120,7 +120,7 @@ def test_embedded_copy_with_wrong_checksum_is_rejected(tmp_path):
     target.write_text("tampered")
     with pytest.raises(ChecksumError, match="expected sha256 0000") as err:
         fetch_embedded(spec, tmp_path)
-    # issue 22: a corrupt cached copy says how to recover
+    # a corrupt cached copy says how to recover
     assert f"delete {target} and rerun" in str(err.value) and "some-package" in str(err.value)
 
 
@@ -152,7 +152,7 @@ def test_paper_reference_is_the_shared_copy():
     )
 
 
-# --- issue 37, rule 10: no raw traceback without a remedy --------------------------------------
+# --- no raw traceback without a remedy ---------------------------------------------------------
 
 
 @pytest.mark.skipif(shutil.which("dpkg-deb") is None, reason="the embedded route needs dpkg-deb")
@@ -223,7 +223,7 @@ def test_a_corrupt_archive_or_compressed_file_is_named_with_the_remedy(tmp_path,
 def test_an_empty_or_unreadable_table_or_benchmark_file_is_named(tmp_path, content):
     """pandas' EmptyDataError came out raw from the readers of other jobs' tables (the route
     comparison, the report's pages, the captions) and benchmark files (no table reads Snakemake's
-    benchmark files since issue 40: the runtime table reads each cell's own job_cpu_s)."""
+    benchmark files: the runtime table reads each cell's own job_cpu_s)."""
     from tripletbench.harness.io import ResultFileError, read_csv_named
 
     table = tmp_path / "table.csv"
@@ -243,7 +243,7 @@ def test_an_empty_or_unreadable_table_or_benchmark_file_is_named(tmp_path, conte
 
 
 def test_a_mirror_file_that_is_a_symlink_is_refused_and_nothing_is_cached(tmp_path):
-    """issue 37 (rules 5 and 10): shutil.copyfile followed a mirror's link to /etc/passwd, cached
+    """shutil.copyfile followed a mirror's link to /etc/passwd, cached
     it as verified, and the parser then failed with a raw tarfile.ReadError; a link is refused by
     name with the remedy, even when its target would match the pin."""
     secret = tmp_path / "secret.txt"
@@ -264,7 +264,7 @@ def test_a_mirror_file_that_is_a_symlink_is_refused_and_nothing_is_cached(tmp_pa
     assert not (tmp_path / "cache" / "download" / "toy" / "x.txt").exists()
 
 
-# --- issue 37, rule 5: a mirror cannot vouch for what no publisher pinned -----------------------
+# --- a mirror cannot vouch for what no publisher pinned -----------------------------------------
 
 
 def _fake_webkb(path: Path, pages: int = 3, text: bytes = b"fake page") -> str:
@@ -288,7 +288,7 @@ def _mirror_with(folder: Path, rel: str, sha: str) -> str:
 
 
 def test_a_mirrors_own_list_cannot_vouch_for_an_unpinned_file(tmp_path):
-    """issue 37, rule 5: a data.mirror in a config file let the mirror's SHA256SUMS accept 640
+    """A data.mirror in a config file let the mirror's SHA256SUMS accept 640
     fake WebKB pages. A file no publisher pinned is accepted from a mirror only with the copy's
     measured sha256 pinned in our code (datasets/webkb.py, svmguide4.py) or under the
     command-line opt-in; the mirror's list then checks the transfer, and the record says so."""
@@ -323,7 +323,7 @@ def test_a_mirrors_own_list_cannot_vouch_for_an_unpinned_file(tmp_path):
 
 
 def test_an_unpinned_cached_file_is_fetched_again_from_another_mirror(tmp_path):
-    """issue 37, rule 5: once cached, an unpinned file was reused whatever mirror a later run
+    """Once cached, an unpinned file was reused whatever mirror a later run
     named. Now it is reused only under the opt-in and from the URL its record names; from another
     mirror it is fetched again; without the opt-in only a pinned copy is used, and the fake one in
     the cache is replaced by the pinned one (switching to the real mirror reruns)."""
@@ -357,7 +357,7 @@ def test_an_unpinned_cached_file_is_fetched_again_from_another_mirror(tmp_path):
 
 
 def test_a_mirror_folder_linked_out_of_the_mirror_is_refused(tmp_path):
-    """issue 37, rule 5: a link anywhere on a mirror file's path (a folder above it, not only the
+    """A link anywhere on a mirror file's path (a folder above it, not only the
     file) that leads out of the mirror is refused by name; nothing is copied into the cache."""
     outside = tmp_path / "outside"
     outside.mkdir()
@@ -384,7 +384,7 @@ def test_a_mirror_folder_linked_out_of_the_mirror_is_refused(tmp_path):
     assert fetch_download(spec, tmp_path / "c2", mirror=str(tmp_path / "linked"))
 
 
-# --- issue 37, rule 6: every download and archive read is bounded -------------------------------
+# --- every download and archive read is bounded -------------------------------------------------
 
 
 class _Hostile(http.server.BaseHTTPRequestHandler):
@@ -442,7 +442,7 @@ def _one_file(url, name="x.txt", max_bytes=63_065, known=None):
 
 
 def test_an_endless_or_oversized_download_is_cut_at_the_pins_size(hostile_server, tmp_path):
-    """issue 37, rule 6: an http mirror serving an endless stream took 233 MB for a 63 KB pinned
+    """An http mirror serving an endless stream took 233 MB for a 63 KB pinned
     file. Now a download reads at most the file's size (or its stated cap): refused naming the
     file and the cap, nothing kept; a declared Content-Length over the cap is refused unread."""
     import time
@@ -467,7 +467,7 @@ def test_an_endless_or_oversized_download_is_cut_at_the_pins_size(hostile_server
 
 
 def test_a_stalled_or_trickling_download_times_out(hostile_server, tmp_path, monkeypatch):
-    """issue 37, rule 6: one byte every 10 s hung the fetch. A server that sends nothing for
+    """One byte every 10 s hung the fetch. A server that sends nothing for
     READ_TIMEOUT_S, or more slowly than the cap allows (READ_TIMEOUT_S + cap / MIN_RATE_BYTES_S
     in all), is abandoned with an error naming the file (short timeouts here)."""
     import tripletbench.datasets.fetch as fetch  # the downloader's module (base re-exports it)
@@ -487,7 +487,7 @@ def test_a_stalled_or_trickling_download_times_out(hostile_server, tmp_path, mon
 
 
 def test_an_archive_member_over_its_cap_is_refused_before_it_is_read(tmp_path, monkeypatch):
-    """issue 37, rule 6: a 300 KB gzip bomb holding one 300 MB WebKB page was read whole into
+    """A 300 KB gzip bomb holding one 300 MB WebKB page was read whole into
     memory and accepted. A tar member whose size is over the cap is refused from its header; a
     gzip stream is read no further than its cap; a zip member's declared size is checked."""
     import io

@@ -103,7 +103,7 @@ def test_trace_at_checkpoints_equals_the_per_step_statistics():
     np.testing.assert_allclose(m.trace_["utilization"], np.cumsum(updates)[steps - 1] / steps)
 
 
-# issue 26: compiled kernels, the sparse loop on the points, the block size chosen by d
+# compiled kernels, the sparse loop on the points, the block size chosen by d
 
 
 def _stream_pair(sparse, compiled):

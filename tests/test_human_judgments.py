@@ -1,4 +1,4 @@
-"""Human judgments (issue 38, part 1): Food-100, the 60 cars and the material appearance answers,
+"""Human judgments: Food-100, the 60 cars and the material appearance answers,
 parsed from the real files of ``../shared/mirror`` as their publishers describe them, with the
 publishers' counts; the routes (a publisher's archive read in memory, a mirror's extracted
 members, the material repository's files at its commit) and their refusals (a corrupt file, a
@@ -284,7 +284,7 @@ def test_a_corrupt_mirror_file_is_refused_naming_it(tmp_path):
     with pytest.raises(ChecksumError, match=f"{CARS}/survey_data.csv"):
         cars60.load_judgments(tmp_path / "cache1", mirror=str(folder))
     _relist(folder, f"{CARS}/survey_data.csv")
-    # a mirror that lists its own changed bytes cannot vouch for them (issue 37, rule 5) ...
+    # a mirror that lists its own changed bytes cannot vouch for them ...
     with pytest.raises(DataUnavailable, match="cannot vouch for them"):
         cars60.load_judgments(tmp_path / "cache2", mirror=str(folder))
     # ... taken under the command-line opt-in, the parser refuses them

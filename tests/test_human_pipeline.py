@@ -1,4 +1,4 @@
-"""Issue 38, the pipeline: targets ``table_human`` and ``figure_human_curve`` on a tiny config with
+"""The human-judgment pipeline: targets ``table_human`` and ``figure_human_curve`` on a tiny config with
 the data mirror beside the checkout (``../shared/mirror``): every set through the download
 route's mirror layout, one feature set, 2 folds, 1 seed, a few hundred training answers per fold,
 protocols (a) held-out answers, (b) held-out items, (c) the learning curve, (d) material's split.

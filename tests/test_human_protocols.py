@@ -1,5 +1,5 @@
-"""Protocols and scoring of the human-judgment sets (issue 38, part 3;
-:mod:`tripletbench.evaluation.human_protocols`): hand-made tiny cases for every function, and the human
+"""Protocols and scoring of the human-judgment sets
+(:mod:`tripletbench.evaluation.human_protocols`): hand-made tiny cases for every function, and the human
 ceiling of the real material set (skipped where no mirror stands beside the checkout).
 """
 

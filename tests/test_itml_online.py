@@ -93,7 +93,7 @@ def test_unit_ceiling_takes_no_growing_step_from_the_identity():
     m = OnlineITML(eta=0.5, target_quantiles=(0.5, 1.0), n_passes=0.5).fit(PAIRS, [1, -1])
     np.testing.assert_array_equal(m.M_, np.eye(3))
     assert m.trace_["utilization"] == [0.0]
-    # issue 23: the zeroed share is recorded (one step, growing, zeroed)
+    # the zeroed share is recorded (one step, growing, zeroed)
     assert m.growing_step_fraction_ == 1.0 and m.zeroed_step_fraction_ == 1.0
 
 

@@ -78,7 +78,7 @@ def test_a_fit_csv_lacking_or_holding_other_seeds_than_the_config_is_outdated(tm
 
 
 def test_a_local_runs_scheduler_has_no_rate_limiter_timers():
-    """Issue 40: Snakemake's job rate limiter starts a timer thread per scheduler pass; a local run
+    """Snakemake's job rate limiter starts a timer thread per scheduler pass; a local run
     drops it (tripletbench.harness.keep.without_rate_limiter_timers), a cluster run keeps it. The private
     attribute the hook sets must still exist in the pinned Snakemake."""
     import inspect

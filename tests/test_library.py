@@ -1,8 +1,8 @@
-"""The learners as a library (issue 39): the installed package ``tripletbench``, importing one learner
+"""The learners as a library: the installed package ``tripletbench``, importing one learner
 in a fresh interpreter, the version and citation, and docs/library.md's section "Use the learners
 in your own code" run from a wheel in a fresh virtual environment beside Hugging Face ``datasets`` and
 metric-learn. Code about Hugging Face's ``datasets`` is marked tripletbench-rewrite: skip-file (the
-import rewrite of issue 39 leaves this file alone)."""
+import rewrite of the package layout leaves this file alone)."""
 
 import ast
 import json

@@ -306,7 +306,7 @@ def test_mirror_errors_name_the_file_and_the_mirror(tmp_path):
         fetch_download(spec, tmp_path / "c2", mirror=str(partial))
     assert not (tmp_path / "c2" / "download" / "letter" / "letter.scale.t").exists()
     # a file with no publisher pin whose copy is not the one pinned (the mirror's measured hash):
-    # refused, whatever the mirror's own list says (issue 37, rule 5)
+    # refused, whatever the mirror's own list says
     (partial / "webkb").mkdir()
     data = bytearray((MIRROR / "webkb" / "webkb-data.gtar.gz").read_bytes())
     data[-100] ^= 1

@@ -1,4 +1,4 @@
-"""Issue 37, rule 9: features at the edge of float64 are refused, never reported.
+"""Features at the edge of float64 are refused, never reported.
 
 Every learner is fitted on a small random dataset scaled by 1e300, 1e-300, 1e100 and 1e-100:
 either it ranks as on the unscaled data (scale-invariant learners, inside their range), or its

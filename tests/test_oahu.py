@@ -337,7 +337,7 @@ def test_bad_input_raises():
 
 
 def test_a_training_triplet_may_hold_no_evaluation_pair_among_any_two_items():
-    """issue 23: the LFW filter checked (a, p) and (a, n) but not (p, n)."""
+    """The LFW filter checked (a, p) and (a, n) but not (p, n)."""
     from tripletbench.studies.oahu.experiment import triplets_touching
 
     banned = {frozenset((1, 2)), frozenset((7, 9))}

@@ -45,7 +45,7 @@ def test_ci_config_reproduces_the_stored_numbers(ci_run):
     # settings provenance columns, and the paper's value beside the rows that implement its method
     assert {"protocol", "paper_settings", "our_settings"} <= set(table.columns)
     vehicle = table[table.dataset == "vehicle"].set_index("algorithm")
-    # issue 23: a row is [paper] only when a paper at hand states what decides it
+    # a row is [paper] only when a paper at hand states what decides it
     assert vehicle.loc["ITML-online", "protocol"] == "reconstructed"
     assert vehicle.loc["OASIS", "protocol"] == "paper"  # tuned by validation: the paper's protocol
     assert vehicle.loc["OASIS-authors-C", "protocol"] == "ours"  # the authors' C, not tuned
@@ -152,7 +152,7 @@ def test_no_caption_or_table_of_the_ci_run_mentions_an_issue(ci_run):
 
 
 def test_every_latex_table_of_the_ci_run_compiles(ci_run):
-    """issue 24: each .tex compiles with pdflatex and the preamble it names, fits the page."""
+    """Each .tex compiles with pdflatex and the preamble it names, fits the page."""
     assert latex_failures(ci_run) == []
     assert list(ci_run.rglob("*.md")) and list(ci_run.rglob("*.tex"))  # something was checked
 
@@ -241,7 +241,7 @@ def test_a_rerun_fit_job_recomputes_exactly_the_seeds_its_change_affects(ci_run,
 
 @NEEDS_APT
 def test_the_performance_table_follows_the_table2_rows_it_times(ci_run, tmp_path):
-    """issue 22: performance times every SDCA Table 2 row but OASIS and SDCA with their fixed
+    """Performance times every SDCA Table 2 row but OASIS and SDCA with their fixed
     settings; a changed ITML max_iter reran the ITML cell and left performance's old value.
     Now it reruns performance (and the cells and table); a changed OASIS grid does not."""
     import copy

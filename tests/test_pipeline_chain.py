@@ -59,7 +59,7 @@ def _oasis_c_changed(tmp_path):
 
 @NEEDS_APT
 def test_a_changed_setting_reruns_its_cells_without_snakemakes_metadata(ci_run, tmp_path):
-    """issue 37 rule 1: a copy of the results (no .snakemake metadata for it) with OASIS's C
+    """A copy of the results (no .snakemake metadata for it) with OASIS's C
     changed plans the OASIS cells and the table (harness/keep.py: the C recorded in a cell's CSV
     differs); with nothing changed, nothing; --report refuses, naming the cells."""
     out = tmp_path / "copy"
@@ -217,7 +217,7 @@ def test_a_cell_file_left_only_under_previous_by_a_kill_is_due_at_the_next_start
 
 @NEEDS_APT
 def test_a_failed_rerun_puts_the_previous_outputs_back(ci_run, tmp_path):
-    """issue 37 rule 4: Snakemake deletes a job's outputs when it starts. A table rerun that fails
+    """Snakemake deletes a job's outputs when it starts. A table rerun that fails
     (its stale cell not allowed to rerun: the table refuses it) leaves the previous table, byte
     for byte, dated 1970 so that the next run remakes it; nothing is left in .previous."""
     out = tmp_path / "copy"

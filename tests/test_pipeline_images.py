@@ -39,7 +39,7 @@ def _check_outputs(out, datasets, methods):
     times = pd.read_csv(out / "tables/oasis_table2.csv")
     job = times[times.metric == "job_cpu_s"]  # the builder's long form: one row per metric
     assert set(methods) <= set(job.algorithm) and (job["mean"] > 0).all()
-    # the job's own CPU timer contains its fit (issue 40: Snakemake's psutil sample, read before,
+    # the job's own CPU timer contains its fit (Snakemake's psutil sample, read before,
     # fell below the cell's fit_cpu_s in 4 of 63 cells)
     fit = times[times.metric == "fit_cpu_s"].set_index(["dataset", "algorithm"])["mean"].dropna()
     both = job.set_index(["dataset", "algorithm"])["mean"].reindex(fit.index).dropna()  # no

@@ -1,4 +1,4 @@
-"""The oahu_sensitivity target (issue 11) through Snakemake on the CI config's tiny sizes: one row
+"""The oahu_sensitivity target through Snakemake on the CI config's tiny sizes: one row
 per (setting, seed) with OAHU's and its untrained network's kNN error, the untrained network the
 same for every setting of one reference set and seed, and the caption's finding computed from the
 rows."""

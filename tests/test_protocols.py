@@ -67,7 +67,7 @@ def _quiet_ttest(*args, **kw):
 
 
 def test_paired_ttest_a_constant_nonzero_difference_is_a_win_or_loss_never_a_tie():
-    """issue 37: 0.3 against 0.5 on every run was (nan, "tie"), shown as "≈"; the t statistic
+    """0.3 against 0.5 on every run was (nan, "tie"), shown as "≈"; the t statistic
     is infinite, p = 0 in the limit: a consistent win or loss, by the sign and the direction.
     A difference constant only up to float rounding (ours = ref + 0.2) is the same case, and
     the same gap with a little real noise gets scipy's tiny p and the same outcome."""
@@ -92,7 +92,7 @@ def test_paired_ttest_a_constant_nonzero_difference_is_a_win_or_loss_never_a_tie
 
 
 def test_paired_ttest_a_zero_difference_on_every_run_is_a_tie_with_p_one():
-    """issue 37: identical runs were (nan, "tie"); now p = 1 (no difference at all), also for
+    """Identical runs were (nan, "tie"); now p = 1 (no difference at all), also for
     values equal only up to float rounding; a zero mean gap that varies is scipy's test."""
     from scipy.stats import ttest_rel
 
@@ -108,7 +108,7 @@ def test_paired_ttest_a_zero_difference_on_every_run_is_a_tie_with_p_one():
 
 
 def test_paired_ttest_needs_two_finite_pairs():
-    """issue 37: one run is no test: (nan, "n/a"), not a tie (the tables show no mark); two runs
+    """One run is no test: (nan, "n/a"), not a tie (the tables show no mark); two runs
     are scipy's test (df = 1); a NaN or infinite value is refused with a ValueError naming it
     (callers drop the runs without a number: tripletbench.harness.paper_table._paired), as is a shape
     mismatch."""
@@ -336,7 +336,7 @@ def test_lfw_attributes_have_no_pinned_hash_and_need_permission(tmp_path):
 
 
 def test_a_cell_refuses_precision_at_k_beyond_its_database_before_fitting():
-    """issue 22: the image cells keep a "failed" row for a ValueError; a k beyond the training
+    """The image cells keep a "failed" row for a ValueError; a k beyond the training
     set is a config error (tripletbench.harness.config.ConfigError), raised before any fit."""
     from tripletbench.harness.config import ConfigError
     from tripletbench.harness.experiment import run_cell
@@ -355,7 +355,7 @@ def test_a_cell_refuses_precision_at_k_beyond_its_database_before_fitting():
 
 
 def test_the_oahu_split_halves_the_shuffled_rows_as_the_paper_does():
-    """issue 23: the OAHU paper (4.3.2) shuffles each dataset and divides it 1:1; ours was 1:1
+    """The OAHU paper (4.3.2) shuffles each dataset and divides it 1:1; ours was 1:1
     per class (kept as split="stratified")."""
     from tripletbench.datasets.base import DataError
     from tripletbench.studies.oahu.experiment import dev_test_split
@@ -376,7 +376,7 @@ def test_the_oahu_split_halves_the_shuffled_rows_as_the_paper_does():
 
 
 def test_oahu_pair_learners_get_as_many_constraints_as_the_stream_has_triplets():
-    """issue 23: the OAHU paper (4.3.2) counts 5,000 + 5,000 constraints, "pairwise or triplet":
+    """The OAHU paper (4.3.2) counts 5,000 + 5,000 constraints, "pairwise or triplet":
     a pair learner gets one pair per triplet of the stream by default (half similar), and both
     pairs of each triplet only with pairs_per_triplet: 2; the row's constraint count and U
     follow."""

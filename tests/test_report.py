@@ -1,4 +1,4 @@
-"""The Snakemake report and cluster execution (issue 13 items 1-2).
+"""The Snakemake report and cluster execution.
 
 Unit checks of harness/report.py (captions survive Snakemake's Jinja + reStructuredText
 rendering as the same text; pipe tables parse back to their cells; the paper-vs-ours join), then
@@ -70,7 +70,7 @@ def test_markdown_bold_stays_bold_and_nothing_else_is_markup():
 
 
 def test_a_tables_bold_best_cell_is_bold_on_the_page_and_plain_in_a_literal_block():
-    """issue 24: no Markdown syntax on the report's pages: the builder's **best** cell is
+    """No Markdown syntax on the report's pages: the builder's **best** cell is
     <strong> in the HTML table and loses its asterisks in a reST literal block."""
     from tripletbench.harness.report import md_to_html
 
@@ -129,7 +129,7 @@ def test_paper_vs_ours_sets_every_stated_number_beside_the_rows_that_carry_it():
 
 
 def test_paper_numbers_are_joined_on_method_not_on_value():
-    """issue 22: the OAHU paper gives RDML and OPML both 0.78 macro F1 on Fashion-MNIST; each
+    """The OAHU paper gives RDML and OPML both 0.78 macro F1 on Fashion-MNIST; each
     paper row listed both our rows."""
     ref = pd.DataFrame(
         [
@@ -176,7 +176,7 @@ def _report(out, target, *extra):
 
 
 def test_a_report_of_outdated_results_is_refused(ci_all, tmp_path):
-    """issue 22: `--report` after a config change, without rerunning, gave a report of the old
+    """`--report` after a config change, without rerunning, gave a report of the old
     results with exit 0. It now plans the same targets first and refuses, naming the due jobs;
     the report of the fresh results is built (test above)."""
     import yaml

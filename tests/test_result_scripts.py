@@ -186,7 +186,7 @@ def test_oahu_table_3_gives_no_spread_for_a_single_run(tmp_path, monkeypatch):
 
 
 def test_oahu_table_3_marks_as_the_paper_does(tmp_path, monkeypatch):
-    """issue 23: the paper marks, on the error rate, • where OAHU is significantly better than a
+    """The paper marks, on the error rate, • where OAHU is significantly better than a
     method (◦ worse) and counts win/tie/loss from OAHU's side; ours (the method's side, error
     and F1) stays in vs_OAHU."""
     cfg = _config()
@@ -218,7 +218,7 @@ def test_oahu_table_3_marks_as_the_paper_does(tmp_path, monkeypatch):
 def test_oahu_table_3_refuses_a_cut_or_edited_cell_and_names_the_seeds_a_cell_averages(
     tmp_path, monkeypatch
 ):
-    """issue 37, through the real table script: the cells as rule oahu_cell writes them (one
+    """Through the real table script: the cells as rule oahu_cell writes them (one
     file per cell, its digest beside it). A seed without a number (NaN error rate) is left out
     of the cell's mean and n_seeds and the cell names the seeds it averages; a cell file edited
     by hand, or cut to its header line, stops the table with a message naming the file and

@@ -82,7 +82,7 @@ def test_nan_scores_are_rejected():
 
 
 def test_precision_at_k_beyond_the_database_is_refused():
-    """issue 22: k = 50 over a 30-item database gave (hits among 30) / 30 as precision@50."""
+    """k = 50 over a 30-item database gave (hits among 30) / 30 as precision@50."""
     rng = np.random.default_rng(0)
     Xdb, ydb = rng.normal(size=(30, 3)), np.arange(30) % 3
     score = lambda A, B: A @ B.T  # noqa: E731
@@ -95,7 +95,7 @@ def test_precision_at_k_beyond_the_database_is_refused():
 
 
 def test_score_blocks_of_any_layout_rank_alike_and_batches_follow_the_memory_budget():
-    """issue 26: each batch's score block is made C-ordered (a query's scores contiguous) and its
+    """Each batch's score block is made C-ordered (a query's scores contiguous) and its
     size follows ``chunk_mb``; neither changes a number."""
     from tripletbench.evaluation.retrieval import query_batch, retrieval_scores
 
@@ -123,7 +123,7 @@ def test_score_blocks_of_any_layout_rank_alike_and_batches_follow_the_memory_bud
 
 
 def test_a_one_class_database_is_refused_by_every_ranking_metric():
-    """issue 37, rule 9: mAP and Recall@K on a one-class set returned 1.0 silently (no item is
+    """mAP and Recall@K on a one-class set returned 1.0 silently (no item is
     irrelevant, so any ranking, even a random one, is perfect)."""
     rng = np.random.default_rng(0)
     X = rng.normal(size=(8, 3))
@@ -141,7 +141,7 @@ def test_a_one_class_database_is_refused_by_every_ranking_metric():
 
 
 def test_constant_scores_are_ties_counted_as_not_retrieved_never_by_index():
-    """issue 37, rule 9: constant scores (a model that cannot rank) gave Recall@K = 1.0 or 0.5
+    """Constant scores (a model that cannot rank) gave Recall@K = 1.0 or 0.5
     depending on where the relevant items sat in the database; ties are now whole groups: AP is the
     share of relevant items (chance), precision@k and Recall@K count nothing inside a tie group
     that reaches past k."""

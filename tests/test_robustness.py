@@ -1,4 +1,4 @@
-"""Issue 12: every bad input and fault gives a clear error, nothing is lost.
+"""Every bad input and fault gives a clear error, nothing is lost.
 
 One test (or parametrised group) per row of the issue's table, with the same input as the report
 and the clear error or correct behaviour expected now. The "results follow their inputs" row (a
@@ -136,7 +136,7 @@ def test_non_positive_passes_are_refused(name):
 
 @pytest.mark.parametrize("key", ["results_dir", "figures_dir"])
 @pytest.mark.parametrize(
-    "value", ["", "/", "//", "/.", "/tmp/..", "//./", "/tmp/../.."]  # issue 22: resolved
+    "value", ["", "/", "//", "/.", "/tmp/..", "//./", "/tmp/../.."]  # resolved
 )
 def test_an_empty_or_root_output_folder_is_refused(key, value):
     cfg = ci()
@@ -294,7 +294,7 @@ def _prepared(tmp_path, name="vehicle_embedded.npz", like="vehicle_embedded.npz"
 
 
 def test_another_datasets_prepared_file_is_not_trusted(tmp_path):
-    """issue 22: letter's prepared file copied over vehicle's, its sidecar removed, was accepted
+    """Letter's prepared file copied over vehicle's, its sidecar removed, was accepted
     (a new sidecar was written for it) and the "vehicle" split had 20,000 rows."""
     from tripletbench.datasets.base import check_prepared_spec, load_prepared, prepared_hash_path
 
@@ -314,7 +314,7 @@ def test_another_datasets_prepared_file_is_not_trusted(tmp_path):
 
 
 def test_the_start_up_check_never_touches_a_running_jobs_temporary_file(tmp_path):
-    """issue 22: a dry run while prepare_dataset wrote its .npz renamed the writer's hidden
+    """A dry run while prepare_dataset wrote its .npz renamed the writer's hidden
     temporary file (tripletbench.files.atomic_path) to .corrupt, and the job died."""
     from tripletbench.files import atomic_path
 
@@ -856,7 +856,7 @@ def test_learners_refuse_negative_steps_sweeps_and_bounds(name, params, needle):
 
 @pytest.mark.slow
 def test_a_profile_cannot_open_unpinned_downloads(tmp_path):
-    """issue 22: a profile's `config: [allow_unpinned_downloads=true]` filled Snakemake's record
+    """A profile's `config: [allow_unpinned_downloads=true]` filled Snakemake's record
     of --config, so a file switched the opt-in on; only the typed command line counts."""
     from tripletbench.harness.config import command_line_config
 
@@ -889,7 +889,7 @@ def test_a_profile_cannot_open_unpinned_downloads(tmp_path):
 
 @pytest.mark.slow
 def test_a_yaml_alias_expansion_is_refused_before_anything_walks_it(tmp_path):
-    """issue 22: a 1.3 KB alias bomb under svm.solver_options took 95 s at 10^6 leaves and was
+    """A 1.3 KB alias bomb under svm.solver_options took 95 s at 10^6 leaves and was
     killed at 10^7; the size check stops counting at 100,000 values."""
     import time
 
@@ -912,7 +912,7 @@ def test_a_yaml_alias_expansion_is_refused_before_anything_walks_it(tmp_path):
 
 
 def test_a_templated_config_is_refused_and_the_readme_says_a_config_is_code(tmp_path):
-    """issue 22: a config with __use_yte__: true runs Python while Snakemake loads it; the
+    """A config with __use_yte__: true runs Python while Snakemake loads it; the
     workflow refuses it (after the fact: Snakemake renders it first, which the README says)."""
     from tripletbench.harness.config import check_no_templating
 
@@ -1001,7 +1001,7 @@ def test_a_result_file_is_read_with_its_digest_and_every_row(tmp_path):
     ],
 )
 def test_a_cut_emptied_edited_or_unrecorded_result_is_refused_by_name(tmp_path, case, needle):
-    """issue 37: a cell CSV cut to its header line made the table average 2 of 3 seeds under a
+    """A cell CSV cut to its header line made the table average 2 of 3 seeds under a
     caption that says seeds [0, 1, 2]; an emptied one raised pandas' EmptyDataError; a value
     edited by hand became the best cell. Each is refused, naming the file, what is wrong and the
     rule and command that remake it."""

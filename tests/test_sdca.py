@@ -166,7 +166,7 @@ def test_first_step_losses_by_hand():
 
 
 def test_the_gap_trace_takes_the_dual_from_the_iterate_and_is_off_by_default():
-    """issue 26: D(alpha) at a checkpoint uses M = M(alpha) kept by the steps (no second pass);
+    """D(alpha) at a checkpoint uses M = M(alpha) kept by the steps (no second pass);
     it equals the dual computed from alpha afresh. The per-checkpoint gap costs a primal pass, so
     it is off unless asked for."""
     from tripletbench.algorithms.sdca import dual_value

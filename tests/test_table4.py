@@ -1,4 +1,4 @@
-"""The SDCA paper's Table 4 (issue 26): the MIRFLICKR route, its protocol, the cells' own query
+"""The SDCA paper's Table 4: the MIRFLICKR route, its protocol, the cells' own query
 and database sets, the prepared Mahalanobis database side, and the scale measurement.
 
 The route test builds a small data mirror in the MIRFLICKR layout from real photographs
@@ -210,8 +210,8 @@ sdca_table4:
 table4_scaling: {{n_ground_truth: 60, n_classes: 3, n_background: 500, d: 8}}
 """)
     out = tmp_path / "out"
-    # no publisher pins MIRFLICKR and a mirror's own SHA256SUMS cannot vouch for it (issue 37,
-    # rule 5): the typed opt-in (a second --config replaces the first, so it repeats the folders)
+    # no publisher pins MIRFLICKR and a mirror's own SHA256SUMS cannot vouch for it:
+    # the typed opt-in (a second --config replaces the first, so it repeats the folders)
     opt_in = ["--config", f"results_dir={out}", f"figures_dir={out}/figures"]
     opt_in.append("allow_unpinned_downloads=true")
     run_targets(["table_sdca_4", "table4_scaling"], out, configfile=config, extra=opt_in)

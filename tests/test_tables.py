@@ -60,7 +60,7 @@ def test_single_seed_spread_is_na_and_latex_is_escaped():
 
 
 def test_a_latex_table_file_names_its_preamble_keeps_the_float_short_and_compiles(tmp_path):
-    """issue 24: a short caption in each float; the long provenance (paragraphs, Markdown bullets
+    """A short caption in each float; the long provenance (paragraphs, Markdown bullets
     and bold as LaTeX lists and bold, no Markdown syntax left) as notes after the floats, which
     may break across pages; a wide tabular scaled to the text width; the preamble it needs named
     at the top; and it compiles (pdflatex) without a float or line too large."""
@@ -103,7 +103,7 @@ def test_every_figure_draws_a_method_in_one_colour_and_bands_stay_in_range():
 
 
 def test_a_tables_paper_numbers_are_its_params_and_change_with_its_own_rows_only(tmp_path):
-    """issue 22: the tables took config/paper_results.csv as a path in params, so an edited
+    """The tables took config/paper_results.csv as a path in params, so an edited
     paper number reran nothing; each table rule now takes its own rows (paper_rows) as params."""
     from tripletbench.harness.paper_table import paper_for_rows
     from tripletbench.harness.tables import paper_frame, paper_rows
@@ -133,7 +133,7 @@ def test_a_tables_paper_numbers_are_its_params_and_change_with_its_own_rows_only
 
 
 def test_a_reconstructed_row_says_so_and_how_often_its_bound_zeroed_the_step():
-    """issue 23: ITML-online's rate bound is written from memory of a paper we do not have; the
+    """ITML-online's rate bound is written from memory of a paper we do not have; the
     caption labels the row and gives the measured share of zeroed steps per dataset."""
     from tripletbench.harness.tables import reconstructed_notes
 
@@ -152,7 +152,7 @@ def test_a_reconstructed_row_says_so_and_how_often_its_bound_zeroed_the_step():
 
 
 def test_ranks_within_datasets_and_the_friedman_nemenyi_comparison_over_them(tmp_path):
-    """issue 24: ranks per dataset by hand (1 = best, ties share the mean rank, rows without a
+    """Ranks per dataset by hand (1 = best, ties share the mean rank, rows without a
     number unranked); average ranks, Friedman (scipy) and Nemenyi (scikit-posthocs) over the
     datasets every method ran on; a method missing a dataset is left out and named; the
     critical-difference diagram is written."""
@@ -239,7 +239,7 @@ def _builder_rows():
 
 
 def test_the_table_builder_ranks_marks_the_best_and_tests_against_it(tmp_path):
-    """issue 24: one builder for every table. Per (dataset, method): mean and std over seeds,
+    """One builder for every table. Per (dataset, method): mean and std over seeds,
     the rank (1 = best), the best in bold, a paired t-test over the shared seeds against the
     best row (scipy's ttest_rel, the same numbers), ≈ where not significant; the paper's value
     and ours - paper; a status where there is no number; a reference method's test and its
@@ -304,7 +304,7 @@ def _block(means: dict) -> pd.DataFrame:
 
 
 def test_friedman_and_nemenyi_when_every_method_ties_on_every_dataset(tmp_path):
-    """issue 37: all methods tied on every dataset gave Friedman chi2 = p = NaN (scipy's tie
+    """All methods tied on every dataset gave Friedman chi2 = p = NaN (scipy's tie
     correction is 0 / 0) and "chi2 = nan" in the caption; now no difference: chi2 = 0, p = 1,
     every Nemenyi p = 1 (one bar over all in the CD diagram), said in the caption, in both
     directions and whether the datasets' common values differ or not. One dataset not tied
@@ -345,7 +345,7 @@ def test_friedman_and_nemenyi_when_every_method_ties_on_every_dataset(tmp_path):
 
 
 def test_ranks_over_one_dataset_or_too_few_methods_are_not_computed(tmp_path):
-    """issue 37: one dataset, one or two methods, or no method with a number: the Friedman and
+    """One dataset, one or two methods, or no method with a number: the Friedman and
     Nemenyi tests are "not computed" (the reason in ``not_computed`` and the caption), never an
     exception or a NaN shown; the CD figure says there is none."""
     import numpy as np
@@ -374,7 +374,7 @@ def test_ranks_over_one_dataset_or_too_few_methods_are_not_computed(tmp_path):
 
 
 def test_the_table_builder_never_marks_a_row_behind_the_best_on_every_seed_as_tied(tmp_path):
-    """issue 37: a row 0.2 below the best on every seed (mAP) was "tie" with p NaN and printed
+    """A row 0.2 below the best on every seed (mAP) was "tie" with p NaN and printed
     "≈"; now a loss with p = 0 in the CSV (vs the best and vs the reference, whose loss mark it
     gets) and no "≈" in the Markdown or LaTeX. A seed with NaN on one side is not a pair (the
     same gap on the remaining two seeds: still a loss); a single shared seed is "n/a": no mark
@@ -432,7 +432,7 @@ def test_the_table_builder_never_marks_a_row_behind_the_best_on_every_seed_as_ti
 
 
 def test_figures_use_human_names_and_timings_state_the_measured_load(tmp_path):
-    """issue 24: one mapping of dataset names for every figure; the fit-time figure draws the
+    """One mapping of dataset names for every figure; the fit-time figure draws the
     median and the min-max range over seeds (positive, so visible on a log axis) and its caption
     states the load average recorded with each timing instead of assuming an idle machine."""
     from tripletbench.harness.plots import display_name
@@ -479,7 +479,7 @@ def test_figures_use_human_names_and_timings_state_the_measured_load(tmp_path):
 
 
 def test_progress_bars_go_to_the_job_log_only_one_line_per_redraw(tmp_path, monkeypatch):
-    """issue 24: inside a rule job the learners on the shared loops report progress and time
+    """Inside a rule job the learners on the shared loops report progress and time
     left (tqdm) into the job's log, one line per redraw, and not onto the console, where
     Snakemake's progress stays as it is; library learners keep theirs off."""
     import io
@@ -509,7 +509,7 @@ def test_progress_bars_go_to_the_job_log_only_one_line_per_redraw(tmp_path, monk
 
 
 def test_a_cell_counts_only_the_seeds_it_averages_and_names_them_when_not_the_captions(tmp_path):
-    """issue 37: summarize counted in n_seeds and seeds a seed whose value is NaN (the mean
+    """Summarize counted in n_seeds and seeds a seed whose value is NaN (the mean
     skipped it), so a cell said 3 seeds when it was computed from 2. Now a seed counts where its
     value is finite (NaN and inf are no number: left out of the mean, the std and the tests);
     a cell whose seeds are not exactly the table's (the config's list, which the caption names)
@@ -574,7 +574,7 @@ NON_ASCII_NOTES = (
 
 
 def test_latex_writes_every_non_ascii_character_as_latex():
-    """issue 37: notes with λ or other non-ASCII text made a .tex that pdflatex could not
+    """Notes with λ or other non-ASCII text made a .tex that pdflatex could not
     compile. Every non-ASCII character becomes LaTeX: a symbol of LATEX_SYMBOLS, accent commands,
     its ASCII compatibility form, or its Unicode name in brackets."""
     from tripletbench.harness.tables import latex_char

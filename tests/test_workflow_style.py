@@ -1,4 +1,4 @@
-"""Snakemake workflow conventions (issue 13 item 3): every Snakefile and rule file formatted by
+"""Snakemake workflow conventions: every Snakefile and rule file formatted by
 snakefmt, `snakemake --lint` clean on the default and CI configs, every config key described in
 docs/src/config.md (the hand-written meanings of the generated docs/config.md), and the Snakemake
 catalog's layout (workflow/Snakefile, config/config.yaml) running the same workflow as the
@@ -159,8 +159,8 @@ def _rule_blocks():
 
 
 def test_every_table_figure_and_timing_rule_hashes_the_code_its_script_runs():
-    """issue 22 (rule: every line of code a table, figure, report or timing reads is in its
-    hash): a rule's params name its script's path, through script_code, block_settings,
+    """Rule: every line of code a table, figure, report or timing reads is in its hash: a
+    rule's params name its script's path, through script_code, block_settings,
     cell_settings or data_settings, directly or through a settings value defined in the rule
     files, tripletbench.harness.settings or a study's module; tripletbench.harness.settings.code_hash then covers every project module the
     script imports (tripletbench.harness.tables and tripletbench.harness.plots included, see PLUMBING)."""
