@@ -62,7 +62,13 @@ from ._checks import DataError, check_labelled, check_n_features  # noqa: F401  
 # learners, the harness and the tests import them from (TUPLE_CHUNK and GATHER_ONCE_BYTES are read
 # in _tuples: change them there).
 from ._params import check_common_params, is_number  # noqa: F401
-from ._scores import _accept_counts, _components_from_metric, class_triplet_accuracy  # noqa: F401
+from ._scores import (  # noqa: F401
+    TIE_RTOL,
+    _accept_counts,
+    _components_from_metric,
+    class_triplet_accuracy,
+    tied,
+)
 from ._stream import (  # noqa: F401
     _BLAS, SAMPLINGS, TraceRecorder, _block_gram, _block_rows, _block_size, _dense_segment,
     _rank_k_update, _rows, _sparse_terms, auto_block_size, bilinear_stream, checkpoints,
@@ -173,14 +179,18 @@ class BaseLearner(BaseEstimator):
         check_common_params(self)
 
     def _triplet_margins(self, triplets) -> np.ndarray:
-        """pair_score(a, p) - pair_score(a, n) for each triplet (a, p, n); shape (n,); computed
-        in chunks of ``TUPLE_CHUNK`` triplets (memory O(chunk d), not O(n d))."""
+        """pair_score(a, p) - pair_score(a, n) for each triplet (a, p, n), exactly 0 where the
+        two scores tie (:func:`~tripletbench.algorithms._scores.tied`: within ``TIE_RTOL`` of
+        the larger); shape (n,); computed in chunks of ``TUPLE_CHUNK`` triplets (memory
+        O(chunk d), not O(n d))."""
         self._check_fitted()
         X, idx = self._points(triplets, 3, "triplets", to_fit=False)
 
         def margins(t):
             A = X[t[:, 0]]
-            return self._pair_score_points(A, X[t[:, 1]]) - self._pair_score_points(A, X[t[:, 2]])
+            s_ap = np.asarray(self._pair_score_points(A, X[t[:, 1]]), dtype=np.float64)
+            s_an = np.asarray(self._pair_score_points(A, X[t[:, 2]]), dtype=np.float64)
+            return np.where(tied(s_ap, s_an), 0.0, s_ap - s_an)
 
         return _by_rows(lambda s: margins(idx[s]), len(idx))
 
@@ -188,7 +198,7 @@ class BaseLearner(BaseEstimator):
         """pair_score(anchor, positive) - pair_score(anchor, negative) for each triplet ((n, 3, d)
         points or (n, 3) indicators); float64, shape (n,); > 0 where the triplet is ordered
         correctly (metric-learn's ``_TripletsClassifierMixin``; for a Mahalanobis learner
-        d_M(a, n) - d_M(a, p))."""
+        d_M(a, n) - d_M(a, p)); exactly 0 where the two scores tie (:func:`tied`)."""
         return self._triplet_margins(triplets)
 
     def predict(self, triplets) -> np.ndarray:

@@ -60,6 +60,8 @@ from typing import Callable
 
 import numpy as np
 
+from tripletbench.algorithms._scores import tied
+
 # --- triplets and questions -------------------------------------------------------------------
 
 
@@ -341,9 +343,9 @@ def human_ceiling(triplets, counts) -> dict:
     )  # for orientation 2
     total = a + b
     agree = np.maximum(a, b) + 0.0
-    tied = a == b
-    agree[tied] = total[tied] / 2
-    untied = ~tied & (total > 0)
+    even = a == b  # answer counts: integers, compared exactly
+    agree[even] = total[even] / 2
+    untied = ~even & (total > 0)
     # leave one out: an answer for orientation 1 against the other answers (a - 1, b)
     many = total >= 2
     loo_a = np.where(a - 1 > b, 1.0, np.where(a - 1 == b, 0.5, 0.0)) * a
@@ -361,7 +363,7 @@ def human_ceiling(triplets, counts) -> dict:
         ),
         "n_answers": int(total.sum()),
         "n_questions": int((total > 0).sum()),
-        "n_tied": int((tied & (total > 0)).sum()),
+        "n_tied": int((even & (total > 0)).sum()),
         "n_loo_answers": int(n_loo),
     }
 
@@ -394,7 +396,9 @@ def publisher_split(judgments) -> dict:
 
 def triplet_accuracy(d_ap, d_an, weights=None) -> dict:
     """Triplet accuracy from the distances ``d_ap = d(i, j)`` and ``d_an = d(i, k)`` of each
-    row: right when ``d_ap < d_an``, **half when equal**, wrong otherwise; with ``weights``
+    row: right when ``d_ap < d_an``, **half when they tie** (equal within ``TIE_RTOL`` = 1e-12
+    of the larger, :func:`tripletbench.algorithms._scores.tied`: float rounding does not
+    decide), wrong otherwise; with ``weights``
     ((n,) non-negative, e.g. answer counts) the weighted share. Returns
     ``{"triplet_accuracy", "n_ties", "n", "weight"}``. Raises ``ValueError`` for no rows,
     mismatched shapes, NaN distances or a zero total weight."""
@@ -408,7 +412,8 @@ def triplet_accuracy(d_ap, d_an, weights=None) -> dict:
         raise ValueError("zero test triplets: triplet accuracy is undefined")
     if np.isnan(d_ap).any() or np.isnan(d_an).any():
         raise ValueError("the distances contain NaN")
-    right = (d_ap < d_an) + 0.5 * (d_ap == d_an)
+    tie = tied(d_ap, d_an)
+    right = ((d_ap < d_an) & ~tie) + 0.5 * tie
     w = (
         np.ones_like(right)
         if weights is None
@@ -420,7 +425,7 @@ def triplet_accuracy(d_ap, d_an, weights=None) -> dict:
         )
     return {
         "triplet_accuracy": float(np.dot(w, right) / w.sum()),
-        "n_ties": int(np.sum(d_ap == d_an)),
+        "n_ties": int(np.sum(tie)),
         "n": len(d_ap),
         "weight": float(w.sum()),
     }

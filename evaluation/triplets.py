@@ -5,7 +5,9 @@ triplet (a, p, n) of (anchor, positive, negative) is satisfied when d(a, p) < d(
 **Ties count as failures** (d(a, p) = d(a, n) is not a satisfied comparison), as in the learners'
 ``score`` (``tripletbench.algorithms.base.BaseLearner.score``: decision value > 0). With binary features and a
 learned weight of zero on every word two documents differ in, ties do occur; they are counted
-(``n_ties``) so that a reader sees how many.
+(``n_ties``) so that a reader sees how many. Two distances tie when they agree within
+``TIE_RTOL`` (1e-12) of the larger (:func:`tripletbench.algorithms._scores.tied`, the rule of
+every scorer here), so float rounding does not decide a tie.
 
 Works for any learner (through its ``pair_distance``) or for a static metric given as feature
 vectors (Euclidean distance on them: the paper's "Binary" and "TFIDF" baselines).
@@ -15,6 +17,8 @@ from __future__ import annotations
 
 import numpy as np
 import scipy.sparse as sp
+
+from tripletbench.algorithms._scores import tied
 
 
 def _row_sq_dist(X, i, j) -> np.ndarray:
@@ -26,7 +30,8 @@ def _row_sq_dist(X, i, j) -> np.ndarray:
 
 
 def accuracy_from_distances(d_ap: np.ndarray, d_an: np.ndarray) -> dict:
-    """{"triplet_accuracy": fraction with d_ap < d_an, "n_ties": #(d_ap == d_an), "n": count}.
+    """{"triplet_accuracy": fraction with d_ap < d_an and not tied, "n_ties": #(tied), "n":
+    count} (a tie: :func:`tripletbench.algorithms._scores.tied`).
 
     ``d_ap``, ``d_an``: (n,) float distances (or squared distances: the order is the same).
     Raises ``ValueError`` on zero triplets, mismatched shapes or NaN distances.
@@ -38,9 +43,10 @@ def accuracy_from_distances(d_ap: np.ndarray, d_an: np.ndarray) -> dict:
         raise ValueError("zero test triplets: triplet accuracy is undefined")
     if not (np.all(np.isfinite(d_ap)) and np.all(np.isfinite(d_an))):
         raise ValueError("the distances contain NaN or inf")
+    tie = tied(d_ap, d_an)
     return {
-        "triplet_accuracy": float(np.mean(d_ap < d_an)),
-        "n_ties": int(np.sum(d_ap == d_an)),
+        "triplet_accuracy": float(np.mean((d_ap < d_an) & ~tie)),
+        "n_ties": int(np.sum(tie)),
         "n": len(d_ap),
     }
 
@@ -59,7 +65,7 @@ def static_triplet_accuracy(X, triplets: np.ndarray) -> dict:
 def model_triplet_accuracy(model, X, triplets: np.ndarray) -> dict:
     """Triplet accuracy of a fitted learner with a ``pair_distance((n, 2) indices)`` method
     (its ``preprocessor`` is set to ``X`` for the call). Learners without a distance (bilinear
-    similarities) are scored by ``decision_function`` > 0, the same rule."""
+    similarities) are scored by their two similarities, ``pair_score``, the same rule."""
     t = _check(triplets, X.shape[0])
     old = getattr(model, "preprocessor", None)
     model.preprocessor = X
@@ -68,8 +74,9 @@ def model_triplet_accuracy(model, X, triplets: np.ndarray) -> dict:
             return accuracy_from_distances(
                 model.pair_distance(t[:, [0, 1]]), model.pair_distance(t[:, [0, 2]])
             )
-        s = model.decision_function(t)
-        return accuracy_from_distances(-s, np.zeros_like(s))
+        return accuracy_from_distances(
+            -model.pair_score(t[:, [0, 1]]), -model.pair_score(t[:, [0, 2]])
+        )
     finally:
         model.preprocessor = old
 

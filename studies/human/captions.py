@@ -83,8 +83,8 @@ def _header(config: dict) -> str:
         f"Triplet accuracy on people's relative comparisons ({sets}), "
         f"{route} data route{f' (mirror {mirror})' if mirror else ''}. "
         'A test triplet (i, j, k), "i is closer to j than to '
-        'k", is right when d(i, j) < d(i, k) and counts **half when the two distances tie**; '
-        "each answer counts once"
+        'k", is right when d(i, j) < d(i, k) and counts **half when the two distances tie** '
+        "(equal within 1e-12 of the larger: rounding does not decide); each answer counts once"
         + (f" ({', '.join(counted)}: a row weighted by its answer count)." if counted else ".")
     )
 

@@ -42,7 +42,8 @@ def _svm_protocol_lines(art: str, cfg: dict, n_max: int) -> list[str]:
     bounded = n_max < 150_000  # the paper's Figure 2 levels off past 150,000 training triplets
     return [
         (
-            "Percentage of test triplets satisfied (d(i, j) < d(i, k); ties count as failures) "
+            "Percentage of test triplets satisfied (d(i, j) < d(i, k); ties, equal within 1e-12 "
+            "of the larger, count as failures) "
             f"over {PAPER.runs(art, cfg['seeds'])}; paper = Schultz & Joachims (NIPS 2003), Table 1 "
             "(WebKB; the text does not say over how many splits or runs)."
         ),
