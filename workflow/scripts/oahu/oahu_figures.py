@@ -332,7 +332,11 @@ else:  # figure_oahu_7
                 "figure_oahu_7",
                 "n_runs",
                 rec.seed.nunique(),
-                f"seeds {sorted(int(x) for x in rec.seed.unique())}",
+                "seeds "
+                + "; ".join(  # per panel: a Table 3 panel has Table 3's seeds
+                    f"{sorted(int(x) for x in part.seed.unique())} ({d})"
+                    for d, part in rec.groupby("dataset", sort=False)
+                ),
             )
             + "."
             + panel_gaps(s, datasets)
