@@ -492,7 +492,7 @@ def test_oahu_figure_7_caption(ci, tmp_path, monkeypatch):
     assert f"vowel: {fig7['n_seeds']:,} + {fig7['n_closure']:,} constraints (the paper: 25,000" in (
         text
     )
-    assert "seeds [0] (the paper states none)" in text
+    assert "seeds [0] (vehicle); [0] (vowel) (the paper states none)" in text  # each panel's
 
 
 # --- Table 4's code path at configured sizes ------------------------------------------------
