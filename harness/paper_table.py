@@ -463,7 +463,7 @@ def write_table(t: PaperTable, csv, md, tex, cd=None, cd_md=None, cd_csv=None) -
             save_csv(cd_csv, rank_numbers(comparison, metric.name, labels))
         comparison["avg_rank"] = comparison["avg_rank"].rename(index=labels)
         comparison["p_nemenyi"] = comparison["p_nemenyi"].rename(index=labels, columns=labels)
-        lines = rank_lines(comparison, metric.label)
+        lines = rank_lines(comparison, metric.label, diagram=bool(cd))
         rank_parts = ["", *lines]
         if cd:
             cd_diagram(comparison, cd, f"{t.title}: critical difference ({metric.label})")

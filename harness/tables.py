@@ -257,9 +257,10 @@ def rank_frame(comparison: dict) -> pd.DataFrame:
     return comparison["avg_rank"].round(2).rename("average rank").to_frame()
 
 
-def rank_lines(comparison: dict, metric: str) -> list[str]:
+def rank_lines(comparison: dict, metric: str, diagram: bool = True) -> list[str]:
     """Caption lines and a Markdown table of :func:`rank_comparison`'s result (one line saying
-    why where the tests were not computed; the decided case, e.g. all tied, named)."""
+    why where the tests were not computed; the decided case, e.g. all tied, named). The
+    critical-difference diagram is named only where one is drawn (``diagram``)."""
     c = comparison
     if c["not_computed"]:
         return [f"Ranks over datasets ({metric}): {c['not_computed']}."]
@@ -267,9 +268,14 @@ def rank_lines(comparison: dict, metric: str) -> list[str]:
         f"Average rank over the {c['n_datasets']} datasets every ranked method ran on "
         f"({', '.join(c['datasets'])}; 1 = best {metric}): Friedman chi2 = "
         f"{c['friedman_stat']:.2f}, p = {c['friedman_p']:.3g}; Nemenyi post-hoc p-values of every "
-        "pair (scikit-posthocs) below, and the critical-difference diagram (methods joined by a "
-        "bar do not differ at 0.05). With this few datasets the tests have little power: read "
-        "the ranks, not the significance."
+        "pair (scikit-posthocs) below"
+        + (
+            ", and the critical-difference diagram (methods joined by a bar do not differ at 0.05)"
+            if diagram
+            else ""
+        )
+        + ". With this few datasets the tests have little power: read the ranks, not the "
+        "significance."
     )
     if c.get("note"):
         head += f" Here {c['note']}."

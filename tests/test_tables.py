@@ -628,3 +628,18 @@ def test_the_runtime_table_reads_each_cells_own_job_cpu_time():
         job_cpu_values(runs.assign(job_cpu_s=[3.5, 3.5, None, 2.0]))
     with pytest.raises(ValueError, match="predate it"):
         job_cpu_values(runs.drop(columns="job_cpu_s"))
+
+
+def test_the_ranks_name_a_critical_difference_diagram_only_where_one_is_drawn():
+    """A table written without a diagram (the human table, OAHU Table 3) must not promise one;
+    with one (SDCA Tables 2 and 3) the caption names it."""
+    from tripletbench.harness.tables import rank_comparison, rank_lines
+
+    rows = [
+        {"dataset": d, "algorithm": m, "metric": "mAP", "mean": v, "status": "ok"}
+        for d, vals in (("a", (0.9, 0.5, 0.2)), ("b", (0.8, 0.6, 0.1)), ("c", (0.7, 0.4, 0.3)))
+        for m, v in zip(("X", "Y", "Z"), vals)
+    ]
+    c = rank_comparison(pd.DataFrame(rows), True)
+    assert "critical-difference diagram" in " ".join(rank_lines(c, "mAP"))
+    assert "critical-difference" not in " ".join(rank_lines(c, "mAP", diagram=False))
