@@ -96,6 +96,10 @@ class PaperTable:
     finite value are not exactly these shows the ones it averages ("[seeds 0, 1]").
     ``unranked``: rows shown with their numbers but never ranked, bold, tested or in the ranks
     over datasets (reference rows such as chance or a human ceiling).
+    ``run_unit``: what one of ``values``' "seeds" is, in the legend and the cells ("seed"; the
+    human table's "fold": each fold of each seed), and ``run_note``: what a reader must know of
+    those runs (folds of one seed share training data, so a paired test over them is
+    anti-conservative).
     """
 
     name: str
@@ -115,6 +119,8 @@ class PaperTable:
     diff_note: str = ""
     seeds: list | None = None
     unranked: tuple = ()
+    run_unit: str = "seed"
+    run_note: str = ""
 
 
 def seed_values(runs: pd.DataFrame, metrics, seed_col: str = "seed") -> pd.DataFrame:
@@ -298,7 +304,7 @@ def _num(v, metric: Metric, digits: int | None = None) -> str:
     return f"{metric.scale * v:.{metric.digits if digits is None else digits}f}"
 
 
-def cell_text(r, metric: Metric) -> str:
+def cell_text(r, metric: Metric, unit: str = "seed") -> str:
     """Our cell: "mean ± std (rank)" (std "n/a" over one seed), then "≈" where the row does not
     differ significantly from the best, then the row's ``mark``, then "[seeds 0, 1]" where the
     cell does not average exactly the table's seeds (a seed without a finite value, or another
@@ -318,14 +324,15 @@ def cell_text(r, metric: Metric) -> str:
         text += f" {mark}"
     all_seeds = r.get("all_seeds", True)
     if not pd.isna(all_seeds) and not all_seeds:
-        text += f" [{seed_words(r['seeds'])}]"
+        text += f" [{seed_words(r['seeds'], unit)}]"
     return text
 
 
-def seed_words(seeds: str) -> str:
-    """ "seeds 0, 1" (or "seed 0") of ``summarize``'s ``seeds`` text "0;1"."""
+def seed_words(seeds: str, unit: str = "seed") -> str:
+    """ "seeds 0, 1" (or "seed 0") of ``summarize``'s ``seeds`` text "0;1" (``unit``: what a
+    "seed" is, :attr:`PaperTable.run_unit`)."""
     got = [s for s in str(seeds).split(";") if s]
-    return ("seed " if len(got) == 1 else "seeds ") + ", ".join(got)
+    return (f"{unit} " if len(got) == 1 else f"{unit}s ") + ", ".join(got)
 
 
 def paper_text(r, metric: Metric) -> str:
@@ -357,7 +364,7 @@ def wide(summary: pd.DataFrame, t: PaperTable, metric: Metric) -> tuple[pd.DataF
     for d in t.datasets:
         rows = [s.loc[(d, m)] for m in t.methods]
         name = display_name(d)
-        cols[(name, "ours")] = [cell_text(r, metric) for r in rows]
+        cols[(name, "ours")] = [cell_text(r, metric, t.run_unit) for r in rows]
         bold[(name, "ours")] = [bool(r["best"]) for r in rows]
         if any(not pd.isna(r["paper"]) for r in rows):
             cols[(name, "paper")] = [paper_text(r, metric) for r in rows]
@@ -440,7 +447,7 @@ def write_table(t: PaperTable, csv, md, tex, cd=None, cd_md=None, cd_csv=None) -
             heading = f"Difference, ours - paper ({metric.label}):"
             note = [t.diff_note, ""] if t.diff_note else []
             parts += [heading, "", *note, diff.to_markdown(), ""]
-        short = f"{t.title}: {metric.label}, ours (mean ± std over seeds)" + (
+        short = f"{t.title}: {metric.label}, ours (mean ± std over {t.run_unit}s)" + (
             " beside the paper's" if s["paper"].notna().any() else ""
         )
         floats.append((short, _styled(frame, bold)))
@@ -507,15 +514,17 @@ def _section_parts(sections: list) -> list[str]:
 def _legend(t: PaperTable) -> list[str]:
     """The caption line that says how to read the cells (the same words in every table)."""
     ranked = [mt.label for mt in t.metrics if mt.ranked]
+    u = t.run_unit
     line = (
-        "Cells: ours = mean ± std over seeds (n/a over one seed; a seed without a finite value "
-        "is left out, and a cell not over exactly the seeds this caption names lists its own, "
-        "e.g. [seeds 0, 1])"
+        f"Cells: ours = mean ± std over {u}s (n/a over one {u}; a {u} without a finite value "
+        f"is left out, and a cell not over exactly the {u}s this caption names lists its own, "
+        f"e.g. [{u}s 0, 1])"
+        + (f" {t.run_note}" if t.run_note else "")
         + (
             f"; in brackets the row's rank on that dataset ({', '.join(ranked)}; 1 = best, ties "
             f"share the mean rank), the best in bold, {TIE_MARK} = not significantly different "
-            f"from the best (paired t-test over the shared seeds, {ALPHA}; no mark over fewer "
-            "than two; a gap the same on every seed counts as significant); ranks, bold and this "
+            f"from the best (paired t-test over the shared {u}s, {ALPHA}; no mark over fewer "
+            f"than two; a gap the same on every {u} counts as significant); ranks, bold and this "
             "test are ours, the papers print none of them"
             if ranked
             else ""

@@ -97,7 +97,7 @@ sections = []
 extra = []  # (protocol, summary) of the sections, for the one CSV
 
 
-def section(protocol, columns, seeds, heading):
+def section(protocol, columns, seeds, heading, unit="fold"):
     """A protocol's block below the table: its own PaperTable over ``columns``, summarised into
     ``extra`` (the CSV) and shown under ``heading`` (the Markdown); a published number of
     ``columns`` (human.published) as its own unranked row, in a paper column."""
@@ -113,6 +113,7 @@ def section(protocol, columns, seeds, heading):
         status=status(columns, rows),
         seeds=seeds,
         unranked=("chance", "ceiling", *rows),
+        run_unit=unit,
     )
     summary = summarize(block)
     extra.append((protocol, summary))
@@ -140,7 +141,8 @@ if split_sets and "publisher" in cfg["protocols"]:
         "publisher",
         [table_column(s, "publisher", c) for s in split_sets for c in ("answers", "majority")],
         [str(s) for s in cfg["seeds"]],
-        f"Protocol (d), {', '.join(split_sets)}: the publisher's "
+        unit="seed",
+        heading=f"Protocol (d), {', '.join(split_sets)}: the publisher's "
         "training questions, scored on its test questions against every answer and against "
         "each question's majority (mean ± std over the seeds):",
     )
@@ -160,6 +162,13 @@ table = PaperTable(
     sections=sections,
     seeds=seeds_a,
     unranked=("chance", "ceiling", *rows_a),  # reference rows: shown, never ranked
+    # a cell's runs are the folds of every seed (seed.fold); (d)'s section is over seeds
+    run_unit="fold",
+    run_note=(
+        "(each fold of each seed, named seed.fold; the folds of one seed share training data, "
+        "so the paired t-test over them is anti-conservative: read ≈ as a guide; protocol "
+        "(d)'s section is over seeds)"
+    ),
 )
 out = snakemake.output
 summary = write_table(table, out.csv, out.md, out.tex)
