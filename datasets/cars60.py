@@ -288,6 +288,12 @@ def load_judgments(
     return compare_with_published(j, statements, published)
 
 
+def answer_units(judgments: Judgments) -> np.ndarray:
+    """(n,) int64: the answer (statement) each row comes from: its two triplets (other, centre,
+    third) share it (the column ``statement``)."""
+    return np.asarray(judgments.columns["statement"], dtype=np.int64)
+
+
 HUMAN_SET = HumanSet(
     name="cars60",
     title="60 cars",
@@ -296,6 +302,8 @@ HUMAN_SET = HumanSet(
     load=load_judgments,
     source=SOURCE,
     mirror_paths=(f"{SOURCE}/{ARCHIVE}", f"{SOURCE}/{TOP}"),
+    unit=answer_units,
+    unit_words="one answer (its two triplets)",
     literature=(
         "Wilber et al. (2014) and Vankadara et al. (ordinal embedding, systematic evaluation) "
         "report embedding errors on Food-100 or the cars in figures or under other splits, and "

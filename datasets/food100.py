@@ -334,6 +334,14 @@ def ingredient_mask(judgments: Judgments) -> np.ndarray:
     return ingredient_documents(judgments)[1]
 
 
+def screen_units(judgments: Judgments) -> np.ndarray:
+    """(n,) int64: the grid screen each row comes from (a HIT's ``hit`` number and its
+    ``screen`` 0-9): the triplets of one screen (probe, each picked image, each image not
+    picked) share it."""
+    pairs = np.stack([judgments.columns["hit"], judgments.columns["screen"]], axis=1)
+    return np.unique(pairs, axis=0, return_inverse=True)[1].ravel().astype(np.int64)
+
+
 HUMAN_SET = HumanSet(
     name="food100",
     title="Food-100",
@@ -342,6 +350,8 @@ HUMAN_SET = HumanSet(
     load=load_judgments,
     source=SOURCE,
     mirror_paths=(f"{SOURCE}/{ARCHIVE}", f"{SOURCE}/{TOP}"),
+    unit=screen_units,
+    unit_words="one grid screen (its triplets)",
     literature=(
         "Wilber et al. (2014) and Vankadara et al. (ordinal embedding, systematic evaluation) "
         "report embedding errors on Food-100 or the cars in figures or under other splits, and "

@@ -59,12 +59,16 @@ class HumanSet:
     folder in a data mirror; ``mirror_paths``: paths under a folder mirror any one of which
     holds the set (the archive, or its extracted members). ``features``: feature set name ->
     :class:`ItemFeatureSet`, its own beyond :data:`IMAGE_FEATURE_SETS` (computed and cached by
-    :func:`tripletbench.datasets.human_features.item_features` with ``own=features``). ``counted``: the rows
-    carry answer counts, several people answered each question (accuracy weighted by count; the
+    :func:`tripletbench.datasets.human_features.item_features` with ``own=features``).
+    ``counted``: the rows carry answer counts, several people answered each question (accuracy weighted by count; the
     human ceiling is shown). ``publisher_split``: where the publisher splits the questions into
     training and test (the per-row column ``split``, "train" / "test"), that split in a few
     words; None: no protocol (d). ``literature``: numbers others published on it that the table
     does not show, and why (a sentence of the human table's caption; empty: none known).
+    ``unit``: the unit of collection of each row, ``unit(judgments)`` -> (n,) int ids (the rows
+    of one answer, one screen or one question share an id; protocol (a)'s folds keep a unit
+    whole by default), ``unit_words`` the unit in words ("one answer (its two triplets)");
+    None: each row is its own unit.
 
     Raises ``ValueError`` for a name that breaks :data:`NAME_PATTERN` or an own feature set that
     shadows an image descriptor.
@@ -81,6 +85,8 @@ class HumanSet:
     counted: bool = False
     publisher_split: str | None = None
     literature: str = ""
+    unit: Callable[["Judgments"], np.ndarray] | None = None
+    unit_words: str = "one row"
 
     def __post_init__(self):
         if not re.fullmatch(NAME_PATTERN, self.name):

@@ -76,6 +76,7 @@ from .human_judgments import (
     archive_top,
     compare_with_published,
     not_tabular,
+    triplet_codes,
 )
 from .human_set import HumanSet
 
@@ -368,6 +369,16 @@ def load_judgments(
     return compare_with_published(j, got, published)
 
 
+def question_units(judgments: Judgments) -> np.ndarray:
+    """(n,) int64: the question each row answers, a reference and an unordered pair of
+    candidates ``(r, {a, b})`` (both orientations and every answer share it): the code of
+    ``(r, min, max)``, ordered as those triples are. On the real files these are exactly the
+    publisher's 25,801 (split, question) pairs."""
+    t = judgments.triplets
+    lo, hi = np.minimum(t[:, 1], t[:, 2]), np.maximum(t[:, 1], t[:, 2])
+    return triplet_codes(np.stack([t[:, 0], lo, hi], axis=1), judgments.n_items)
+
+
 HUMAN_SET = HumanSet(
     name="material",
     title="Material appearance",
@@ -377,6 +388,8 @@ HUMAN_SET = HumanSet(
     source=SOURCE,
     mirror_paths=(SOURCE,),  # the files at COMMIT or cblearn's archive (load_judgments)
     counted=True,
+    unit=question_units,
+    unit_words="one question (every answer to it)",
     publisher_split=(
         f"the publisher's {PUBLISHED_COUNTS['train'][0]:,} training and "
         f"{PUBLISHED_COUNTS['test'][0]:,} test questions"

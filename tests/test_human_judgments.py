@@ -145,8 +145,12 @@ def test_food100_catch_trials_are_skipped_and_each_pick_beats_each_unpicked_imag
     assert food100.screen_triplets({**screen, "is_catchtrial": True}) == []
     with pytest.raises(DataError, match="not in its grid"):
         food100.screen_triplets({**screen, "near_answer": ["e"], "is_catchtrial": False})
-    hits = [{"worker_id": 7, "HIT_screens": [{**screen, "is_catchtrial": False},
-                                             {**screen, "is_catchtrial": True}]}]
+    hits = [
+        {
+            "worker_id": 7,
+            "HIT_screens": [{**screen, "is_catchtrial": False}, {**screen, "is_catchtrial": True}],
+        }
+    ]
     (tmp_path / "raw-json").mkdir()
     (tmp_path / "raw-json" / "grid4force2_rep1_food.json").write_text(json.dumps(hits))
     raw = food100.parse_raw(MemberStore("folder", tmp_path))
@@ -435,14 +439,18 @@ def test_a_cars_set_smaller_than_published_is_a_warning_and_a_caption_line(tmp_p
     lines = survey.read_text().splitlines(keepends=True)
     survey.write_text("".join(lines[: 1 + 3607]))
     _relist(folder, f"{CARS}/survey_data.csv")
-    with pytest.warns(SmallerThanPublished, match="cars60: 3,607 statements where the publisher has 7,097"):
+    with pytest.warns(
+        SmallerThanPublished, match="cars60: 3,607 statements where the publisher has 7,097"
+    ):
         got = cars60.load_judgments(tmp_path / "c1", mirror=str(folder), allow_unpinned=True)
     assert len(got.triplets) == 2 * 3607 and len(got.shortfall) == 1
     assert "allow_unpinned_downloads" in got.shortfall[0]
     assert got.select(np.ones(len(got.triplets), bool)).shortfall == got.shortfall  # kept by folds
     survey.write_text(lines[0])
     _relist(folder, f"{CARS}/survey_data.csv")
-    with pytest.raises(DataError, match="0 statements where the publisher has 7,097: no statements"):
+    with pytest.raises(
+        DataError, match="0 statements where the publisher has 7,097: no statements"
+    ):
         cars60.load_judgments(tmp_path / "c2", mirror=str(folder), allow_unpinned=True)
 
 
@@ -455,7 +463,9 @@ def test_a_food_set_with_a_duplicated_or_empty_hit_file_is_a_warning(tmp_path):
     first = sorted(raw.iterdir())[0]
     shutil.copyfile(first, raw / ("copy_" + first.name))
     _list_too(folder, f"{FOOD}/raw-json/copy_{first.name}")
-    with pytest.warns(SmallerThanPublished, match=r"food100: \d[\d,]* triplets where the publisher has 250,320"):
+    with pytest.warns(
+        SmallerThanPublished, match=r"food100: \d[\d,]* triplets where the publisher has 250,320"
+    ):
         got = food100.load_judgments(tmp_path / "c1", mirror=str(folder), allow_unpinned=True)
     assert len(got.triplets) > food100.PUBLISHED_COUNTS[0] and got.shortfall
     (raw / ("copy_" + first.name)).unlink()
@@ -539,7 +549,9 @@ def test_the_collections_are_not_feature_tables_and_agree_with_the_mirror_list()
             datasets.get_dataset(name)
         assert datasets.ALL_SPECS[name].tabular is False
     for module in (food100, cars60, material):
-        with pytest.raises(DataError, match=f"tripletbench.datasets.{module.SPEC.name}.load_judgments"):
+        with pytest.raises(
+            DataError, match=f"tripletbench.datasets.{module.SPEC.name}.load_judgments"
+        ):
             module.SPEC.parse_download([])
     listed = _listed()
     for spec in (food100.SPEC, cars60.SPEC, material.SPEC, material.ARCHIVE_SPEC):
@@ -549,3 +561,38 @@ def test_the_collections_are_not_feature_tables_and_agree_with_the_mirror_list()
                 assert rf.known_hash == f"sha256:{listed[rel]}", rel
     read = {f"{rf.source}/{rf.fname}" for rf in material.SPEC.download}
     assert {rel for rel in listed if rel.startswith("material/")} == read
+
+
+@pytest.mark.slow  # reads the three sets from the mirror
+def test_protocol_a_keeps_each_unit_of_collection_whole(tmp_path):
+    """``human.group_by: unit`` (the default): the two triplets of one cars answer, the triplets
+    of one Food-100 grid screen and every answer to one material question are in one test fold,
+    where grouping by question leaves cars answers and Food-100 screens straddling folds (a cars
+    answer's two triplets have two anchors). Material's units are its questions, so its folds
+    are the question grouping's, bit for bit (the CI numbers stand)."""
+    from tripletbench.evaluation.human_protocols import triplet_folds
+    from tripletbench.studies.human import sets
+    from tripletbench.studies.human.folds import fold_groups
+
+    def straddling(units, folds):
+        fold_of = np.empty(len(units), dtype=np.int64)
+        for k, s in enumerate(folds):
+            fold_of[s.test] = k
+        per_unit = collections.defaultdict(set)
+        for u, f in zip(units.tolist(), fold_of.tolist()):
+            per_unit[u].add(f)
+        return sum(len(f) > 1 for f in per_unit.values())
+
+    for name, n_units in (("cars60", 7097), ("food100", 15320), ("material", 25801)):
+        j = sets.load(name, tmp_path, str(MIRROR))
+        units = np.asarray(j.columns["unit"])
+        assert len(np.unique(units)) == n_units, name
+        by_unit = triplet_folds(len(units), 5, 0, groups=fold_groups(j, "unit"))
+        by_question = triplet_folds(len(units), 5, 0, groups=fold_groups(j, "question"))
+        assert straddling(units, by_unit) == 0, name
+        if name == "material":
+            assert all(np.array_equal(a.test, b.test) for a, b in zip(by_unit, by_question))
+        else:
+            assert straddling(units, by_question) > 0, name
+    with pytest.raises(ValueError, match="group_by 'screen'"):
+        fold_groups(j, "screen")

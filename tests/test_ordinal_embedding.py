@@ -174,7 +174,7 @@ def test_an_embedding_of_the_real_material_answers_scores_well_above_chance(tmp_
     from tripletbench.evaluation.human_protocols import human_ceiling
 
     j = human.load("material", tmp_path, str(MIRROR))
-    cfg = {"protocols": ["triplets"], "n_splits": 5, "grouped": True, "max_train_triplets": 2000}
+    cfg = {"protocols": ["triplets"], "n_splits": 5, "group_by": "unit", "max_train_triplets": 2000}
     folds, _ = human.splits(j, cfg, 0)
     _, _, train, tests = folds[0]
     tt, w = tests["answers"]

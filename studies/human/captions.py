@@ -131,18 +131,28 @@ def _fit_times(runs: pd.DataFrame) -> str:
     )
 
 
+def grouping_words(cfg: dict) -> str:
+    """How protocol (a)'s folds group the answers (``human.group_by``), in words: per set its
+    unit of collection (the set's declaration, ``unit_words``), by question, or not grouped."""
+    how = cfg.get("group_by", "unit")
+    if how == "none":
+        return "answers (not grouped: the triplets of one answer or question may be split)"
+    if how == "question":
+        return (
+            "answers grouped by question (every answer to one question, an anchor with an "
+            "unordered pair, in one fold; not each set's unit of collection)"
+        )
+    units = "; ".join(f"{n}: {SETS[n].unit_words}" for n in cfg["sets"])
+    return f"answers grouped by each set's unit of collection, kept in one fold ({units})"
+
+
 def _protocol_a(cfg: dict) -> str:
     """Protocol (a), the table's columns: the folds over the answers, the seeds, the bound."""
     seeds = ", ".join(str(s) for s in cfg["seeds"])
     bound = cfg.get("max_train_triplets")
     return (
         f"Protocol (a), the columns: {cfg['n_splits']}-fold cross-validation over the "
-        + (
-            "answers grouped by question (every answer to one question, an anchor with an "
-            "unordered pair, in one fold)"
-            if cfg.get("grouped", True)
-            else "answers"
-        )
+        + grouping_words(cfg)
         + f", seed(s) {seeds}: a cell is the mean ± std over the {cfg['n_splits']} test folds "
         "of every seed, every method on the same folds. A learner (or an ordinal embedding) "
         "is trained on one triplet per training answer"

@@ -43,8 +43,10 @@ value. This module only puts them together:
 
 * protocol **(a)** (``"triplets"``): k-fold over the answers
   (:func:`tripletbench.evaluation.human_protocols.triplet_folds`, ``human.n_splits`` folds, one seed per
-  ``human.seeds`` entry), grouped by question where ``human.grouped`` (every answer to one
-  question ``(i, {j, k})`` in one fold). A learner is trained on **one triplet per training
+  ``human.seeds`` entry), grouped by each set's unit of collection where ``human.group_by``
+  is ``unit`` (the default: one cars answer with its two triplets, one Food-100 grid screen,
+  one material question; :attr:`tripletbench.datasets.human_set.HumanSet.unit`), by question
+  ``(i, {j, k})`` where it is ``question``. A learner is trained on **one triplet per training
   answer** (a material row with answer count c is repeated c times), at most
   ``human.max_train_triplets`` of them (the first of one seeded permutation,
   :func:`tripletbench.evaluation.human_protocols.learning_curve`); every method is scored on the same whole

@@ -29,6 +29,32 @@ def training_triplets(triplets, counts, rows, max_n, seed) -> np.ndarray:
     return t[learning_curve(np.arange(len(t)), [max_n], seed)[max_n]]
 
 
+GROUPINGS = ("unit", "question", "none")
+"""How protocol (a)'s folds group the rows (``human.group_by``): by the set's unit of collection
+(one answer, screen or question: :attr:`tripletbench.datasets.human_set.HumanSet.unit`), by
+question (an anchor with an unordered pair, the grouping before 2026-11-29), or not at all."""
+
+
+def fold_groups(judgments, how: str):
+    """(n,) group ids of protocol (a)'s folds (:data:`GROUPINGS`), None for ``"none"``. Raises
+    ``ValueError`` for ``"unit"`` on judgments not read through
+    :func:`tripletbench.studies.human.sets.load` (no ``unit`` column) or another ``how``."""
+    from tripletbench.evaluation.human_protocols import question_ids
+
+    if how == "none":
+        return None
+    if how == "question":
+        return question_ids(judgments.triplets)
+    if how == "unit":
+        if "unit" not in judgments.columns:
+            raise ValueError(
+                f"{judgments.name}: no 'unit' column; read the set through "
+                "tripletbench.studies.human.sets.load (it adds each row's unit of collection)"
+            )
+        return np.asarray(judgments.columns["unit"])
+    raise ValueError(f"human.group_by {how!r}: expected one of {GROUPINGS}")
+
+
 def splits(judgments, cfg: dict, seed: int):
     """``([(protocol, fold, train_triplets, tests)], records)`` of one set and seed: ``tests``
     maps a scoring (``"answers"``, ``"majority"``) to ``(triplets, weights)``. The protocols of
@@ -44,7 +70,6 @@ def splits(judgments, cfg: dict, seed: int):
     from tripletbench.evaluation.human_protocols import (
         item_folds,
         publisher_split,
-        question_ids,
         triplet_folds,
     )
 
@@ -53,7 +78,7 @@ def splits(judgments, cfg: dict, seed: int):
     bound = cfg.get("max_train_triplets")
     out, records = [], {}
     if "triplets" in protocols or "curve" in protocols:
-        groups = question_ids(t) if cfg.get("grouped", True) else None
+        groups = fold_groups(judgments, cfg.get("group_by", "unit"))
         prot = triplet_folds(len(t), cfg["n_splits"], seed, groups=groups)
         for k, s in enumerate(prot):
             tests = {"answers": (t[s.test], None if c is None else c[s.test])}

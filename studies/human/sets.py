@@ -6,6 +6,7 @@ names a set: each set's module declares what the study needs of it."""
 
 from __future__ import annotations
 
+import dataclasses
 from pathlib import Path
 
 import numpy as np
@@ -43,7 +44,8 @@ def load(name: str, cache_dir, mirror: str | None, allow_unpinned: bool = False)
     disagree: ``publisher_split`` declared and no per-row ``split`` column, or the reverse
     (protocol (d) runs on that column; its table column follows the declaration), ``counted``
     declared and no answer counts, or the reverse (the ceiling row is computed where counts
-    are; the table's n/a follows the declaration)."""
+    are; the table's n/a follows the declaration). The rows get the per-row column ``unit``:
+    each row's unit of collection (:attr:`HumanSet.unit`; protocol (a)'s groups)."""
     from tripletbench.datasets import DataError
 
     hset = human_set(name)
@@ -59,7 +61,13 @@ def load(name: str, cache_dir, mirror: str | None, allow_unpinned: bool = False)
             f"human set {name}: its declaration says counted={hset.counted} but its rows "
             f"{'have no' if hset.counted else 'have'} answer counts; make the two agree"
         )
-    return j
+    units = np.arange(len(j.triplets)) if hset.unit is None else hset.unit(j)
+    units = np.asarray(units, dtype=np.int64)
+    if units.shape != (len(j.triplets),):
+        raise DataError(
+            f"human set {name}: its unit gives {units.shape} ids for {len(j.triplets)} rows"
+        )
+    return dataclasses.replace(j, columns={**j.columns, "unit": units})
 
 
 def feature_sets(name: str, wanted) -> list[str]:

@@ -32,7 +32,7 @@ HUMAN_CELL_KEYS = [
     "normalize",
     "protocols",
     "n_splits",
-    "grouped",
+    "group_by",
     "max_train_triplets",
     "curve_sizes",
 ]

@@ -22,6 +22,7 @@ matplotlib.use("Agg")
 import matplotlib.pyplot as plt  # noqa: E402
 import pandas as pd  # noqa: E402
 
+from tripletbench.studies.human.captions import grouping_words  # noqa: E402
 from tripletbench.studies.human.experiment import (  # noqa: E402
     EUCLIDEAN,
     human_set,
@@ -193,7 +194,7 @@ text = (
     + ", cited for the data; no paper's curve is drawn beside ours: the figure and every choice "
     "below are ours. "
     f"Folds: protocol (a), {cfg['n_splits']}-fold over the answers"
-    + (" grouped by question" if cfg.get("grouped", True) else "")
+    + f" ({grouping_words(cfg)})"
     + f", seed(s) {seeds}, the same folds for every method. For each fold the training answers "
     "are put in one seeded order (numpy default_rng(seed).permutation) and the curve's point n "
     f"is trained on the first n of them (sizes {sizes}, each below the fold's training set), "
