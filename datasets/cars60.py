@@ -65,7 +65,7 @@ from .human_judgments import (
     fetch_either,
     not_tabular,
 )
-from .human_set import HumanSet
+from .human_set import EMBEDDING_LITERATURE, HumanSet
 
 URL = "http://www.tml.cs.uni-tuebingen.de/team/luxburg/code_and_data/60_cars_data.zip"
 KNOWN_HASH = "sha256:5fa2ad932d48adf5cfe36bd16a08b25fd88d1519d974908f6ccbba769f629640"  # cblearn
@@ -304,11 +304,7 @@ HUMAN_SET = HumanSet(
     mirror_paths=(f"{SOURCE}/{ARCHIVE}", f"{SOURCE}/{TOP}"),
     unit=answer_units,
     unit_words="one answer (its two triplets)",
-    literature=(
-        "Wilber et al. (2014) and Vankadara et al. (ordinal embedding, systematic evaluation) "
-        "report embedding errors on Food-100 or the cars in figures or under other splits, and "
-        "their text was not within our reach as numbers"
-    ),
+    literature=EMBEDDING_LITERATURE,
 )
 """The 60 cars in the human study: collection ALL, the image descriptors; two triplets per
 answer, no answer counts, no publisher split."""

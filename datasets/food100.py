@@ -77,7 +77,7 @@ from .human_judgments import (
     not_tabular,
     triplet_codes,
 )
-from .human_set import HumanSet, ItemFeatureSet
+from .human_set import EMBEDDING_LITERATURE, HumanSet, ItemFeatureSet
 
 URL = "http://vision.cornell.edu/se3/wp-content/uploads/2014/09/food100-dataset.zip"
 KNOWN_HASH = "sha256:18f5e210174dfdbf6a7b4ed7538cf8ba53fd65e0cbe193519231b8ab4ea8fc62"  # cblearn
@@ -352,11 +352,7 @@ HUMAN_SET = HumanSet(
     mirror_paths=(f"{SOURCE}/{ARCHIVE}", f"{SOURCE}/{TOP}"),
     unit=screen_units,
     unit_words="one grid screen (its triplets)",
-    literature=(
-        "Wilber et al. (2014) and Vankadara et al. (ordinal embedding, systematic evaluation) "
-        "report embedding errors on Food-100 or the cars in figures or under other splits, and "
-        "their text was not within our reach as numbers"
-    ),
+    literature=EMBEDDING_LITERATURE,
     features={
         "ingredients": ItemFeatureSet(
             compute=ingredient_features,

@@ -28,6 +28,14 @@ IMAGE_FEATURE_SETS = ("global", "hog")
 """The feature sets every collection has: descriptors of its item images
 (:mod:`tripletbench.datasets.human_features`)."""
 
+EMBEDDING_LITERATURE = (
+    "Wilber et al. (2014) and Vankadara et al. (ordinal embedding, systematic evaluation) "
+    "report embedding errors on Food-100 or the cars in figures or under other splits, and "
+    "their text was not within our reach as numbers"
+)
+"""What the ordinal-embedding literature published on Food-100 and the 60 cars and the human
+table does not show (the ``literature`` of both sets' declarations, written once; the caption prints it once)."""
+
 NAME_PATTERN = r"[a-z][a-z0-9_]*"
 """A set's name: what the config's ``human.sets`` lists and the result files' paths hold."""
 
@@ -129,4 +137,10 @@ class HumanSet:
         return kind != "folder" or any((Path(base) / p).exists() for p in self.mirror_paths)
 
 
-__all__ = ["IMAGE_FEATURE_SETS", "NAME_PATTERN", "HumanSet", "ItemFeatureSet"]
+__all__ = [
+    "EMBEDDING_LITERATURE",
+    "IMAGE_FEATURE_SETS",
+    "NAME_PATTERN",
+    "HumanSet",
+    "ItemFeatureSet",
+]

@@ -76,7 +76,6 @@ from .human_judgments import (
     archive_top,
     compare_with_published,
     not_tabular,
-    triplet_codes,
 )
 from .human_set import HumanSet
 
@@ -371,12 +370,12 @@ def load_judgments(
 
 def question_units(judgments: Judgments) -> np.ndarray:
     """(n,) int64: the question each row answers, a reference and an unordered pair of
-    candidates ``(r, {a, b})`` (both orientations and every answer share it): the code of
-    ``(r, min, max)``, ordered as those triples are. On the real files these are exactly the
-    publisher's 25,801 (split, question) pairs."""
-    t = judgments.triplets
-    lo, hi = np.minimum(t[:, 1], t[:, 2]), np.maximum(t[:, 1], t[:, 2])
-    return triplet_codes(np.stack([t[:, 0], lo, hi], axis=1), judgments.n_items)
+    candidates ``(r, {a, b})`` (both orientations and every answer share it:
+    :func:`tripletbench.evaluation.human_protocols.question_ids`). On the real files these are
+    exactly the publisher's 25,801 (split, question) pairs."""
+    from tripletbench.evaluation.human_protocols import question_ids
+
+    return question_ids(judgments.triplets)
 
 
 HUMAN_SET = HumanSet(
