@@ -43,7 +43,8 @@ def _svm_protocol_lines(art: str, cfg: dict, n_max: int) -> list[str]:
     return [
         (
             "Percentage of test triplets satisfied (d(i, j) < d(i, k); ties, equal within 1e-12 "
-            "of the larger, count as failures) "
+            "of the larger, count as failures: the paper does not mention ties, the rule and "
+            "tolerance are ours) "
             f"over {PAPER.runs(art, cfg['seeds'])}; paper = Schultz & Joachims (NIPS 2003), Table 1 "
             "(WebKB; the text does not say over how many splits or runs)."
         ),
